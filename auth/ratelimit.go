@@ -1,0 +1,59 @@
+package auth
+
+import (
+	"sync"
+	"time"
+)
+
+// Limiter counts requests per key in fixed windows: a key's window opens with
+// its first request and lets max requests through until it closes. State is
+// in memory: one server process, and counts start afresh on restart.
+type Limiter struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	windows map[string]*window
+}
+
+type window struct {
+	start time.Time
+	count int
+}
+
+// Decision is the outcome of one Allow call, with the figures the
+// RateLimit-* headers report.
+type Decision struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	// Reset is how long until the window closes and the count starts again.
+	Reset time.Duration
+}
+
+// NewLimiter returns a Limiter on the clock now (time.Now when nil).
+func NewLimiter(now func() time.Time) *Limiter {
+	if now == nil {
+		now = time.Now
+	}
+	return &Limiter{now: now, windows: map[string]*window{}}
+}
+
+// Allow counts one request of key against max per period and says whether it
+// may go on. Exactly max requests pass in a window, however many race.
+func (l *Limiter) Allow(key string, max int, period time.Duration) Decision {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= period {
+		w = &window{start: now}
+		l.windows[key] = w
+	}
+	d := Decision{Limit: max, Reset: period - now.Sub(w.start)}
+	if w.count < max {
+		w.count++
+		d.Allowed = true
+	}
+	d.Remaining = max - w.count
+	return d
+}

@@ -1,0 +1,195 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Client types.
+const (
+	ClientNaturalPerson        = "natural_person"
+	ClientIndividualEnterprise = "individual_enterprise"
+	ClientLegalPerson          = "legal_person"
+)
+
+// ClientTypes lists the accepted client types.
+var ClientTypes = []string{ClientNaturalPerson, ClientIndividualEnterprise, ClientLegalPerson}
+
+// Client is one client of a firm.
+type Client struct {
+	ID             string
+	FirmID         string
+	Name           string
+	Slug           string
+	Type           string
+	CustomID       *string
+	LegalName      *string
+	LedgerClientID *string
+	Address        Address
+	ArchivedAt     *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Address is a client's postal address. It is stored and never returned.
+type Address struct {
+	Line1, Line2, City, PostalCode, CountryCode *string
+}
+
+// ClientCreate holds the fields of a new client.
+type ClientCreate struct {
+	Name      string
+	Type      string
+	CustomID  *string
+	LegalName *string
+	Address   Address
+}
+
+const clientColumns = `id, firm_id, name, slug, type, custom_id, legal_name, ledger_client_id,
+	address_line1, address_line2, address_city, address_postal_code, address_country_code,
+	archived_at, created_at, updated_at`
+
+// CreateClient creates a client of the firm. Its slug is derived from the name
+// and made unique within the firm with a numeric suffix.
+func (db *DB) CreateClient(ctx context.Context, firmID string, in ClientCreate) (*Client, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	slug, err := uniqueSlug(ctx, tx, firmID, Slugify(in.Name))
+	if err != nil {
+		return nil, err
+	}
+	now := db.now().UTC().Truncate(time.Second)
+	c := &Client{
+		ID: NewID(), FirmID: firmID, Name: in.Name, Slug: slug, Type: in.Type,
+		CustomID: in.CustomID, LegalName: in.LegalName, Address: in.Address,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	a := in.Address
+	if _, err := tx.ExecContext(ctx, `INSERT INTO clients (`+clientColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+		c.ID, firmID, c.Name, c.Slug, c.Type, c.CustomID, c.LegalName,
+		a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now)); err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	return c, tx.Commit()
+}
+
+// uniqueSlug returns base, or base-2, base-3, ... whichever is free in the firm.
+func uniqueSlug(ctx context.Context, tx *sql.Tx, firmID, base string) (string, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT slug FROM clients WHERE firm_id = ? AND (slug = ? OR slug LIKE ? ESCAPE '\')`,
+		firmID, base, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(base)+"-%")
+	if err != nil {
+		return "", fmt.Errorf("find slugs: %w", err)
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("find slugs: %w", err)
+		}
+		taken[s] = true
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find slugs: %w", err)
+	}
+	slug := base
+	for n := 2; taken[slug]; n++ {
+		slug = base + "-" + strconv.Itoa(n)
+	}
+	return slug, nil
+}
+
+// transliterations spell the letters of the firm's likely client names in
+// ASCII the way their languages do ("Müller" is "mueller", not "mller").
+var transliterations = map[rune]string{
+	'ä': "ae", 'ö': "oe", 'ü': "ue", 'ß': "ss", 'æ': "ae", 'ø': "oe", 'å': "aa",
+	'œ': "oe", 'þ': "th", 'ð': "d", 'ł': "l", 'đ': "d", 'ı': "i",
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ā': "a", 'ă': "a", 'ą': "a",
+	'ç': "c", 'ć': "c", 'č': "c", 'ď': "d", 'è': "e", 'é': "e", 'ê': "e", 'ë': "e",
+	'ē': "e", 'ė': "e", 'ę': "e", 'ě': "e", 'ğ': "g", 'ì': "i", 'í': "i", 'î': "i",
+	'ï': "i", 'ī': "i", 'į': "i", 'ľ': "l", 'ĺ': "l", 'ñ': "n", 'ń': "n", 'ň': "n",
+	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ō': "o", 'ő': "o", 'ŕ': "r", 'ř': "r",
+	'ś': "s", 'š': "s", 'ş': "s", 'ș': "s", 'ť': "t", 'ţ': "t", 'ț': "t",
+	'ù': "u", 'ú': "u", 'û': "u", 'ū': "u", 'ů': "u", 'ű': "u", 'ų': "u",
+	'ý': "y", 'ÿ': "y", 'ź': "z", 'ż': "z", 'ž': "z", '&': "-",
+}
+
+// Slugify turns a name into a URL-style short name: lower-case ASCII letters,
+// digits and single hyphens. A name with nothing to keep gives "client".
+func Slugify(name string) string {
+	var b strings.Builder
+	hyphen := false
+	emit := func(s string) {
+		for _, r := range s {
+			if r == '-' {
+				hyphen = b.Len() > 0
+				continue
+			}
+			if hyphen {
+				b.WriteByte('-')
+				hyphen = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			emit(string(r))
+		case transliterations[r] != "":
+			emit(transliterations[r])
+		default:
+			hyphen = b.Len() > 0
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "client"
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// FindClient returns the firm's client with the id. Returns ENOTFOUND when the
+// client does not exist or belongs to another firm: the two are one answer.
+func (db *DB) FindClient(ctx context.Context, firmID, id string) (*Client, error) {
+	row := db.read.QueryRowContext(ctx,
+		`SELECT `+clientColumns+` FROM clients WHERE firm_id = ? AND id = ?`, firmID, id)
+	c, err := scanClient(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENOTFOUND, "client not found")
+	}
+	return c, err
+}
+
+func scanClient(row interface{ Scan(...any) error }) (*Client, error) {
+	var c Client
+	var custom, legal, ledger, l1, l2, city, postal, country sql.NullString
+	var archived sql.NullInt64
+	var created, updated int64
+	if err := row.Scan(&c.ID, &c.FirmID, &c.Name, &c.Slug, &c.Type, &custom, &legal, &ledger,
+		&l1, &l2, &city, &postal, &country, &archived, &created, &updated); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("scan client: %w", err)
+	}
+	c.CustomID, c.LegalName, c.LedgerClientID = nullString(custom), nullString(legal), nullString(ledger)
+	c.Address = Address{nullString(l1), nullString(l2), nullString(city), nullString(postal), nullString(country)}
+	c.ArchivedAt = nullTime(archived)
+	c.CreatedAt, c.UpdatedAt = fromUnix(created), fromUnix(updated)
+	return &c, nil
+}

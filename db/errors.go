@@ -1,0 +1,39 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes the store returns. The HTTP layer maps each to one status.
+const (
+	ENOTFOUND      = "not_found"      // the record does not exist for this tenant
+	ECONFLICT      = "conflict"       // a unique record already exists
+	EINVALID       = "invalid"        // the request breaks a rule only the store can check
+	EINVALIDCURSOR = "invalid_cursor" // a page cursor names no record
+)
+
+// Error is an error the caller may see: a code from the list above and a
+// message written for API users. Anything else the store returns is internal.
+type Error struct {
+	Code    string
+	Message string
+	// Path names the request field at fault, for EINVALID and ENOTFOUND.
+	Path []any
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err if it is an *Error, else "".
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

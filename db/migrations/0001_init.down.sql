@@ -1,0 +1,14 @@
+DROP TABLE settings;
+DROP TABLE api_keys;
+DROP TABLE task_asset_files;
+DROP TABLE file_labels;
+DROP TABLE files;
+DROP TABLE tasks;
+DROP TABLE labels;
+DROP TABLE folders;
+DROP TABLE workspace_members;
+DROP TABLE workspaces;
+DROP TABLE users;
+DROP TABLE roles;
+DROP TABLE clients;
+DROP TABLE firms;

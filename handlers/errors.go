@@ -1,0 +1,137 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"acctapi/auth"
+	"acctapi/db"
+)
+
+// Error is an error answered with the standard four-field body. Handlers
+// return one of the constructors below, or an error of the store, and fail
+// turns it into the answer.
+type Error struct {
+	Status  int
+	Type    string
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// errorBody is the standard error body of SPEC.md: all four fields, always.
+type errorBody struct {
+	StatusCode int    `json:"status_code"`
+	Type       string `json:"type"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+}
+
+var (
+	errMissingClientID = &Error{http.StatusBadRequest, "bad_request", "missing_client_id",
+		"the x-client-id header is required: name the client this call acts for"}
+	errUnauthorized = &Error{http.StatusUnauthorized, "auth_error", "unauthorized",
+		"missing or invalid API key: send Authorization: Bearer <API_KEY>"}
+	errInternal = &Error{http.StatusInternalServerError, "internal_error", "internal_error",
+		"internal server error; the request id identifies it in the server log"}
+)
+
+func errBadRequest(code, message string) *Error {
+	return &Error{http.StatusBadRequest, "bad_request", code, message}
+}
+
+func errMissingScope(perm auth.Permission) *Error {
+	return &Error{http.StatusForbidden, "auth_error", "missing_scope",
+		fmt.Sprintf("this API key lacks the permission %s", perm)}
+}
+
+func errNotFound(message string) *Error {
+	return &Error{http.StatusNotFound, "not_found", "not_found", message}
+}
+
+func errRateLimited(retryAfter int) *Error {
+	return &Error{http.StatusTooManyRequests, "rate_limit", "too_many_requests",
+		fmt.Sprintf("rate limit exceeded: retry in %d s", retryAfter)}
+}
+
+func errPayloadTooLarge(limit int64) *Error {
+	return &Error{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
+		fmt.Sprintf("request body exceeds %d bytes", limit)}
+}
+
+// fail writes the answer for err: the one place that turns errors into
+// response bodies. Errors it does not know are logged with the request id
+// and answered with a generic 500, never with their text.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	st := stateOf(r)
+	var apiErr *Error
+	var valErr *ValidationError
+	var storeErr *db.Error
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &apiErr):
+	case errors.As(err, &valErr):
+		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
+			Success: false,
+			Error:   validationDetail{Name: st.validationName(), Issues: valErr.Issues},
+		})
+		return
+	case errors.As(err, &storeErr):
+		apiErr = storeError(storeErr)
+		if apiErr == nil {
+			h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: pathOrRoot(storeErr.Path), Message: storeErr.Message}}})
+			return
+		}
+	case errors.As(err, &tooLarge):
+		apiErr = errPayloadTooLarge(tooLarge.Limit)
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The caller hung up: nobody reads the answer.
+		st.canceled = true
+		return
+	default:
+		h.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", st.id), slog.String("route", st.route), slog.Any("error", err))
+		apiErr = errInternal
+	}
+	writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, apiErr.Message})
+}
+
+// storeError maps a store error to its answer; nil for EINVALID, which is
+// answered as a validation failure.
+func storeError(e *db.Error) *Error {
+	switch e.Code {
+	case db.ENOTFOUND:
+		return errNotFound(e.Message)
+	case db.ECONFLICT:
+		return &Error{http.StatusConflict, "conflict", "conflict", e.Message}
+	case db.EINVALIDCURSOR:
+		return errBadRequest("invalid_cursor", e.Message)
+	case db.EINVALID:
+		return nil
+	}
+	return errInternal
+}
+
+func pathOrRoot(p []any) []any {
+	if p == nil {
+		return []any{}
+	}
+	return p
+}
+
+// writeJSON writes v as the JSON body with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Only a programming error gets here: the values are our own types.
+		panic("encode response: " + err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}

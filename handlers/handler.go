@@ -1,0 +1,346 @@
+// Package handlers serves acctapi's HTTP API: one route table, thin handlers
+// (decode, validate, call the store, encode) and one error path.
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/segmentio/ksuid"
+
+	"acctapi/auth"
+	"acctapi/db"
+)
+
+// maxJSONBody is the largest JSON request body accepted.
+const maxJSONBody = 1 << 20
+
+// Config holds what the handlers need; cmd fills it.
+type Config struct {
+	Store   *db.DB
+	Auth    *auth.Authenticator
+	Limiter *auth.Limiter
+	Logger  *slog.Logger
+	// BaseURL is the public address including /v1, as in the OpenAPI servers.
+	BaseURL string
+	Version string
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Handler serves the API.
+type Handler struct {
+	store   *db.DB
+	auth    *auth.Authenticator
+	limiter *auth.Limiter
+	log     *slog.Logger
+	version string
+	now     func() time.Time
+	openapi []byte
+	router  *httprouter.Router
+}
+
+// New returns the API handler.
+func New(cfg Config) (*Handler, error) {
+	doc, err := openAPIDocument(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
+		version: cfg.Version, now: cfg.Now, openapi: doc,
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.router = h.routes()
+	return h, nil
+}
+
+// access says what a route needs before its handler runs.
+type access int
+
+const (
+	public       access = iota // no key
+	keyed                      // a valid key
+	clientScoped               // a valid key and a reachable client in x-client-id
+)
+
+// endpoint describes a route's checks.
+type endpoint struct {
+	access     access
+	permission auth.Permission // "" when any key may call it
+	// zod names validation failures "ZodError" instead of "ValidationError",
+	// as SPEC.md has it for the user and admin-user endpoints.
+	zod bool
+}
+
+// routes is the route table: every route the server answers, with its checks.
+func (h *Handler) routes() *httprouter.Router {
+	r := httprouter.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleOPTIONS = false
+
+	h.handle(r, http.MethodGet, "/v1/health", endpoint{access: public}, h.health)
+	h.handle(r, http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI)
+	h.handle(r, http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me)
+
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.fail(w, req, errNotFound(fmt.Sprintf("no route for %s %s", req.Method, req.URL.Path)))
+	})
+	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.fail(w, req, &Error{http.StatusMethodNotAllowed, "bad_request", "method_not_allowed",
+			fmt.Sprintf("%s is not allowed on %s (allowed: %s)", req.Method, req.URL.Path, w.Header().Get("Allow"))})
+	})
+	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
+		h.log.LogAttrs(req.Context(), slog.LevelError, "panic",
+			slog.String("request_id", stateOf(req).id), slog.Any("panic", v))
+		if !stateOf(req).wroteHeader {
+			h.fail(w, req, errInternal)
+		}
+	}
+	return r
+}
+
+// handle registers a route with the checks its endpoint names, in the order
+// callers see them: authentication (401), rate limit (429), permission (403),
+// then the client header (400, 422, 404).
+func (h *Handler) handle(r *httprouter.Router, method, path string, e endpoint, fn httprouter.Handle) {
+	r.Handle(method, path, func(w http.ResponseWriter, req *http.Request, p httprouter.Params) {
+		st := stateOf(req)
+		st.route = path
+		st.zod = e.zod
+		if e.access == public {
+			fn(w, req, p)
+			return
+		}
+		principal, err := h.authenticate(w, req)
+		if err != nil {
+			h.fail(w, req, err)
+			return
+		}
+		st.principal = principal
+		if e.permission != "" && !principal.Can(e.permission) {
+			h.fail(w, req, errMissingScope(e.permission))
+			return
+		}
+		if e.access == clientScoped {
+			client, err := h.resolveClient(req, principal)
+			if err != nil {
+				h.fail(w, req, err)
+				return
+			}
+			st.client = client
+		}
+		fn(w, req, p)
+	})
+}
+
+// failedAuthLimit bounds the requests with a bad key that one address may
+// make per minute, so that guessing keys costs the guesser, not the database.
+const failedAuthLimit = 600
+
+// authenticate checks the bearer key and counts the request against its rate
+// limit, writing the RateLimit-* headers either way.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, error) {
+	key, ok := bearer(r.Header.Get("Authorization"))
+	var principal *auth.Principal
+	var err error = errUnauthorized
+	if ok {
+		principal, err = h.auth.Authenticate(r.Context(), key)
+		if errors.Is(err, auth.ErrUnauthorized) {
+			err = errUnauthorized
+		}
+	}
+	var d auth.Decision
+	if err == nil {
+		d = h.limiter.Allow("key:"+principal.KeyID, principal.RateLimitMax, principal.RateLimitWindow)
+	} else {
+		d = h.limiter.Allow("addr:"+remoteHost(r), failedAuthLimit, time.Minute)
+	}
+	reset := int((d.Reset + time.Second - 1) / time.Second)
+	w.Header().Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	w.Header().Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	w.Header().Set("RateLimit-Reset", strconv.Itoa(reset))
+	if !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(reset))
+		return nil, errRateLimited(reset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	stateOf(r).keyID = principal.KeyID
+	return principal, nil
+}
+
+func bearer(header string) (string, bool) {
+	const prefix = "Bearer "
+	if len(header) <= len(prefix) || !asciiEqualFold(header[:len(prefix)], prefix) {
+		return "", false
+	}
+	return header[len(prefix):], true
+}
+
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i]|0x20, b[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// resolveClient checks x-client-id and returns the client it names. A client
+// of another firm, or not the client key's own, is not found: the same answer
+// as for a client that does not exist.
+func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (*db.Client, error) {
+	header := r.Header.Get("x-client-id")
+	if header == "" {
+		return nil, errMissingClientID
+	}
+	var v Validator
+	id, ok := checkID(&v, []any{"headers", "x-client-id"}, header)
+	if !ok {
+		return nil, v.Err()
+	}
+	if p.Kind == auth.Client && id != p.ClientID {
+		return nil, errNotFound("client not found")
+	}
+	return h.store.FindClient(r.Context(), p.FirmID, id)
+}
+
+// decodeBody reads the JSON body under the size limit and returns its object
+// for validation. A body that is not JSON, or not sent as JSON, is a 400; a
+// JSON value that is not an object is an issue in v.
+func decodeBody(w http.ResponseWriter, r *http.Request, v *Validator) (*Object, error) {
+	if r.ContentLength > maxJSONBody {
+		return nil, errPayloadTooLarge(maxJSONBody)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return nil, errBadRequest("invalid_json", "the request body is empty: send a JSON object")
+	}
+	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != "application/json" {
+		return nil, errBadRequest("unsupported_media_type", "send the body as Content-Type: application/json")
+	}
+	if !json.Valid(body) {
+		return nil, errBadRequest("invalid_json", "the request body is not valid JSON")
+	}
+	return v.Body(body), nil
+}
+
+// requestState is what the middleware and the route checks learn about a
+// request, for the handler, the error path and the request log.
+type requestState struct {
+	id          string
+	route       string
+	zod         bool
+	keyID       string
+	principal   *auth.Principal
+	client      *db.Client
+	status      int
+	wroteHeader bool
+	canceled    bool
+}
+
+type stateKey struct{}
+
+func stateOf(r *http.Request) *requestState {
+	if st, ok := r.Context().Value(stateKey{}).(*requestState); ok {
+		return st
+	}
+	return &requestState{}
+}
+
+func (st *requestState) validationName() string {
+	if st.zod {
+		return "ZodError"
+	}
+	return "ValidationError"
+}
+
+// ServeHTTP gives each request an id (X-Request-Id), logs it when done, and
+// turns a panic into a 500 so that the server goes on serving.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	st := &requestState{id: ksuid.New().String()}
+	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+	w.Header().Set("X-Request-Id", st.id)
+	rec := &statusRecorder{ResponseWriter: w, state: st}
+
+	h.router.ServeHTTP(rec, r)
+
+	status := st.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	route := st.route
+	if route == "" {
+		route = "unmatched"
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	h.log.LogAttrs(r.Context(), level, "request",
+		slog.String("request_id", st.id),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Duration("duration", time.Since(start)),
+		slog.String("key_id", st.keyID),
+		slog.Bool("canceled", st.canceled),
+	)
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	state *requestState
+}
+
+func (s *statusRecorder) WriteHeader(status int) {
+	if !s.state.wroteHeader {
+		s.state.status, s.state.wroteHeader = status, true
+	}
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.state.wroteHeader {
+		s.state.status, s.state.wroteHeader = http.StatusOK, true
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,0 +1,27 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+type healthResponse struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+}
+
+// health answers GET /v1/health: 200 while the database answers, else 503.
+func (h *Handler) health(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := h.store.Ping(ctx); err != nil {
+		h.log.ErrorContext(r.Context(), "health check failed", "request_id", stateOf(r).id, "error", err)
+		h.fail(w, r, &Error{http.StatusServiceUnavailable, "unavailable", "database_unavailable",
+			"the database does not answer"})
+		return
+	}
+	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: h.version})
+}

@@ -1,0 +1,481 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// Validation follows Zod's issue model, so that callers who know Zod errors
+// read ours: a Validator collects every issue of a request (path parameters,
+// query, x-client-id, body) and its Err answers 422 with all of them at once.
+
+// Issue is one problem with a request, as a Zod issue.
+type Issue struct {
+	Code        string       `json:"code"`
+	Path        []any        `json:"path"`
+	Message     string       `json:"message"`
+	Expected    string       `json:"expected,omitempty"`
+	Received    string       `json:"received,omitempty"`
+	Minimum     *int64       `json:"minimum,omitempty"`
+	Maximum     *int64       `json:"maximum,omitempty"`
+	Type        string       `json:"type,omitempty"`
+	Inclusive   *bool        `json:"inclusive,omitempty"`
+	Exact       *bool        `json:"exact,omitempty"`
+	Options     []string     `json:"options,omitempty"`
+	Validation  string       `json:"validation,omitempty"`
+	UnionErrors []UnionError `json:"unionErrors,omitempty"`
+}
+
+// UnionError is the ZodError of one alternative of a union.
+type UnionError struct {
+	Issues []Issue `json:"issues"`
+	Name   string  `json:"name"`
+}
+
+// ValidationError is a failed validation: answered 422.
+type ValidationError struct {
+	Issues []Issue
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("validation failed: %d issue(s), first: %s", len(e.Issues), e.Issues[0].Message)
+}
+
+type validationBody struct {
+	Success bool             `json:"success"`
+	Error   validationDetail `json:"error"`
+}
+
+type validationDetail struct {
+	Name   string  `json:"name"`
+	Issues []Issue `json:"issues"`
+}
+
+// Limits on input, documented in docs/decisions.md.
+const (
+	maxIDLength = 64
+	maxIDList   = 100
+)
+
+// Validator collects issues.
+type Validator struct {
+	issues []Issue
+}
+
+// Add records an issue.
+func (v *Validator) Add(issue Issue) { v.issues = append(v.issues, issue) }
+
+// Err returns a *ValidationError holding every issue, or nil when there is none.
+func (v *Validator) Err() error {
+	if len(v.issues) == 0 {
+		return nil
+	}
+	return &ValidationError{Issues: v.issues}
+}
+
+// Field is a decoded body field: Set when the field was sent, Null when it was
+// sent as null. A partial update tells "absent" from "null" by them.
+type Field[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// Object is a JSON object of the request body (or nested in it).
+type Object struct {
+	v      *Validator
+	fields map[string]json.RawMessage
+	path   []any
+}
+
+// Body returns the validator of a decoded body object.
+func (v *Validator) Body(raw json.RawMessage) *Object {
+	return v.object(raw, []any{})
+}
+
+func (v *Validator) object(raw json.RawMessage, path []any) *Object {
+	o := &Object{v: v, path: path}
+	if kind := jsonKind(raw); kind != "object" {
+		v.Add(typeIssue(path, "object", kind))
+		return o
+	}
+	if err := json.Unmarshal(raw, &o.fields); err != nil {
+		v.Add(typeIssue(path, "object", "unknown"))
+	}
+	return o
+}
+
+func (o *Object) at(name string) []any {
+	return append(append(make([]any, 0, len(o.path)+1), o.path...), name)
+}
+
+// get returns the raw value of a field and whether to go on decoding it: not
+// when it is absent or null (recording Required, or a null where none is
+// allowed) or when the object itself was not an object.
+func (o *Object) get(name, expected string, required, nullable bool) (json.RawMessage, bool, bool) {
+	if o.fields == nil {
+		return nil, false, false
+	}
+	raw, present := o.fields[name]
+	if !present {
+		if required {
+			o.v.Add(typeIssue(o.at(name), expected, "undefined"))
+		}
+		return nil, false, false
+	}
+	if jsonKind(raw) == "null" {
+		if !nullable {
+			o.v.Add(typeIssue(o.at(name), expected, "null"))
+			return nil, false, false
+		}
+		return nil, true, false
+	}
+	return raw, false, true
+}
+
+// StringRule constrains a string field. Lengths count characters, after
+// trimming when Trim is set.
+type StringRule struct {
+	Required, Nullable, Trim bool
+	Min, Max                 int
+}
+
+// String reads a string field.
+func (o *Object) String(name string, rule StringRule) Field[string] {
+	raw, null, ok := o.get(name, "string", rule.Required, rule.Nullable)
+	if !ok {
+		return Field[string]{Set: null, Null: null}
+	}
+	s, ok := o.decodeString(name, raw)
+	if !ok {
+		return Field[string]{}
+	}
+	if rule.Trim {
+		s = strings.TrimSpace(s)
+	}
+	if !checkLength(o.v, o.at(name), s, rule.Min, rule.Max) {
+		return Field[string]{}
+	}
+	return Field[string]{Set: true, Value: s}
+}
+
+func (o *Object) decodeString(name string, raw json.RawMessage) (string, bool) {
+	if kind := jsonKind(raw); kind != "string" {
+		o.v.Add(typeIssue(o.at(name), "string", kind))
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		o.v.Add(typeIssue(o.at(name), "string", "unknown"))
+		return "", false
+	}
+	return s, true
+}
+
+func checkLength(v *Validator, path []any, s string, min, max int) bool {
+	n := utf8.RuneCountInString(s)
+	if min > 0 && n < min {
+		v.Add(sizeIssue("too_small", path, "string", min, fmt.Sprintf("String must contain at least %d character(s)", min)))
+		return false
+	}
+	if max > 0 && n > max {
+		v.Add(sizeIssue("too_big", path, "string", max, fmt.Sprintf("String must contain at most %d character(s)", max)))
+		return false
+	}
+	return true
+}
+
+// emailPattern is deliberately plain: one @, no spaces, a dot in the domain.
+var emailPattern = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
+
+// maxEmail is the longest address SMTP carries.
+const maxEmail = 254
+
+// Email reads an email address, trimmed and lower-cased.
+func (o *Object) Email(name string, required bool) Field[string] {
+	f := o.String(name, StringRule{Required: required, Trim: true, Max: maxEmail})
+	if !f.Set {
+		return f
+	}
+	f.Value = strings.ToLower(f.Value)
+	if !emailPattern.MatchString(f.Value) {
+		o.v.Add(Issue{Code: "invalid_string", Path: o.at(name), Validation: "email", Message: "Invalid email"})
+		return Field[string]{}
+	}
+	return f
+}
+
+// Enum reads a string that must be one of options.
+func (o *Object) Enum(name string, options []string, required, nullable bool) Field[string] {
+	raw, null, ok := o.get(name, enumExpected(options), required, nullable)
+	if !ok {
+		return Field[string]{Set: null, Null: null}
+	}
+	s, ok := o.decodeString(name, raw)
+	if !ok {
+		return Field[string]{}
+	}
+	if !checkEnum(o.v, o.at(name), s, options) {
+		return Field[string]{}
+	}
+	return Field[string]{Set: true, Value: s}
+}
+
+func checkEnum(v *Validator, path []any, s string, options []string) bool {
+	for _, opt := range options {
+		if s == opt {
+			return true
+		}
+	}
+	v.Add(Issue{Code: "invalid_enum_value", Path: path, Options: options, Received: s,
+		Message: fmt.Sprintf("Invalid enum value. Expected %s, received '%s'", enumExpected(options), s)})
+	return false
+}
+
+func enumExpected(options []string) string {
+	quoted := make([]string, len(options))
+	for i, o := range options {
+		quoted[i] = "'" + o + "'"
+	}
+	return strings.Join(quoted, " | ")
+}
+
+// ID reads a record id (cuid). IDs are case-insensitive and returned in the
+// lower case every stored id has.
+func (o *Object) ID(name string, required, nullable bool) Field[string] {
+	raw, null, ok := o.get(name, "string", required, nullable)
+	if !ok {
+		return Field[string]{Set: null, Null: null}
+	}
+	s, ok := o.decodeString(name, raw)
+	if !ok {
+		return Field[string]{}
+	}
+	id, ok := checkID(o.v, o.at(name), s)
+	return Field[string]{Set: ok, Value: id}
+}
+
+// IDs reads an array of at most maxIDList record ids, without duplicates.
+func (o *Object) IDs(name string, required bool) Field[[]string] {
+	raw, _, ok := o.get(name, "array", required, false)
+	if !ok {
+		return Field[[]string]{}
+	}
+	if kind := jsonKind(raw); kind != "array" {
+		o.v.Add(typeIssue(o.at(name), "array", kind))
+		return Field[[]string]{}
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		o.v.Add(typeIssue(o.at(name), "array", "unknown"))
+		return Field[[]string]{}
+	}
+	if len(items) > maxIDList {
+		o.v.Add(sizeIssue("too_big", o.at(name), "array", maxIDList, fmt.Sprintf("Array must contain at most %d element(s)", maxIDList)))
+		return Field[[]string]{}
+	}
+	ids := make([]string, 0, len(items))
+	seen := map[string]bool{}
+	valid := true
+	for i, item := range items {
+		path := append(o.at(name), i)
+		if kind := jsonKind(item); kind != "string" {
+			o.v.Add(typeIssue(path, "string", kind))
+			valid = false
+			continue
+		}
+		var s string
+		json.Unmarshal(item, &s)
+		id, ok := checkID(o.v, path, s)
+		if !ok {
+			valid = false
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if !valid {
+		return Field[[]string]{}
+	}
+	return Field[[]string]{Set: true, Value: ids}
+}
+
+// Time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
+func (o *Object) Time(name string, required, nullable bool) Field[time.Time] {
+	raw, null, ok := o.get(name, "string", required, nullable)
+	if !ok {
+		return Field[time.Time]{Set: null, Null: null}
+	}
+	s, ok := o.decodeString(name, raw)
+	if !ok {
+		return Field[time.Time]{}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || len(s) > 40 {
+		o.v.Add(Issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
+		return Field[time.Time]{}
+	}
+	return Field[time.Time]{Set: true, Value: t.UTC()}
+}
+
+// Bool reads a boolean field.
+func (o *Object) Bool(name string, required bool) Field[bool] {
+	raw, _, ok := o.get(name, "boolean", required, false)
+	if !ok {
+		return Field[bool]{}
+	}
+	if kind := jsonKind(raw); kind != "boolean" {
+		o.v.Add(typeIssue(o.at(name), "boolean", kind))
+		return Field[bool]{}
+	}
+	return Field[bool]{Set: true, Value: raw[0] == 't'}
+}
+
+// Object reads a nested object field; its fields are read from the result.
+// An absent, null or mistyped field gives an object that reads as empty.
+func (o *Object) Object(name string, required bool) (*Object, bool) {
+	raw, _, ok := o.get(name, "object", required, false)
+	if !ok {
+		return &Object{v: o.v, path: o.at(name)}, false
+	}
+	nested := o.v.object(raw, o.at(name))
+	return nested, nested.fields != nil
+}
+
+// Query reads query parameters; issues name the path ["query", name].
+type Query struct {
+	v      *Validator
+	values url.Values
+}
+
+// Query returns the reader of the request's query parameters.
+func (v *Validator) Query(values url.Values) *Query {
+	return &Query{v: v, values: values}
+}
+
+// Int reads an integer parameter within [min, max]; def when absent.
+func (q *Query) Int(name string, min, max, def int) int {
+	s, present := q.get(name)
+	if !present {
+		return def
+	}
+	path := []any{"query", name}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || s == "" {
+		q.v.Add(typeIssue(path, "number", "nan"))
+		return def
+	}
+	if f != float64(int64(f)) {
+		q.v.Add(typeIssue(path, "integer", "float"))
+		return def
+	}
+	n := int(f)
+	if n < min {
+		q.v.Add(sizeIssue("too_small", path, "number", min, fmt.Sprintf("Number must be greater than or equal to %d", min)))
+		return def
+	}
+	if n > max {
+		q.v.Add(sizeIssue("too_big", path, "number", max, fmt.Sprintf("Number must be less than or equal to %d", max)))
+		return def
+	}
+	return n
+}
+
+// Enum reads a parameter that must be one of options; def when absent.
+func (q *Query) Enum(name string, options []string, def string) string {
+	s, present := q.get(name)
+	if !present {
+		return def
+	}
+	if !checkEnum(q.v, []any{"query", name}, s, options) {
+		return def
+	}
+	return s
+}
+
+// ID reads an id parameter; "" when absent or invalid.
+func (q *Query) ID(name string) string {
+	s, present := q.get(name)
+	if !present {
+		return ""
+	}
+	id, _ := checkID(q.v, []any{"query", name}, s)
+	return id
+}
+
+func (q *Query) get(name string) (string, bool) {
+	vals, ok := q.values[name]
+	if !ok || len(vals) == 0 {
+		return "", false
+	}
+	return vals[0], true
+}
+
+// PathID reads the id path parameter; issues name the path ["params", name].
+func (v *Validator) PathID(p httprouter.Params, name string) string {
+	id, _ := checkID(v, []any{"params", name}, p.ByName(name))
+	return id
+}
+
+// idPattern is the cuid shape inputs accept: "c" and at least 8 characters
+// that are neither white space nor hyphens, case-insensitive.
+var idPattern = regexp.MustCompile(`^[cC][^\s-]{8,}$`)
+
+func checkID(v *Validator, path []any, s string) (string, bool) {
+	if len(s) > maxIDLength || !idPattern.MatchString(s) {
+		v.Add(Issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"})
+		return "", false
+	}
+	return strings.ToLower(s), true
+}
+
+func typeIssue(path []any, expected, received string) Issue {
+	msg := "Expected " + expected + ", received " + received
+	if received == "undefined" {
+		msg = "Required"
+	}
+	return Issue{Code: "invalid_type", Path: path, Expected: expected, Received: received, Message: msg}
+}
+
+func sizeIssue(code string, path []any, typ string, bound int, message string) Issue {
+	b, yes, no := int64(bound), true, false
+	issue := Issue{Code: code, Path: path, Type: typ, Inclusive: &yes, Exact: &no, Message: message}
+	if code == "too_small" {
+		issue.Minimum = &b
+	} else {
+		issue.Maximum = &b
+	}
+	return issue
+}
+
+// jsonKind names the JSON type of a valid raw value as Zod names types.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return "undefined"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
