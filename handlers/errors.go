@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"acctapi/auth"
 	"acctapi/db"
@@ -126,12 +128,15 @@ func pathOrRoot(p []any) []any {
 
 // writeJSON writes v as the JSON body with the status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		// Only a programming error gets here: the values are our own types.
 		panic("encode response: " + err.Error())
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(body.Bytes())
 }

@@ -93,7 +93,6 @@ func (h *Handler) routes() *httprouter.Router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.HandleOPTIONS = false
 
 	h.handle(r, http.MethodGet, "/v1/health", endpoint{access: public}, h.health)
 	h.handle(r, http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI)
@@ -316,7 +315,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.Int("status", status),
-		slog.Duration("duration", time.Since(start)),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 		slog.String("key_id", st.keyID),
 		slog.Bool("canceled", st.canceled),
 	)

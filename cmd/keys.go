@@ -1,0 +1,191 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/auth"
+	"acctapi/db"
+)
+
+func newKeysCmd(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Create, list and revoke API keys",
+	}
+	cmd.AddCommand(newKeysCreateCmd(cfg), newKeysListCmd(cfg), newKeysRevokeCmd(cfg))
+	return cmd
+}
+
+// keyJSON is the --json form of a key; Key only when it was just minted.
+type keyJSON struct {
+	ID                  string     `json:"id"`
+	Key                 string     `json:"key,omitempty"`
+	Type                auth.Kind  `json:"type"`
+	AccountantID        string     `json:"accountantId"`
+	ClientID            string     `json:"clientId,omitempty"`
+	Name                string     `json:"name"`
+	Permissions         []string   `json:"permissions"`
+	RateLimitMax        int        `json:"rateLimitMax"`
+	RateLimitTimeWindow int64      `json:"rateLimitTimeWindow"`
+	CreatedAt           time.Time  `json:"createdAt"`
+	ExpiresAt           *time.Time `json:"expiresAt,omitempty"`
+	RevokedAt           *time.Time `json:"revokedAt,omitempty"`
+}
+
+func toKeyJSON(k *db.APIKey, key string) keyJSON {
+	out := keyJSON{
+		ID: k.ID, Key: key, Type: auth.Accountant, AccountantID: k.FirmID, Name: k.Name,
+		Permissions: k.Permissions, RateLimitMax: k.RateLimitMax, RateLimitTimeWindow: k.RateLimitWindowMS,
+		CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
+	}
+	if k.ClientID != nil {
+		out.Type, out.ClientID = auth.Client, *k.ClientID
+	}
+	if out.Permissions == nil {
+		out.Permissions = []string{}
+	}
+	return out
+}
+
+func newKeysCreateCmd(cfg *Config) *cobra.Command {
+	var (
+		spec      auth.KeySpec
+		perms     string
+		windowMS  int64
+		expiresIn time.Duration
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Mint an API key and print it (shown once)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("permissions") {
+				spec.Permissions = strings.Split(perms, ",")
+			}
+			spec.RateLimitWindow = time.Duration(windowMS) * time.Millisecond
+			if expiresIn < 0 {
+				return fmt.Errorf("--expires-in must be positive")
+			}
+			if expiresIn > 0 {
+				at := time.Now().Add(expiresIn).UTC()
+				spec.ExpiresAt = &at
+			}
+			store, err := openCurrentStore(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			firm, err := store.DeploymentFirm(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("%w (start acctapi serve once to set up the firm)", err)
+			}
+			key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
+			}
+			fmt.Fprintln(cfg.Stdout, key)
+			return nil
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringVar(&spec.ClientID, "client", "", "make a client key bound to this client id (default: an accountant key)")
+	flags.StringVar(&spec.Name, "name", "", "a name to recognise the key by")
+	flags.StringVar(&perms, "permissions", "", "comma-separated permissions (default: all that the key's kind may hold)")
+	flags.IntVar(&spec.RateLimitMax, "rate-limit-max", auth.DefaultRateLimitMax, "requests allowed per window")
+	flags.Int64Var(&windowMS, "rate-limit-window-ms", auth.DefaultRateLimitWindow.Milliseconds(), "rate-limit window in milliseconds")
+	flags.DurationVar(&expiresIn, "expires-in", 0, "expire the key after this long, e.g. 720h (default: never)")
+	flags.BoolVar(&asJSON, "json", false, "print the key and its record as JSON")
+	return cmd
+}
+
+func newKeysListCmd(cfg *Config) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the firm's API keys (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, err := openCurrentStore(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			firm, err := store.DeploymentFirm(cmd.Context())
+			if err != nil {
+				return err
+			}
+			keys, err := store.ListAPIKeys(cmd.Context(), firm.ID)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := make([]keyJSON, len(keys))
+				for i, k := range keys {
+					out[i] = toKeyJSON(k, "")
+				}
+				return json.NewEncoder(cfg.Stdout).Encode(out)
+			}
+			tw := tabwriter.NewWriter(cfg.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTYPE\tCLIENT\tNAME\tRATE LIMIT\tCREATED\tSTATUS")
+			for _, k := range keys {
+				j := toKeyJSON(k, "")
+				client := j.ClientID
+				if client == "" {
+					client = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%dms\t%s\t%s\n", j.ID, j.Type, client, j.Name,
+					j.RateLimitMax, j.RateLimitTimeWindow, j.CreatedAt.Format(time.RFC3339), keyStatus(k))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the keys as a JSON array")
+	return cmd
+}
+
+func keyStatus(k *db.APIKey) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked " + k.RevokedAt.Format(time.RFC3339)
+	case k.ExpiresAt != nil && !time.Now().Before(*k.ExpiresAt):
+		return "expired " + k.ExpiresAt.Format(time.RFC3339)
+	case k.ExpiresAt != nil:
+		return "active until " + k.ExpiresAt.Format(time.RFC3339)
+	}
+	return "active"
+}
+
+func newKeysRevokeCmd(cfg *Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke an API key; a running server refuses it within 2 seconds",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openCurrentStore(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			firm, err := store.DeploymentFirm(cmd.Context())
+			if err != nil {
+				return err
+			}
+			k, err := store.RevokeAPIKey(cmd.Context(), firm.ID, strings.ToLower(args[0]))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cfg.Stdout, "revoked %s at %s\n", k.ID, k.RevokedAt.Format(time.RFC3339))
+			return nil
+		},
+	}
+}

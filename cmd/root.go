@@ -1,0 +1,127 @@
+// Package cmd wires acctapi together: flags and environment fill one Config,
+// whose fields go into the constructors of db, auth and handlers.
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/db"
+)
+
+// version and commit are set at build time with -ldflags "-X acctapi/cmd.version=...".
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// Config is everything the commands are configured with.
+type Config struct {
+	Addr            string
+	DataDir         string
+	BaseURL         string
+	Synchronous     string
+	FirmName        string
+	Demo            bool
+	LogFormat       string
+	ShutdownTimeout time.Duration
+
+	Stdout, Stderr io.Writer
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// DatabasePath is where the SQLite file lives in the data dir.
+func (c *Config) DatabasePath() string { return filepath.Join(c.DataDir, "acctapi.db") }
+
+// Execute runs the command line and returns the exit code.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	cfg := &Config{Stdout: stdout, Stderr: stderr}
+	root := newRootCmd(cfg)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(stderr, "acctapi:", err)
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(cfg *Config) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "acctapi",
+		Short:         "acctapi serves the accounting collaboration API on SQLite",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	flags := root.PersistentFlags()
+	flags.StringVar(&cfg.DataDir, "data-dir", envOr("ACCTAPI_DATA_DIR", "./data"),
+		"directory of the database and the file store (env ACCTAPI_DATA_DIR)")
+	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
+		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
+
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newVersionCmd(cfg))
+	return root
+}
+
+func envOr(name, fallback string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+// openStore opens the database of the data dir, creating the dir if needed.
+func openStore(cfg *Config) (*db.DB, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return db.Open(cfg.DatabasePath(), db.Options{Synchronous: cfg.Synchronous, Now: cfg.Now})
+}
+
+// openCurrentStore opens the database and checks that it is at this binary's
+// schema, as every command but migrate needs.
+func openCurrentStore(cmd *cobra.Command, cfg *Config) (*db.DB, error) {
+	store, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.CheckSchema(cmd.Context()); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+func newVersionCmd(cfg *Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit and schema version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cfg.Stdout, "acctapi %s\ncommit %s\nschema version %d\n", version, buildCommit(), db.LatestVersion())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,232 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/auth"
+	"acctapi/db"
+	"acctapi/handlers"
+)
+
+func newServeCmd(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API",
+		Long: `Serve the API. On an empty data dir it creates the database, the firm and
+one accountant key, printed once to stderr. It refuses a database whose schema
+differs from this binary's: run acctapi migrate first.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			srv, err := OpenServer(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return errors.Join(srv.Run(ctx), srv.Close())
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringVar(&cfg.Addr, "addr", envOr("ACCTAPI_ADDR", "127.0.0.1:8080"), "address to listen on (env ACCTAPI_ADDR)")
+	flags.StringVar(&cfg.BaseURL, "base-url", envOr("ACCTAPI_BASE_URL", ""),
+		"public address including /v1, used in download links and the OpenAPI document; default derived from --addr (env ACCTAPI_BASE_URL)")
+	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", "Accounting firm"),
+		"name of the firm created on first start (env ACCTAPI_FIRM_NAME)")
+	flags.BoolVar(&cfg.Demo, "demo", false, "seed a demo client, workspace and users when the firm has no clients")
+	flags.StringVar(&cfg.LogFormat, "log-format", envOr("ACCTAPI_LOG_FORMAT", "json"), "request log format: json or text (env ACCTAPI_LOG_FORMAT)")
+	flags.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+	return cmd
+}
+
+// Server is the running program: a test starts it on port 0 with a temp data
+// dir, calls it, and stops it by cancelling Run's context.
+type Server struct {
+	cfg      *Config
+	store    *db.DB
+	listener net.Listener
+	http     *http.Server
+	log      *slog.Logger
+	// FirstKey is the accountant key minted on first start, if this start made one.
+	FirstKey string
+}
+
+// OpenServer opens the data dir (bootstrapping an empty one), checks the
+// schema and listens on cfg.Addr.
+func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
+	logger, err := newLogger(cfg)
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: store, log: logger}
+	if err := s.bootstrap(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if s.listener, err = net.Listen("tcp", cfg.Addr); err != nil {
+		store.Close()
+		return nil, err
+	}
+	baseURL := cfg.BaseURL
+	if baseURL == "" {
+		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr))
+	}
+	h, err := handlers.New(handlers.Config{
+		Store:   store,
+		Auth:    auth.NewAuthenticator(store, cfg.Now),
+		Limiter: auth.NewLimiter(cfg.Now),
+		Logger:  logger,
+		BaseURL: baseURL,
+		Version: version,
+		Now:     cfg.Now,
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.http = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute,
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("listening", "addr", s.listener.Addr().String(), "base_url", baseURL,
+		"database", cfg.DatabasePath(), "version", version)
+	return s, nil
+}
+
+// bootstrap readies the database: an empty one is migrated to the newest
+// schema; a firm is created, with its first key, when there is none; any
+// other schema than this binary's is refused.
+func (s *Server) bootstrap(ctx context.Context) error {
+	state, err := s.store.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	if state.Empty {
+		if err := s.store.MigrateUp(); err != nil {
+			return err
+		}
+	}
+	if err := s.store.CheckSchema(ctx); err != nil {
+		return err
+	}
+	firm, err := s.store.DeploymentFirm(ctx)
+	if db.ErrorCode(err) == db.ENOTFOUND {
+		firm, err = s.createFirm(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if s.cfg.Demo {
+		return s.seedDemo(ctx, firm.ID)
+	}
+	return nil
+}
+
+func (s *Server) createFirm(ctx context.Context) (*db.Firm, error) {
+	firm, err := s.store.CreateFirm(ctx, s.cfg.FirmName)
+	if err != nil {
+		return nil, err
+	}
+	key, stored, err := auth.MintKey(ctx, s.store, firm.ID, auth.KeySpec{Name: "first accountant key"})
+	if err != nil {
+		return nil, err
+	}
+	s.FirstKey = key
+	fmt.Fprintf(s.cfg.Stderr, `
+acctapi: created the firm %q (%s) in %s.
+Its first accountant key (id %s) holds every permission. It is shown
+this once and stored only as a hash: keep it now.
+
+    %s
+
+`, firm.Name, firm.ID, s.cfg.DatabasePath(), stored.ID, key)
+	return firm, nil
+}
+
+func (s *Server) seedDemo(ctx context.Context, firmID string) error {
+	demo, err := s.store.SeedDemo(ctx, firmID)
+	if err != nil || demo == nil {
+		return err
+	}
+	key, _, err := auth.MintKey(ctx, s.store, firmID, auth.KeySpec{ClientID: demo.ClientID, Name: "demo client key"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s). Its client key, shown once:\n\n    %s\n\n",
+		demo.ClientID, demo.WorkspaceID, key)
+	return nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.listener.Addr().String() }
+
+// Run serves until ctx is done, then stops accepting connections and lets
+// in-flight requests finish within the shutdown timeout.
+func (s *Server) Run(ctx context.Context) error {
+	served := make(chan error, 1)
+	go func() { served <- s.http.Serve(s.listener) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout.String())
+	timeout := s.cfg.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := s.http.Shutdown(shutdownCtx)
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return err
+}
+
+// Close releases the listener and closes the database cleanly.
+func (s *Server) Close() error {
+	var err error
+	if s.listener != nil {
+		if cerr := s.listener.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+			err = cerr
+		}
+	}
+	return errors.Join(err, s.store.Close())
+}
+
+func defaultBaseURL(addr *net.TCPAddr) string {
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port)) + "/v1"
+}
+
+func newLogger(cfg *Config) (*slog.Logger, error) {
+	switch cfg.LogFormat {
+	case "json", "":
+		return slog.New(slog.NewJSONHandler(cfg.Stderr, nil)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(cfg.Stderr, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be json or text, not %q", cfg.LogFormat)
+}

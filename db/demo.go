@@ -1,0 +1,60 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Demo names what SeedDemo created.
+type Demo struct {
+	ClientID    string
+	WorkspaceID string
+}
+
+// SeedDemo fills the firm with a demo client, its workspace, a client user and
+// an accountant user who are both members. It does nothing and returns nil,
+// nil when the firm already has clients.
+func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	var clients int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM clients WHERE firm_id = ?`, firmID).Scan(&clients); err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	if clients > 0 {
+		return nil, nil
+	}
+	now := unix(db.now().UTC().Truncate(time.Second))
+	demo := &Demo{ClientID: NewID(), WorkspaceID: NewID()}
+	clientUser, accountantUser := NewID(), NewID()
+	statements := []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO clients (id, firm_id, name, slug, type, legal_name, address_line1, address_city,
+			address_postal_code, address_country_code, created_at, updated_at)
+			VALUES (?, ?, 'Müller & Söhne', ?, 'legal_person', 'Müller & Söhne GmbH', 'Hauptstraße 1', 'Berlin', '10115', 'DE', ?, ?)`,
+			[]any{demo.ClientID, firmID, Slugify("Müller & Söhne"), now, now}},
+		{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, 'Annual accounts 2026', ?, ?)`,
+			[]any{demo.WorkspaceID, demo.ClientID, now, now}},
+		{`INSERT INTO users (id, firm_id, client_id, email, first_name, last_name, client_role, invited_at, created_at, updated_at)
+			VALUES (?, ?, ?, 'anna.mueller@example.com', 'Anna', 'Müller', 'admin', ?, ?, ?)`,
+			[]any{clientUser, firmID, demo.ClientID, now, now, now}},
+		{`INSERT INTO users (id, firm_id, email, first_name, last_name, role_id, invited_at, created_at, updated_at)
+			SELECT ?, ?, 'berta.berater@example.com', 'Berta', 'Berater', id, ?, ?, ? FROM roles WHERE firm_id = ? AND name = 'admin'`,
+			[]any{accountantUser, firmID, now, now, now, firmID}},
+		{`INSERT INTO workspace_members (workspace_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
+			[]any{demo.WorkspaceID, clientUser, now, now, demo.WorkspaceID, accountantUser, now, now}},
+	}
+	for _, s := range statements {
+		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {
+			return nil, fmt.Errorf("seed demo: %w", err)
+		}
+	}
+	return demo, tx.Commit()
+}
