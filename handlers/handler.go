@@ -22,6 +22,10 @@ import (
 	"acctapi/db"
 )
 
+// statusClientClosedRequest is logged (never sent) for a request whose caller
+// hung up before the answer, as nginx logs it.
+const statusClientClosedRequest = 499
+
 // maxJSONBody is the largest JSON request body accepted.
 const maxJSONBody = 1 << 20
 
@@ -88,16 +92,30 @@ type endpoint struct {
 	zod bool
 }
 
-// routes is the route table: every route the server answers, with its checks.
+// route is one entry of the route table.
+type route struct {
+	method, path string
+	endpoint     endpoint
+	handle       httprouter.Handle
+}
+
+// routeTable lists every route the server answers, with its checks.
+func (h *Handler) routeTable() []route {
+	return []route{
+		{http.MethodGet, "/v1/health", endpoint{access: public}, h.health},
+		{http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI},
+		{http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me},
+	}
+}
+
+// routes builds the router from the route table.
 func (h *Handler) routes() *httprouter.Router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-
-	h.handle(r, http.MethodGet, "/v1/health", endpoint{access: public}, h.health)
-	h.handle(r, http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI)
-	h.handle(r, http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me)
-
+	for _, rt := range h.routeTable() {
+		h.handle(r, rt.method, rt.path, rt.endpoint, rt.handle)
+	}
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		h.fail(w, req, errNotFound(fmt.Sprintf("no route for %s %s", req.Method, req.URL.Path)))
 	})
@@ -299,7 +317,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.router.ServeHTTP(rec, r)
 
 	status := st.status
-	if status == 0 {
+	switch {
+	case status == 0 && st.canceled:
+		status = statusClientClosedRequest
+	case status == 0:
 		status = http.StatusOK
 	}
 	route := st.route
