@@ -61,6 +61,11 @@ func (db *DB) CreateAPIKey(ctx context.Context, firmID string, in APIKeyCreate) 
 		}
 	}
 	now := db.now().UTC().Truncate(time.Second)
+	if in.ExpiresAt != nil {
+		// Stored to the second, so return what FindAPIKey will.
+		e := in.ExpiresAt.UTC().Truncate(time.Second)
+		in.ExpiresAt = &e
+	}
 	k := &APIKey{
 		ID: in.ID, FirmID: firmID, ClientID: in.ClientID, Name: in.Name, SecretHash: in.SecretHash,
 		Permissions: in.Permissions, RateLimitMax: in.RateLimitMax, RateLimitWindowMS: in.RateLimitWindowMS,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Client types.
@@ -144,12 +146,16 @@ func Slugify(name string) string {
 			b.WriteRune(r)
 		}
 	}
-	for _, r := range strings.ToLower(name) {
+	// NFC first: "ü" sent decomposed (u + U+0308, as macOS does) is then the
+	// one letter the table knows.
+	for _, r := range strings.ToLower(norm.NFC.String(name)) {
 		switch {
 		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			emit(string(r))
 		case transliterations[r] != "":
 			emit(transliterations[r])
+		case unicode.Is(unicode.Mn, r):
+			// A combining mark left after NFC belongs to the letter before it.
 		default:
 			hyphen = b.Len() > 0
 		}

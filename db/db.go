@@ -102,8 +102,12 @@ func dsn(path, synchronous string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 }
+
+// uriPath escapes the characters a SQLite URI filename gives a meaning to, so
+// that a data dir such as "a#b" opens a#b/acctapi.db and not a file "a".
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 func validSynchronous(s string) bool {
 	for _, v := range Synchronous {

@@ -21,6 +21,10 @@ func newIDAt(t time.Time) string {
 	var b [25]byte
 	b[0] = 'c'
 	ts := strconv.FormatInt(t.UnixMilli(), 36)
+	if len(ts) > 8 {
+		// After 2059 the clock needs a ninth digit: keep the format, lose the order.
+		ts = ts[len(ts)-8:]
+	}
 	for i := 0; i < 8-len(ts); i++ {
 		b[1+i] = '0'
 	}

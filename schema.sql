@@ -1,0 +1,231 @@
+-- Generated from db/migrations by `go test ./db -run TestSchemaFile -update`. Do not edit.
+
+CREATE TABLE api_keys (
+    id                   TEXT    NOT NULL PRIMARY KEY,
+    firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id            TEXT             REFERENCES clients (id) ON DELETE CASCADE,
+    name                 TEXT    NOT NULL,
+    secret_hash          BLOB    NOT NULL,
+    permissions          TEXT    NOT NULL,
+    rate_limit_max       INTEGER NOT NULL CHECK (rate_limit_max > 0),
+    rate_limit_window_ms INTEGER NOT NULL CHECK (rate_limit_window_ms > 0),
+    expires_at           INTEGER,
+    revoked_at           INTEGER,
+    created_at           INTEGER NOT NULL
+);
+
+CREATE TABLE clients (
+    id                   TEXT    NOT NULL PRIMARY KEY,
+    firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    name                 TEXT    NOT NULL,
+    slug                 TEXT    NOT NULL,
+    type                 TEXT    NOT NULL CHECK (type IN ('natural_person', 'individual_enterprise', 'legal_person')),
+    custom_id            TEXT,
+    legal_name           TEXT,
+    ledger_client_id     TEXT,
+    address_line1        TEXT,
+    address_line2        TEXT,
+    address_city         TEXT,
+    address_postal_code  TEXT,
+    address_country_code TEXT,
+    archived_at          INTEGER,
+    created_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL,
+    UNIQUE (firm_id, slug)
+);
+
+CREATE TABLE file_labels (
+    file_id  TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    label_id TEXT NOT NULL REFERENCES labels (id) ON DELETE CASCADE,
+    PRIMARY KEY (file_id, label_id)
+) WITHOUT ROWID;
+
+CREATE TABLE files (
+    id            TEXT    NOT NULL PRIMARY KEY,
+    client_id     TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    workspace_id  TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    task_id       TEXT             REFERENCES tasks (id) ON DELETE SET NULL,
+    folder_id     TEXT             REFERENCES folders (id) ON DELETE SET NULL,
+    created_by_id TEXT,
+    name          TEXT    NOT NULL,
+    mimetype      TEXT    NOT NULL,
+    size          INTEGER NOT NULL CHECK (size >= 0),
+    sha256        BLOB    NOT NULL,
+    document_date INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+);
+
+CREATE TABLE firms (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE folders (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    parent_id    TEXT             REFERENCES folders (id) ON DELETE CASCADE,
+    name         TEXT    NOT NULL,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+);
+
+CREATE TABLE labels (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    name         TEXT    NOT NULL,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    UNIQUE (workspace_id, name)
+);
+
+CREATE TABLE roles (
+    id          TEXT    NOT NULL PRIMARY KEY,
+    firm_id     TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    name        TEXT    NOT NULL CHECK (name IN ('admin', 'user', 'custom')),
+    custom_name TEXT,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK ((name = 'custom') = (custom_name IS NOT NULL))
+);
+
+CREATE TABLE settings (
+    name       TEXT    NOT NULL PRIMARY KEY,
+    value      BLOB    NOT NULL,
+    updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE task_asset_files (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    file_id TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    PRIMARY KEY (task_id, file_id)
+) WITHOUT ROWID;
+
+CREATE TABLE tasks (
+    id                    TEXT    NOT NULL PRIMARY KEY,
+    client_id             TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    workspace_id          TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    parent_id             TEXT             REFERENCES tasks (id) ON DELETE CASCADE,
+    title                 TEXT    NOT NULL,
+    text                  TEXT,
+    status                INTEGER NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),
+    due_date              INTEGER,
+    created_by_id         TEXT             REFERENCES users (id) ON DELETE SET NULL,
+    actor_type            TEXT    NOT NULL CHECK (actor_type IN ('USER', 'SYSTEM', 'AI', 'API')),
+    destination_folder_id TEXT             REFERENCES folders (id) ON DELETE SET NULL,
+    created_at            INTEGER NOT NULL,
+    updated_at            INTEGER NOT NULL
+);
+
+CREATE TABLE users (
+    id          TEXT    NOT NULL PRIMARY KEY,
+    firm_id     TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id   TEXT             REFERENCES clients (id) ON DELETE CASCADE,
+    email       TEXT    NOT NULL,
+    first_name  TEXT,
+    last_name   TEXT,
+    image       TEXT,
+    role_id     TEXT             REFERENCES roles (id) ON DELETE RESTRICT,
+    client_role TEXT             CHECK (client_role IN ('admin', 'user')),
+    invited_at  INTEGER,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK ((client_id IS NULL AND role_id IS NOT NULL AND client_role IS NULL)
+        OR (client_id IS NOT NULL AND role_id IS NULL AND client_role IS NOT NULL))
+);
+
+CREATE TABLE workspace_members (
+    workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    user_id      TEXT    NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    is_muted     INTEGER NOT NULL DEFAULT 0 CHECK (is_muted IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, user_id)
+) WITHOUT ROWID;
+
+CREATE TABLE workspaces (
+    id          TEXT    NOT NULL PRIMARY KEY,
+    client_id   TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    name        TEXT    NOT NULL,
+    archived_at INTEGER,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+
+CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
+
+CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
+
+CREATE INDEX file_labels_label ON file_labels (label_id);
+
+CREATE INDEX files_client ON files (client_id);
+
+CREATE INDEX files_folder ON files (folder_id);
+
+CREATE INDEX files_task ON files (task_id);
+
+CREATE INDEX files_workspace_created ON files (workspace_id, created_at, id);
+
+CREATE INDEX folders_parent ON folders (parent_id);
+
+CREATE INDEX folders_workspace_created ON folders (workspace_id, created_at, id);
+
+CREATE UNIQUE INDEX folders_workspace_parent_name ON folders (workspace_id, coalesce(parent_id, ''), name);
+
+CREATE INDEX labels_workspace_created ON labels (workspace_id, created_at, id);
+
+CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'custom';
+
+CREATE UNIQUE INDEX roles_firm_custom_name ON roles (firm_id, custom_name) WHERE name = 'custom';
+
+CREATE INDEX task_asset_files_file ON task_asset_files (file_id);
+
+CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
+
+CREATE INDEX tasks_client_due ON tasks (client_id, due_date, id);
+
+CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
+
+CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
+
+CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
+
+CREATE INDEX tasks_created_by ON tasks (created_by_id);
+
+CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
+
+CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
+
+CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
+
+CREATE INDEX tasks_workspace_due ON tasks (workspace_id, due_date, id);
+
+CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
+
+CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
+
+CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
+
+CREATE INDEX users_accountant_created ON users (firm_id, created_at, id) WHERE client_id IS NULL;
+
+CREATE UNIQUE INDEX users_accountant_email ON users (firm_id, email) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_email_sort ON users (firm_id, email, id) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_first_name ON users (firm_id, first_name, id) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_last_name ON users (firm_id, last_name, id) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_updated ON users (firm_id, updated_at, id) WHERE client_id IS NULL;
+
+CREATE UNIQUE INDEX users_client_email ON users (client_id, email) WHERE client_id IS NOT NULL;
+
+CREATE INDEX users_role ON users (role_id);
+
+CREATE INDEX workspace_members_user ON workspace_members (user_id);
+
+CREATE INDEX workspaces_client_created ON workspaces (client_id, created_at, id);
