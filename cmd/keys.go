@@ -69,7 +69,11 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 			if cmd.Flags().Changed("permissions") {
 				spec.Permissions = strings.Split(perms, ",")
 			}
+			if spec.RateLimitMax < 1 || windowMS < 1 {
+				return fmt.Errorf("--rate-limit-max and --rate-limit-window-ms must be at least 1")
+			}
 			spec.RateLimitWindow = time.Duration(windowMS) * time.Millisecond
+			spec.ClientID = strings.ToLower(spec.ClientID)
 			if expiresIn < 0 {
 				return fmt.Errorf("--expires-in must be positive")
 			}

@@ -86,10 +86,24 @@ func openStore(cfg *Config) (*db.DB, error) {
 	return db.Open(cfg.DatabasePath(), db.Options{Synchronous: cfg.Synchronous, Now: cfg.Now})
 }
 
-// openCurrentStore opens the database and checks that it is at this binary's
-// schema, as every command but migrate needs.
+// openExistingStore opens the database of the data dir, refusing to create
+// one: a mistyped --data-dir is an error, not a new empty database. The error
+// is os.ErrNotExist (errors.Is) when the database is missing.
+func openExistingStore(cfg *Config) (*db.DB, error) {
+	if _, err := os.Stat(cfg.DatabasePath()); err != nil {
+		if os.IsNotExist(err) {
+			return nil, &os.PathError{Op: "open database", Path: cfg.DatabasePath(),
+				Err: fmt.Errorf("%w (check --data-dir, or run acctapi serve once to create it)", os.ErrNotExist)}
+		}
+		return nil, err
+	}
+	return openStore(cfg)
+}
+
+// openCurrentStore opens the existing database and checks that it is at this
+// binary's schema, as every command but serve and migrate needs.
 func openCurrentStore(cmd *cobra.Command, cfg *Config) (*db.DB, error) {
-	store, err := openStore(cfg)
+	store, err := openExistingStore(cfg)
 	if err != nil {
 		return nil, err
 	}

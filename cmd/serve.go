@@ -29,6 +29,8 @@ differs from this binary's: run acctapi migrate first.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			// After the first signal, a second one stops the process at once.
+			context.AfterFunc(ctx, stop)
 			srv, err := OpenServer(ctx, cfg)
 			if err != nil {
 				return err
@@ -196,6 +198,11 @@ func (s *Server) Run(ctx context.Context) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := s.http.Shutdown(shutdownCtx)
+	if err != nil {
+		// Requests still running past the timeout are cut off, so that Close
+		// does not close the database under them.
+		err = errors.Join(err, s.http.Close())
+	}
 	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}

@@ -91,7 +91,7 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	latest := LatestVersion()
 	switch {
 	case state.Dirty:
-		return fmt.Errorf("database %s: a migration to schema version %d failed half-way; restore the backup written next to it, or fix the schema and run `acctapi migrate`", db.path, state.Version)
+		return fmt.Errorf("database %s: a migration to schema version %d failed half-way; restore the backup written next to it, or fix the schema by hand, then run `acctapi migrate force N` with the version it is at and `acctapi migrate`", db.path, state.Version)
 	case state.Version < latest:
 		return fmt.Errorf("database %s has schema version %d, older than this binary's %d: run `acctapi migrate` first", db.path, state.Version, latest)
 	case state.Version > latest:
@@ -111,6 +111,15 @@ func (db *DB) MigrateDown(n int) error {
 		return fmt.Errorf("migrate down needs a number of steps of at least 1, not %d", n)
 	}
 	return db.migrate(func(m *migrate.Migrate) error { return m.Steps(-n) })
+}
+
+// MigrateForce records the schema as being at version v, clean, without
+// running anything: for after a failed migration was repaired by hand.
+func (db *DB) MigrateForce(v int) error {
+	if v < 0 {
+		return fmt.Errorf("migrate force needs a version of at least 0, not %d", v)
+	}
+	return db.migrate(func(m *migrate.Migrate) error { return m.Force(v) })
 }
 
 // migrate runs step through golang-migrate on a connection of its own, since
