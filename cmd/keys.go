@@ -53,6 +53,21 @@ func toKeyJSON(k *db.APIKey, key string) keyJSON {
 	return out
 }
 
+// openFirmStore opens the current database and finds the deployment's firm,
+// which every keys command acts for.
+func openFirmStore(cmd *cobra.Command, cfg *Config) (*db.DB, *db.Firm, error) {
+	store, err := openCurrentStore(cmd, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	firm, err := store.DeploymentFirm(cmd.Context())
+	if err != nil {
+		store.Close()
+		return nil, nil, fmt.Errorf("%w (start acctapi serve once to set up the firm)", err)
+	}
+	return store, firm, nil
+}
+
 func newKeysCreateCmd(cfg *Config) *cobra.Command {
 	var (
 		spec      auth.KeySpec
@@ -81,15 +96,11 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 				at := time.Now().Add(expiresIn).UTC()
 				spec.ExpiresAt = &at
 			}
-			store, err := openCurrentStore(cmd, cfg)
+			store, firm, err := openFirmStore(cmd, cfg)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			firm, err := store.DeploymentFirm(cmd.Context())
-			if err != nil {
-				return fmt.Errorf("%w (start acctapi serve once to set up the firm)", err)
-			}
 			key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
 			if err != nil {
 				return err
@@ -119,15 +130,11 @@ func newKeysListCmd(cfg *Config) *cobra.Command {
 		Short: "List the firm's API keys (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := openCurrentStore(cmd, cfg)
+			store, firm, err := openFirmStore(cmd, cfg)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			firm, err := store.DeploymentFirm(cmd.Context())
-			if err != nil {
-				return err
-			}
 			keys, err := store.ListAPIKeys(cmd.Context(), firm.ID)
 			if err != nil {
 				return err
@@ -175,15 +182,11 @@ func newKeysRevokeCmd(cfg *Config) *cobra.Command {
 		Short: "Revoke an API key; a running server refuses it within 2 seconds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openCurrentStore(cmd, cfg)
+			store, firm, err := openFirmStore(cmd, cfg)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			firm, err := store.DeploymentFirm(cmd.Context())
-			if err != nil {
-				return err
-			}
 			k, err := store.RevokeAPIKey(cmd.Context(), firm.ID, strings.ToLower(args[0]))
 			if err != nil {
 				return err
