@@ -105,6 +105,24 @@ CREATE TABLE task_asset_files (
     PRIMARY KEY (task_id, file_id)
 ) WITHOUT ROWID;
 
+CREATE TABLE task_counts (
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    scope     TEXT    NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (client_id, scope)
+) WITHOUT ROWID;
+
+CREATE TABLE task_tombstones (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    title      TEXT    NOT NULL,
+    status     INTEGER NOT NULL,
+    due_date   INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    deleted_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
 CREATE TABLE tasks (
     id                    TEXT    NOT NULL PRIMARY KEY,
     client_id             TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -184,13 +202,17 @@ CREATE UNIQUE INDEX roles_firm_custom_name ON roles (firm_id, custom_name) WHERE
 
 CREATE INDEX task_asset_files_file ON task_asset_files (file_id);
 
+CREATE INDEX task_tombstones_deleted ON task_tombstones (deleted_at);
+
 CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
 
-CREATE INDEX tasks_client_due ON tasks (client_id, due_date, id);
+CREATE INDEX tasks_client_due_asc ON tasks (client_id, coalesce(due_date, 9223372036854775807), id);
+
+CREATE INDEX tasks_client_due_desc ON tasks (client_id, coalesce(due_date, -9223372036854775808), id);
 
 CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
 
-CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
+CREATE INDEX tasks_client_title ON tasks (client_id, title COLLATE NOCASE, id);
 
 CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
 
@@ -202,11 +224,13 @@ CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
 
 CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
 
-CREATE INDEX tasks_workspace_due ON tasks (workspace_id, due_date, id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, coalesce(due_date, 9223372036854775807), id);
+
+CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, coalesce(due_date, -9223372036854775808), id);
 
 CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
 
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
+CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title COLLATE NOCASE, id);
 
 CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
 
@@ -229,3 +253,28 @@ CREATE INDEX users_role ON users (role_id);
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 
 CREATE INDEX workspaces_client_created ON workspaces (client_id, created_at, id);
+
+CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
+    UPDATE task_counts SET n = n - 1
+    WHERE client_id = OLD.client_id AND scope IN ('', OLD.workspace_id, OLD.parent_id);
+    DELETE FROM task_counts WHERE client_id = OLD.client_id AND scope = OLD.id;
+    INSERT OR REPLACE INTO task_tombstones (id, client_id, title, status, due_date, created_at, updated_at, deleted_at)
+    VALUES (OLD.id, OLD.client_id, OLD.title, OLD.status, OLD.due_date, OLD.created_at, OLD.updated_at, unixepoch());
+END;
+
+CREATE TRIGGER tasks_after_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO task_counts (client_id, scope, n)
+    VALUES (NEW.client_id, '', 1), (NEW.client_id, NEW.workspace_id, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (client_id, scope, n)
+    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER tasks_after_reparent AFTER UPDATE OF parent_id ON tasks
+WHEN OLD.parent_id IS NOT NEW.parent_id BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE client_id = OLD.client_id AND scope = OLD.parent_id;
+    INSERT INTO task_counts (client_id, scope, n)
+    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;

@@ -192,11 +192,12 @@ func (db *DB) Dump(ctx context.Context) (string, error) {
 	if err := rows.Err(); err != nil {
 		return "", fmt.Errorf("dump schema: %w", err)
 	}
-	// Tables first, then indexes, each by name: the order a reader expects and
-	// one that does not depend on the order of CREATE statements.
+	// Tables, then indexes, then triggers, each by name: the order a reader
+	// expects and one that does not depend on the order of CREATE statements.
+	rank := map[string]int{"table": 0, "index": 1, "view": 2, "trigger": 3}
 	sort.Slice(objects, func(i, j int) bool {
 		if objects[i].kind != objects[j].kind {
-			return objects[i].kind > objects[j].kind
+			return rank[objects[i].kind] < rank[objects[j].kind]
 		}
 		return objects[i].name < objects[j].name
 	})

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -158,6 +159,51 @@ func (api *testAPI) mustMintKey(firmID string, spec auth.KeySpec) string {
 		api.t.Fatal(err)
 	}
 	return key
+}
+
+// exec runs SQL on the test database through a connection of its own: for
+// fixtures (workspaces, folders, files) whose endpoints are not built yet.
+func (api *testAPI) exec(query string, args ...any) {
+	api.t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+api.store.Path()+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	if err != nil {
+		api.t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(query, args...); err != nil {
+		api.t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// mustCreateWorkspace creates a workspace of the client.
+func (api *testAPI) mustCreateWorkspace(clientID, name string) string {
+	api.t.Helper()
+	id := db.NewID()
+	api.exec(`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`, id, clientID, name)
+	return id
+}
+
+// mustCreateFolder creates a folder in a workspace of the client.
+func (api *testAPI) mustCreateFolder(clientID, workspaceID, name string) string {
+	api.t.Helper()
+	id := db.NewID()
+	api.exec(`INSERT INTO folders (id, client_id, workspace_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)`,
+		id, clientID, workspaceID, name)
+	return id
+}
+
+// mustCreateFile creates a file record in a workspace of the client,
+// attached to taskID when it is not "".
+func (api *testAPI) mustCreateFile(clientID, workspaceID, taskID string) string {
+	api.t.Helper()
+	id := db.NewID()
+	var task any
+	if taskID != "" {
+		task = taskID
+	}
+	api.exec(`INSERT INTO files (id, client_id, workspace_id, task_id, name, mimetype, size, sha256, document_date, created_at, updated_at)
+		VALUES (?, ?, ?, ?, 'receipt.pdf', 'application/pdf', 3, x'00', 0, 0, 0)`, id, clientID, workspaceID, task)
+	return id
 }
 
 // loadOpenAPI loads the document the server serves, as a client would, and

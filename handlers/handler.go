@@ -105,6 +105,10 @@ func (h *Handler) routeTable() []route {
 		{http.MethodGet, "/v1/health", endpoint{access: public}, h.health},
 		{http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI},
 		{http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me},
+		{http.MethodGet, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksRead}, h.listTasks},
+		{http.MethodPost, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.createTask},
+		{http.MethodPatch, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.updateTask},
+		{http.MethodDelete, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.deleteTask},
 	}
 }
 

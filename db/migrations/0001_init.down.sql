@@ -3,6 +3,8 @@ DROP TABLE api_keys;
 DROP TABLE task_asset_files;
 DROP TABLE file_labels;
 DROP TABLE files;
+DROP TABLE task_tombstones;
+DROP TABLE task_counts;
 DROP TABLE tasks;
 DROP TABLE labels;
 DROP TABLE folders;

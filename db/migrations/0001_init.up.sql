@@ -132,19 +132,76 @@ CREATE TABLE tasks (
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL
 );
+-- Every list sort is an index walk from the cursor's key (keyset paging):
+-- one index per sort key, within the client and within a workspace. A null
+-- dueDate sorts last in both orders, so its key is the due date with nulls
+-- mapped to the far end that comes last: one key for asc, one for desc.
+-- Titles sort case-insensitively (ASCII), then by id.
 CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
 CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
-CREATE INDEX tasks_client_due ON tasks (client_id, due_date, id);
+CREATE INDEX tasks_client_due_asc ON tasks (client_id, coalesce(due_date, 9223372036854775807), id);
+CREATE INDEX tasks_client_due_desc ON tasks (client_id, coalesce(due_date, -9223372036854775808), id);
 CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
-CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
+CREATE INDEX tasks_client_title ON tasks (client_id, title COLLATE NOCASE, id);
 CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
 CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
-CREATE INDEX tasks_workspace_due ON tasks (workspace_id, due_date, id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, coalesce(due_date, 9223372036854775807), id);
+CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, coalesce(due_date, -9223372036854775808), id);
 CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
+CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title COLLATE NOCASE, id);
 CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
 CREATE INDEX tasks_created_by ON tasks (created_by_id);
 CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
+
+-- Task counts per client (scope ''), per workspace and per parent task (scope
+-- = that id), kept by the triggers below, so that a list's total is one
+-- lookup instead of a count over a million rows.
+CREATE TABLE task_counts (
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    scope     TEXT    NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (client_id, scope)
+) WITHOUT ROWID;
+
+-- The sort keys of deleted tasks, so that a page cursor naming a task that
+-- was deleted meanwhile still continues where that task stood.
+CREATE TABLE task_tombstones (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    title      TEXT    NOT NULL,
+    status     INTEGER NOT NULL,
+    due_date   INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    deleted_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX task_tombstones_deleted ON task_tombstones (deleted_at);
+
+CREATE TRIGGER tasks_after_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO task_counts (client_id, scope, n)
+    VALUES (NEW.client_id, '', 1), (NEW.client_id, NEW.workspace_id, 1)
+    ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO task_counts (client_id, scope, n)
+    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
+-- Runs for subtasks deleted by the cascade too.
+CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
+    UPDATE task_counts SET n = n - 1
+    WHERE client_id = OLD.client_id AND scope IN ('', OLD.workspace_id, OLD.parent_id);
+    DELETE FROM task_counts WHERE client_id = OLD.client_id AND scope = OLD.id;
+    INSERT OR REPLACE INTO task_tombstones (id, client_id, title, status, due_date, created_at, updated_at, deleted_at)
+    VALUES (OLD.id, OLD.client_id, OLD.title, OLD.status, OLD.due_date, OLD.created_at, OLD.updated_at, unixepoch());
+END;
+
+CREATE TRIGGER tasks_after_reparent AFTER UPDATE OF parent_id ON tasks
+WHEN OLD.parent_id IS NOT NEW.parent_id BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE client_id = OLD.client_id AND scope = OLD.parent_id;
+    INSERT INTO task_counts (client_id, scope, n)
+    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 
 CREATE TABLE files (
     id            TEXT    NOT NULL PRIMARY KEY,

@@ -1,0 +1,186 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// PageRequest asks for one page of a list.
+type PageRequest struct {
+	Limit int
+	// Cursor is the id of the first item of the page; "" for the first page.
+	Cursor string
+	// Sort names one of the list's sort keys.
+	Sort string
+	Desc bool
+}
+
+// Page is one page of a list, in the list's order.
+type Page[T any] struct {
+	Items []T
+	Limit int
+	// Total counts every item that matches the list's filters.
+	Total int
+	// NextCursor is the id of the first item of the next page, nil on the last.
+	NextCursor *string
+	// PreviousCursor is the id of the first item of the previous page, nil on the first.
+	PreviousCursor *string
+}
+
+// list describes a paginated list to the engine: where its rows are, which
+// of them belong to the tenant and match the filters, and how they may be
+// sorted. The engine pages by keyset: a page starts at the cursor's sort key
+// and walks an index from there, so that page 10,000 costs what page 1 does.
+type list struct {
+	table   string
+	columns string // the select list scan reads; must include no joins
+	// tenant finds the rows of the tenant, in table and in tombstones.
+	tenant condition
+	// where restricts the page queries: the tenant and the filters, AND-ed.
+	where []condition
+	sorts map[string]sortKey
+	// tombstones is a table holding the id, tenant and sort columns of deleted
+	// rows, so that a cursor naming a deleted row still finds its place; "" if
+	// the list's rows are never deleted.
+	tombstones string
+	// total counts the matching rows; nil counts them with where.
+	total func(ctx context.Context, tx *sql.Tx) (int, error)
+}
+
+// condition is a piece of SQL with its arguments.
+type condition struct {
+	sql  string
+	args []any
+}
+
+// sortKey orders a list: the expression whose value orders the rows in
+// ascending and in descending order (they differ where nulls must come last
+// both ways), ties broken by id in the same direction. Each expression must
+// be written exactly as in the index that serves it.
+type sortKey struct {
+	asc, desc string
+}
+
+// column is a sort key on a column that is never null.
+func column(name string) sortKey { return sortKey{asc: name, desc: name} }
+
+// scanner is a row or rows.
+type scanner interface{ Scan(...any) error }
+
+// paginate returns the page req asks for. scan reads one row of l.columns and
+// returns the item with its id. Returns EINVALIDCURSOR for a cursor that
+// names no row of the tenant, live or deleted.
+func paginate[T any](ctx context.Context, tx *sql.Tx, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
+	key, ok := l.sorts[req.Sort]
+	if !ok {
+		return nil, fmt.Errorf("list %s has no sort %q", l.table, req.Sort)
+	}
+	expr, dir, reverse, from, before := key.asc, "ASC", "DESC", ">=", "<"
+	if req.Desc {
+		expr, dir, reverse, from, before = key.desc, "DESC", "ASC", "<=", ">"
+	}
+	var where []string
+	var args []any
+	for _, c := range l.where {
+		where = append(where, c.sql)
+		args = append(args, c.args...)
+	}
+	filter := strings.Join(where, " AND ")
+
+	var cursorKey []any
+	if req.Cursor != "" {
+		var err error
+		if cursorKey, err = findCursor(ctx, tx, l, expr, req.Cursor); err != nil {
+			return nil, err
+		}
+	}
+
+	query := "SELECT " + l.columns + " FROM " + l.table + " WHERE " + filter
+	pageArgs := append([]any(nil), args...)
+	if cursorKey != nil {
+		query += " AND (" + expr + ", id) " + from + " (?, ?)"
+		pageArgs = append(pageArgs, cursorKey...)
+	}
+	query += " ORDER BY " + expr + " " + dir + ", id " + dir + " LIMIT ?"
+	pageArgs = append(pageArgs, req.Limit+1)
+	rows, err := tx.QueryContext(ctx, query, pageArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", l.table, err)
+	}
+	defer rows.Close()
+	page := &Page[T]{Items: make([]T, 0, req.Limit), Limit: req.Limit}
+	for rows.Next() {
+		item, id, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		if len(page.Items) == req.Limit {
+			page.NextCursor = &id
+			break
+		}
+		page.Items = append(page.Items, item)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list %s: %w", l.table, err)
+	}
+	rows.Close()
+
+	// The previous page is the limit rows before the cursor's place; its
+	// first item is the farthest of them.
+	if cursorKey != nil {
+		query := "SELECT id FROM " + l.table + " WHERE " + filter + " AND (" + expr + ", id) " + before + " (?, ?)" +
+			" ORDER BY " + expr + " " + reverse + ", id " + reverse + " LIMIT ?"
+		prevArgs := append(append(append([]any(nil), args...), cursorKey...), req.Limit)
+		var first string
+		rows, err := tx.QueryContext(ctx, query, prevArgs...)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", l.table, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := rows.Scan(&first); err != nil {
+				return nil, fmt.Errorf("list %s: %w", l.table, err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("list %s: %w", l.table, err)
+		}
+		if first != "" {
+			page.PreviousCursor = &first
+		}
+	}
+
+	if l.total != nil {
+		page.Total, err = l.total(ctx, tx)
+	} else {
+		err = tx.QueryRowContext(ctx, "SELECT count(*) FROM "+l.table+" WHERE "+filter, args...).Scan(&page.Total)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("count %s: %w", l.table, err)
+	}
+	return page, nil
+}
+
+// findCursor returns the sort key and id of the cursor's row, or of its
+// tombstone when it was deleted.
+func findCursor(ctx context.Context, tx *sql.Tx, l list, expr, id string) ([]any, error) {
+	query := "SELECT " + expr + ", id FROM " + l.table + " WHERE " + l.tenant.sql + " AND id = ?"
+	args := append(append([]any(nil), l.tenant.args...), id)
+	if l.tombstones != "" {
+		query += " UNION ALL SELECT " + expr + ", id FROM " + l.tombstones + " WHERE " + l.tenant.sql + " AND id = ?"
+		args = append(append(args, l.tenant.args...), id)
+	}
+	var value any
+	var found string
+	err := tx.QueryRowContext(ctx, query+" LIMIT 1", args...).Scan(&value, &found)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &Error{Code: EINVALIDCURSOR, Message: "the cursor names no item of this list", Path: []any{"query", "cursor"}}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find cursor: %w", err)
+	}
+	return []any{value, found}, nil
+}

@@ -1,0 +1,439 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// TaskStatuses are the task statuses in life-cycle order: the order a status
+// sort follows. The stored status is the index in this list.
+var TaskStatuses = []string{"OPEN", "IN_PROGRESS", "IN_REVIEW", "ACCEPTED", "DECLINED"}
+
+// Actor types of a task's creator.
+const (
+	ActorUser   = "USER"
+	ActorSystem = "SYSTEM"
+	ActorAI     = "AI"
+	ActorAPI    = "API"
+)
+
+// Task is a task of a client's workspace.
+type Task struct {
+	ID                  string
+	ClientID            string
+	WorkspaceID         string
+	ParentID            *string
+	Title               string
+	Text                *string
+	Status              string
+	DueDate             *time.Time
+	CreatedByID         *string
+	ActorType           string
+	DestinationFolderID *string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// TaskCreate holds the fields of a new task.
+type TaskCreate struct {
+	WorkspaceID string
+	Title       string
+	Text        *string
+	DueDate     *time.Time
+	ParentID    *string
+	ActorType   string  // ActorAPI when ""
+	CreatedByID *string // nil for tasks created with an API key
+}
+
+// Update is one field of a partial update: the field changes only when Set,
+// and a Set field with a nil Value is cleared.
+type Update[T any] struct {
+	Set   bool
+	Value *T
+}
+
+// TaskUpdate holds the fields a task update may change.
+type TaskUpdate struct {
+	Title               Update[string]
+	Text                Update[string]
+	Status              Update[string]
+	DueDate             Update[time.Time]
+	DestinationFolderID Update[string]
+	ParentID            Update[string]
+	// AssetFileIDs replaces the files attached to the task when Set.
+	AssetFileIDs Update[[]string]
+}
+
+// TaskFilter narrows a task list; empty fields do not filter.
+type TaskFilter struct {
+	WorkspaceID string
+	ParentID    string
+}
+
+// TaskSorts are the sorts a task list accepts.
+var TaskSorts = []string{"createdAt", "updatedAt", "dueDate", "status", "title"}
+
+var taskSortKeys = map[string]sortKey{
+	"createdAt": column("created_at"),
+	"updatedAt": column("updated_at"),
+	"dueDate":   {asc: "coalesce(due_date, 9223372036854775807)", desc: "coalesce(due_date, -9223372036854775808)"},
+	"status":    column("status"),
+	"title":     column("title COLLATE NOCASE"),
+}
+
+const taskColumns = `id, client_id, workspace_id, parent_id, title, text, status, due_date,
+	created_by_id, actor_type, destination_folder_id, created_at, updated_at`
+
+// tombstoneLifetime is how long a deleted task's place is kept for cursors.
+const tombstoneLifetime = 30 * 24 * time.Hour
+
+// CreateTask creates a task in a workspace of the client. Returns ENOTFOUND
+// when the workspace is not the client's, or the parent not a task of that
+// workspace.
+func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*Task, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID, "workspaceId"); err != nil {
+		return nil, err
+	}
+	if in.ParentID != nil {
+		if err := findTaskInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, "parentId", "parent task"); err != nil {
+			return nil, err
+		}
+	}
+	now := db.now().UTC().Truncate(time.Second)
+	t := &Task{
+		ID: NewID(), ClientID: clientID, WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
+		Title: in.Title, Text: in.Text, Status: TaskStatuses[0], DueDate: truncate(in.DueDate),
+		CreatedByID: in.CreatedByID, ActorType: in.ActorType, CreatedAt: now, UpdatedAt: now,
+	}
+	if t.ActorType == "" {
+		t.ActorType = ActorAPI
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, NULL, ?, ?)`,
+		t.ID, clientID, t.WorkspaceID, t.ParentID, t.Title, t.Text, unixPtr(t.DueDate),
+		t.CreatedByID, t.ActorType, unix(now), unix(now)); err != nil {
+		return nil, fmt.Errorf("create task: %w", err)
+	}
+	return t, tx.Commit()
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findTask(ctx context.Context, q querier, clientID, id string) (*Task, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE client_id = ? AND id = ?`, clientID, id)
+	t, _, err := scanTask(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENOTFOUND, "task %s not found", id)
+	}
+	return t, err
+}
+
+// UpdateTask changes the fields of the client's task that u sets. Returns
+// ENOTFOUND for a task, folder, parent or file that is not the client's (or
+// not in the task's workspace), and EINVALID for a parent that would make the
+// task its own ancestor.
+func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate) (*Task, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	t, err := findTask(ctx, tx, clientID, id)
+	if err != nil {
+		return nil, err
+	}
+	if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
+		if err := findFolder(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value); err != nil {
+			return nil, err
+		}
+	}
+	if u.ParentID.Set && u.ParentID.Value != nil {
+		if err := checkParent(ctx, tx, clientID, t, *u.ParentID.Value); err != nil {
+			return nil, err
+		}
+	}
+	if u.AssetFileIDs.Set {
+		if err := replaceAssetFiles(ctx, tx, clientID, t, *u.AssetFileIDs.Value); err != nil {
+			return nil, err
+		}
+	}
+
+	apply(u.Title, func(v *string) { t.Title = *v })
+	apply(u.Text, func(v *string) { t.Text = v })
+	apply(u.Status, func(v *string) { t.Status = *v })
+	apply(u.DueDate, func(v *time.Time) { t.DueDate = truncate(v) })
+	apply(u.DestinationFolderID, func(v *string) { t.DestinationFolderID = v })
+	apply(u.ParentID, func(v *string) { t.ParentID = v })
+	t.UpdatedAt = db.now().UTC().Truncate(time.Second)
+
+	status := statusRank(t.Status)
+	if status < 0 {
+		return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Path: []any{"status"}}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, text = ?, status = ?, due_date = ?,
+		destination_folder_id = ?, parent_id = ?, updated_at = ?
+		WHERE client_id = ? AND id = ?`,
+		t.Title, t.Text, status, unixPtr(t.DueDate), t.DestinationFolderID, t.ParentID, unix(t.UpdatedAt),
+		clientID, id); err != nil {
+		return nil, fmt.Errorf("update task: %w", err)
+	}
+	return t, tx.Commit()
+}
+
+func apply[T any](u Update[T], set func(*T)) {
+	if u.Set {
+		set(u.Value)
+	}
+}
+
+// checkParent checks that parentID is a task of t's workspace that is
+// neither t nor one of its descendants.
+func checkParent(ctx context.Context, tx *sql.Tx, clientID string, t *Task, parentID string) error {
+	if err := findTaskInWorkspace(ctx, tx, clientID, t.WorkspaceID, parentID, "parentId", "parent task"); err != nil {
+		return err
+	}
+	var cycle bool
+	err := tx.QueryRowContext(ctx, `
+		WITH RECURSIVE ancestors(id) AS (
+			SELECT ?
+			UNION
+			SELECT tasks.parent_id FROM tasks JOIN ancestors ON tasks.id = ancestors.id
+			WHERE tasks.client_id = ? AND tasks.parent_id IS NOT NULL
+		)
+		SELECT EXISTS (SELECT 1 FROM ancestors WHERE id = ?)`, parentID, clientID, t.ID).Scan(&cycle)
+	if err != nil {
+		return fmt.Errorf("check task parent: %w", err)
+	}
+	if cycle {
+		return &Error{Code: EINVALID, Path: []any{"parentId"},
+			Message: "a task cannot be its own parent or the subtask of one of its subtasks"}
+	}
+	return nil
+}
+
+// replaceAssetFiles makes fileIDs, all files of t's workspace, the files
+// attached to t.
+func replaceAssetFiles(ctx context.Context, tx *sql.Tx, clientID string, t *Task, fileIDs []string) error {
+	if len(fileIDs) > 0 {
+		args := []any{clientID, t.WorkspaceID}
+		for _, id := range fileIDs {
+			args = append(args, id)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM files WHERE client_id = ? AND workspace_id = ?
+			AND id IN (`+placeholders(len(fileIDs))+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("find asset files: %w", err)
+		}
+		defer rows.Close()
+		found := map[string]bool{}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("find asset files: %w", err)
+			}
+			found[id] = true
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("find asset files: %w", err)
+		}
+		for i, id := range fileIDs {
+			if !found[id] {
+				return &Error{Code: ENOTFOUND, Path: []any{"assetFileIds", i}, Message: "file " + id + " not found"}
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM task_asset_files WHERE task_id = ?`, t.ID); err != nil {
+		return fmt.Errorf("replace asset files: %w", err)
+	}
+	for _, id := range fileIDs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_asset_files (task_id, file_id) VALUES (?, ?)`, t.ID, id); err != nil {
+			return fmt.Errorf("replace asset files: %w", err)
+		}
+	}
+	return nil
+}
+
+// DeleteTask deletes the client's task with its subtasks, and returns it.
+// Files keep their record and bytes and lose their link to the deleted
+// tasks. Returns ENOTFOUND.
+func (db *DB) DeleteTask(ctx context.Context, clientID, id string) (*Task, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	t, err := findTask(ctx, tx, clientID, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
+		return nil, fmt.Errorf("delete task: %w", err)
+	}
+	expired := unix(db.now().Add(-tombstoneLifetime))
+	if _, err := tx.ExecContext(ctx, `DELETE FROM task_tombstones WHERE client_id = ? AND deleted_at < ?`, clientID, expired); err != nil {
+		return nil, fmt.Errorf("prune task tombstones: %w", err)
+	}
+	return t, tx.Commit()
+}
+
+// ListTasks returns a page of the client's tasks.
+func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req PageRequest) (*Page[*Task], error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	// With a filter, the tenant is written +client_id so that SQLite walks the
+	// narrower workspace or parent index instead of the client's.
+	tenant := "client_id = ?"
+	where := []condition{{tenant, []any{clientID}}}
+	countScope, countArgs := "", []any{}
+	switch {
+	case f.ParentID != "":
+		where = []condition{{"+client_id = ?", []any{clientID}}, {"parent_id = ?", []any{f.ParentID}}}
+		countScope = f.ParentID
+		if f.WorkspaceID != "" {
+			// A task's subtasks are all in its workspace: the parent decides.
+			where = append(where, condition{"workspace_id = ?", []any{f.WorkspaceID}})
+			countArgs = []any{f.ParentID, f.WorkspaceID}
+		}
+	case f.WorkspaceID != "":
+		where = []condition{{"+client_id = ?", []any{clientID}}, {"workspace_id = ?", []any{f.WorkspaceID}}}
+		countScope = f.WorkspaceID
+	}
+	l := list{
+		table:      "tasks",
+		columns:    taskColumns,
+		tenant:     condition{tenant, []any{clientID}},
+		where:      where,
+		sorts:      taskSortKeys,
+		tombstones: "task_tombstones",
+		total: func(ctx context.Context, tx *sql.Tx) (int, error) {
+			query := `SELECT coalesce((SELECT n FROM task_counts WHERE client_id = ? AND scope = ?), 0)`
+			args := []any{clientID, countScope}
+			if len(countArgs) > 0 {
+				query = `SELECT coalesce((SELECT n FROM task_counts WHERE client_id = ? AND scope = ?
+					AND EXISTS (SELECT 1 FROM tasks WHERE client_id = ? AND id = ? AND workspace_id = ?)), 0)`
+				args = append(args, clientID, countArgs[0], countArgs[1])
+			}
+			var n int
+			err := tx.QueryRowContext(ctx, query, args...).Scan(&n)
+			return n, err
+		},
+	}
+	return paginate(ctx, tx, l, req, func(s scanner) (*Task, string, error) {
+		t, _, err := scanTask(s)
+		if err != nil {
+			return nil, "", err
+		}
+		return t, t.ID, nil
+	})
+}
+
+func scanTask(row scanner) (*Task, string, error) {
+	var t Task
+	var parent, text, createdBy, folder sql.NullString
+	var due sql.NullInt64
+	var status int
+	var created, updated int64
+	if err := row.Scan(&t.ID, &t.ClientID, &t.WorkspaceID, &parent, &t.Title, &text, &status, &due,
+		&createdBy, &t.ActorType, &folder, &created, &updated); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("scan task: %w", err)
+	}
+	if status < 0 || status >= len(TaskStatuses) {
+		return nil, "", fmt.Errorf("scan task %s: status %d out of range", t.ID, status)
+	}
+	t.Status = TaskStatuses[status]
+	t.ParentID, t.Text, t.CreatedByID, t.DestinationFolderID = nullString(parent), nullString(text), nullString(createdBy), nullString(folder)
+	t.DueDate = nullTime(due)
+	t.CreatedAt, t.UpdatedAt = fromUnix(created), fromUnix(updated)
+	return &t, t.ID, nil
+}
+
+func statusRank(status string) int {
+	for i, s := range TaskStatuses {
+		if s == status {
+			return i
+		}
+	}
+	return -1
+}
+
+// findWorkspace checks that the workspace is the client's.
+func findWorkspace(ctx context.Context, q querier, clientID, id, field string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM workspaces WHERE client_id = ? AND id = ?`, clientID, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &Error{Code: ENOTFOUND, Path: []any{field}, Message: "workspace " + id + " not found"}
+	}
+	if err != nil {
+		return fmt.Errorf("find workspace: %w", err)
+	}
+	return nil
+}
+
+// findTaskInWorkspace checks that the task is the client's and in the workspace.
+func findTaskInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id, field, what string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM tasks WHERE client_id = ? AND workspace_id = ? AND id = ?`,
+		clientID, workspaceID, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &Error{Code: ENOTFOUND, Path: []any{field}, Message: what + " " + id + " not found in the task's workspace"}
+	}
+	if err != nil {
+		return fmt.Errorf("find %s: %w", what, err)
+	}
+	return nil
+}
+
+// findFolder checks that the folder is the client's and in the workspace.
+func findFolder(ctx context.Context, q querier, clientID, workspaceID, id string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM folders WHERE client_id = ? AND workspace_id = ? AND id = ?`,
+		clientID, workspaceID, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &Error{Code: ENOTFOUND, Path: []any{"destinationFolderId"}, Message: "folder " + id + " not found in the task's workspace"}
+	}
+	if err != nil {
+		return fmt.Errorf("find folder: %w", err)
+	}
+	return nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func truncate(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.UTC().Truncate(time.Second)
+	return &v
+}
+
+func unixPtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := unix(*t)
+	return &v
+}

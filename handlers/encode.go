@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"time"
+
+	"acctapi/db"
+)
+
+// timestamp is a time as the API writes it: YYYY-MM-DDTHH:MM:SSZ, UTC.
+type timestamp time.Time
+
+const timestampLayout = "2006-01-02T15:04:05Z"
+
+func (t timestamp) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(timestampLayout)+2)
+	b = append(b, '"')
+	b = time.Time(t).UTC().AppendFormat(b, timestampLayout)
+	return append(b, '"'), nil
+}
+
+func timestampPtr(t *time.Time) *timestamp {
+	if t == nil {
+		return nil
+	}
+	ts := timestamp(*t)
+	return &ts
+}
+
+// listResponse is the envelope of every paginated list.
+type listResponse[T any] struct {
+	Data       []T        `json:"data"`
+	Pagination pagination `json:"pagination"`
+}
+
+type pagination struct {
+	Limit          int     `json:"limit"`
+	Total          int     `json:"total"`
+	NextCursor     *string `json:"nextCursor"`
+	PreviousCursor *string `json:"previousCursor"`
+}
+
+// newListResponse encodes a page with convert applied to each item.
+func newListResponse[T, R any](page *db.Page[T], convert func(T) R) listResponse[R] {
+	data := make([]R, len(page.Items))
+	for i, item := range page.Items {
+		data[i] = convert(item)
+	}
+	return listResponse[R]{Data: data, Pagination: pagination{
+		Limit: page.Limit, Total: page.Total, NextCursor: page.NextCursor, PreviousCursor: page.PreviousCursor,
+	}}
+}
+
+// Defaults and bounds of the list query parameters.
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+var orders = []string{"asc", "desc"}
+
+// pageRequest reads limit, cursor, sort and order from the query.
+func pageRequest(q *Query, sorts []string) db.PageRequest {
+	return db.PageRequest{
+		Limit:  q.Int("limit", 1, maxLimit, defaultLimit),
+		Cursor: q.ID("cursor"),
+		Sort:   q.Enum("sort", sorts, "createdAt"),
+		Desc:   q.Enum("order", orders, "desc") == "desc",
+	}
+}
+
+// update turns a decoded body field into a store update.
+func update[T any](f Field[T]) db.Update[T] {
+	if !f.Set {
+		return db.Update[T]{}
+	}
+	if f.Null {
+		return db.Update[T]{Set: true}
+	}
+	v := f.Value
+	return db.Update[T]{Set: true, Value: &v}
+}
+
+// optional returns a pointer to a set, non-null field's value, else nil.
+func optional[T any](f Field[T]) *T {
+	if !f.Set || f.Null {
+		return nil
+	}
+	v := f.Value
+	return &v
+}

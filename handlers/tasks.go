@@ -1,0 +1,134 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/db"
+)
+
+// Limits on task fields, documented in the OpenAPI document.
+const (
+	maxTaskTitle = 500
+	maxTaskText  = 100_000
+)
+
+// taskResponse is the Task of SPEC.md: every field present, null where empty.
+type taskResponse struct {
+	ID                  string     `json:"id"`
+	Title               string     `json:"title"`
+	Text                *string    `json:"text"`
+	Status              string     `json:"status"`
+	DueDate             *timestamp `json:"dueDate"`
+	WorkspaceID         string     `json:"workspaceId"`
+	CreatedByID         *string    `json:"createdById"`
+	ActorType           string     `json:"actorType"`
+	ParentID            *string    `json:"parentId"`
+	DestinationFolderID *string    `json:"destinationFolderId"`
+	CreatedAt           timestamp  `json:"createdAt"`
+	UpdatedAt           timestamp  `json:"updatedAt"`
+}
+
+func newTaskResponse(t *db.Task) taskResponse {
+	return taskResponse{
+		ID: t.ID, Title: t.Title, Text: t.Text, Status: t.Status, DueDate: timestampPtr(t.DueDate),
+		WorkspaceID: t.WorkspaceID, CreatedByID: t.CreatedByID, ActorType: t.ActorType,
+		ParentID: t.ParentID, DestinationFolderID: t.DestinationFolderID,
+		CreatedAt: timestamp(t.CreatedAt), UpdatedAt: timestamp(t.UpdatedAt),
+	}
+}
+
+var taskTitle = StringRule{Trim: true, Min: 1, Max: maxTaskTitle}
+
+// listTasks answers GET /v1/tasks.
+func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	q := v.Query(r.URL.Query())
+	filter := db.TaskFilter{WorkspaceID: q.ID("workspaceId"), ParentID: q.ID("parentId")}
+	req := pageRequest(q, db.TaskSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListTasks(r.Context(), stateOf(r).client.ID, filter, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newTaskResponse))
+}
+
+// createTask answers POST /v1/tasks.
+func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	title := body.String("title", StringRule{Required: true, Trim: taskTitle.Trim, Min: taskTitle.Min, Max: taskTitle.Max})
+	workspaceID := body.ID("workspaceId", true, false)
+	text := body.String("text", StringRule{Max: maxTaskText})
+	due := body.Time("dueDate", false, false)
+	parentID := body.ID("parentId", false, false)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	task, err := h.store.CreateTask(r.Context(), stateOf(r).client.ID, db.TaskCreate{
+		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
+		DueDate: optional(due), ParentID: optional(parentID),
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newTaskResponse(task))
+}
+
+// updateTask answers PATCH /v1/tasks/{id}.
+func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u := db.TaskUpdate{
+		Title:               update(body.String("title", taskTitle)),
+		Text:                update(body.String("text", StringRule{Max: maxTaskText})),
+		DueDate:             update(body.Time("dueDate", false, true)),
+		Status:              update(body.Enum("status", db.TaskStatuses, false, false)),
+		DestinationFolderID: update(body.ID("destinationFolderId", false, true)),
+		AssetFileIDs:        update(body.IDs("assetFileIds", false)),
+		ParentID:            update(body.ID("parentId", false, true)),
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	task, err := h.store.UpdateTask(r.Context(), stateOf(r).client.ID, id, u)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newTaskResponse(task))
+}
+
+// deleteTask answers DELETE /v1/tasks/{id}.
+func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	task, err := h.store.DeleteTask(r.Context(), stateOf(r).client.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newTaskResponse(task))
+}
