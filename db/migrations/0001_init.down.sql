@@ -1,3 +1,6 @@
+DROP TRIGGER tasks_after_reparent;
+DROP TRIGGER tasks_after_delete;
+DROP TRIGGER tasks_after_insert;
 DROP TABLE settings;
 DROP TABLE api_keys;
 DROP TABLE task_asset_files;
