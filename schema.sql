@@ -115,9 +115,11 @@ CREATE TABLE task_counts (
 CREATE TABLE task_tombstones (
     id         TEXT    NOT NULL PRIMARY KEY,
     client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    title      TEXT    NOT NULL,
+    title      TEXT    NOT NULL COLLATE NOCASE,
     status     INTEGER NOT NULL,
     due_date   INTEGER,
+    due_asc    INTEGER GENERATED ALWAYS AS (coalesce(due_date, 9223372036854775807)) VIRTUAL,
+    due_desc   INTEGER GENERATED ALWAYS AS (coalesce(due_date, -9223372036854775808)) VIRTUAL,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     deleted_at INTEGER NOT NULL
@@ -128,10 +130,12 @@ CREATE TABLE tasks (
     client_id             TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id          TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     parent_id             TEXT             REFERENCES tasks (id) ON DELETE CASCADE,
-    title                 TEXT    NOT NULL,
+    title                 TEXT    NOT NULL COLLATE NOCASE,
     text                  TEXT,
     status                INTEGER NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),
     due_date              INTEGER,
+    due_asc               INTEGER GENERATED ALWAYS AS (coalesce(due_date, 9223372036854775807)) VIRTUAL,
+    due_desc              INTEGER GENERATED ALWAYS AS (coalesce(due_date, -9223372036854775808)) VIRTUAL,
     created_by_id         TEXT             REFERENCES users (id) ON DELETE SET NULL,
     actor_type            TEXT    NOT NULL CHECK (actor_type IN ('USER', 'SYSTEM', 'AI', 'API')),
     destination_folder_id TEXT             REFERENCES folders (id) ON DELETE SET NULL,
@@ -206,13 +210,13 @@ CREATE INDEX task_tombstones_deleted ON task_tombstones (deleted_at);
 
 CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
 
-CREATE INDEX tasks_client_due_asc ON tasks (client_id, coalesce(due_date, 9223372036854775807), id);
+CREATE INDEX tasks_client_due_asc ON tasks (client_id, due_asc, id);
 
-CREATE INDEX tasks_client_due_desc ON tasks (client_id, coalesce(due_date, -9223372036854775808), id);
+CREATE INDEX tasks_client_due_desc ON tasks (client_id, due_desc, id);
 
 CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
 
-CREATE INDEX tasks_client_title ON tasks (client_id, title COLLATE NOCASE, id);
+CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
 
 CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
 
@@ -224,13 +228,13 @@ CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
 
 CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
 
-CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, coalesce(due_date, 9223372036854775807), id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, due_asc, id);
 
-CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, coalesce(due_date, -9223372036854775808), id);
+CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, due_desc, id);
 
 CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
 
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title COLLATE NOCASE, id);
+CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
 
 CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
 

@@ -58,8 +58,9 @@ type condition struct {
 
 // sortKey orders a list: the expression whose value orders the rows in
 // ascending and in descending order (they differ where nulls must come last
-// both ways), ties broken by id in the same direction. Each expression must
-// be written exactly as in the index that serves it.
+// both ways), ties broken by id in the same direction. Each must be a column
+// (generated, where an expression is needed): SQLite turns a row-value range
+// on columns into an index range, but not one on expressions.
 type sortKey struct {
 	asc, desc string
 }

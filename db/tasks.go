@@ -80,9 +80,9 @@ var TaskSorts = []string{"createdAt", "updatedAt", "dueDate", "status", "title"}
 var taskSortKeys = map[string]sortKey{
 	"createdAt": column("created_at"),
 	"updatedAt": column("updated_at"),
-	"dueDate":   {asc: "coalesce(due_date, 9223372036854775807)", desc: "coalesce(due_date, -9223372036854775808)"},
+	"dueDate":   {asc: "due_asc", desc: "due_desc"},
 	"status":    column("status"),
-	"title":     column("title COLLATE NOCASE"),
+	"title":     column("title"),
 }
 
 const taskColumns = `id, client_id, workspace_id, parent_id, title, text, status, due_date,

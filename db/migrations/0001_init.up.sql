@@ -116,16 +116,22 @@ CREATE TABLE labels (
 CREATE INDEX labels_workspace_created ON labels (workspace_id, created_at, id);
 
 -- status holds the life-cycle rank (0 OPEN, 1 IN_PROGRESS, 2 IN_REVIEW,
--- 3 ACCEPTED, 4 DECLINED) so that sorting by status is an index walk.
+-- 3 ACCEPTED, 4 DECLINED) so that sorting by status is an index walk. Titles
+-- compare case-insensitively (ASCII). A null due date sorts last in both
+-- orders: due_asc and due_desc are the due date with null mapped to the end
+-- that comes last, as columns (not expressions) so that a page's row-value
+-- range (due_asc, id) >= (?, ?) is an index range.
 CREATE TABLE tasks (
     id                    TEXT    NOT NULL PRIMARY KEY,
     client_id             TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id          TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     parent_id             TEXT             REFERENCES tasks (id) ON DELETE CASCADE,
-    title                 TEXT    NOT NULL,
+    title                 TEXT    NOT NULL COLLATE NOCASE,
     text                  TEXT,
     status                INTEGER NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),
     due_date              INTEGER,
+    due_asc               INTEGER GENERATED ALWAYS AS (coalesce(due_date, 9223372036854775807)) VIRTUAL,
+    due_desc              INTEGER GENERATED ALWAYS AS (coalesce(due_date, -9223372036854775808)) VIRTUAL,
     created_by_id         TEXT             REFERENCES users (id) ON DELETE SET NULL,
     actor_type            TEXT    NOT NULL CHECK (actor_type IN ('USER', 'SYSTEM', 'AI', 'API')),
     destination_folder_id TEXT             REFERENCES folders (id) ON DELETE SET NULL,
@@ -133,22 +139,19 @@ CREATE TABLE tasks (
     updated_at            INTEGER NOT NULL
 );
 -- Every list sort is an index walk from the cursor's key (keyset paging):
--- one index per sort key, within the client and within a workspace. A null
--- dueDate sorts last in both orders, so its key is the due date with nulls
--- mapped to the far end that comes last: one key for asc, one for desc.
--- Titles sort case-insensitively (ASCII), then by id.
+-- one index per sort key, within the client and within a workspace.
 CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
 CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
-CREATE INDEX tasks_client_due_asc ON tasks (client_id, coalesce(due_date, 9223372036854775807), id);
-CREATE INDEX tasks_client_due_desc ON tasks (client_id, coalesce(due_date, -9223372036854775808), id);
+CREATE INDEX tasks_client_due_asc ON tasks (client_id, due_asc, id);
+CREATE INDEX tasks_client_due_desc ON tasks (client_id, due_desc, id);
 CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
-CREATE INDEX tasks_client_title ON tasks (client_id, title COLLATE NOCASE, id);
+CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
 CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
 CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
-CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, coalesce(due_date, 9223372036854775807), id);
-CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, coalesce(due_date, -9223372036854775808), id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, due_asc, id);
+CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, due_desc, id);
 CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title COLLATE NOCASE, id);
+CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
 CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
 CREATE INDEX tasks_created_by ON tasks (created_by_id);
 CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
@@ -168,9 +171,11 @@ CREATE TABLE task_counts (
 CREATE TABLE task_tombstones (
     id         TEXT    NOT NULL PRIMARY KEY,
     client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    title      TEXT    NOT NULL,
+    title      TEXT    NOT NULL COLLATE NOCASE,
     status     INTEGER NOT NULL,
     due_date   INTEGER,
+    due_asc    INTEGER GENERATED ALWAYS AS (coalesce(due_date, 9223372036854775807)) VIRTUAL,
+    due_desc   INTEGER GENERATED ALWAYS AS (coalesce(due_date, -9223372036854775808)) VIRTUAL,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     deleted_at INTEGER NOT NULL
