@@ -13,8 +13,9 @@ type Demo struct {
 }
 
 // SeedDemo fills the firm with a demo client, its workspace, a client user and
-// an accountant user who are both members. It does nothing and returns nil,
-// nil when the firm already has clients.
+// an accountant user who are both members, and tasks (with subtasks, due
+// dates and every status) the accountant user created. It does nothing and
+// returns nil, nil when the firm already has clients.
 func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -32,10 +33,11 @@ func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 	now := unix(db.now().UTC().Truncate(time.Second))
 	demo := &Demo{ClientID: NewID(), WorkspaceID: NewID()}
 	clientUser, accountantUser := NewID(), NewID()
-	statements := []struct {
+	type statement struct {
 		sql  string
 		args []any
-	}{
+	}
+	statements := []statement{
 		{`INSERT INTO clients (id, firm_id, name, slug, type, legal_name, address_line1, address_city,
 			address_postal_code, address_country_code, created_at, updated_at)
 			VALUES (?, ?, 'Müller & Söhne', ?, 'legal_person', 'Müller & Söhne GmbH', 'Hauptstraße 1', 'Berlin', '10115', 'DE', ?, ?)`,
@@ -51,6 +53,28 @@ func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 		{`INSERT INTO workspace_members (workspace_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
 			[]any{demo.WorkspaceID, clientUser, now, now, demo.WorkspaceID, accountantUser, now, now}},
 	}
+	day := int64(24 * 60 * 60)
+	statementsID, annualID := NewID(), NewID()
+	tasks := []struct {
+		id, title string
+		parent    *string
+		status    int
+		due       *int64
+	}{
+		{statementsID, "Upload bank statements for Q3", nil, 1, ptr(now + 7*day)},
+		{NewID(), "Sparkasse business account", &statementsID, 3, ptr(now + 7*day)},
+		{NewID(), "N26 credit card", &statementsID, 0, nil},
+		{annualID, "Review draft annual accounts 2026", nil, 2, ptr(now + 14*day)},
+		{NewID(), "Confirm inventory count", &annualID, 0, ptr(now + 10*day)},
+		{NewID(), "Sign engagement letter", nil, 3, nil},
+		{NewID(), "Receipts for travel expenses in May", nil, 4, ptr(now - 3*day)},
+		{NewID(), "Answer the tax office's query", nil, 0, nil},
+	}
+	for _, t := range tasks {
+		statements = append(statements, statement{`INSERT INTO tasks (id, client_id, workspace_id, parent_id, title, status, due_date, created_by_id, actor_type, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'USER', ?, ?)`,
+			[]any{t.id, demo.ClientID, demo.WorkspaceID, t.parent, t.title, t.status, t.due, accountantUser, now, now}})
+	}
 	for _, s := range statements {
 		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {
 			return nil, fmt.Errorf("seed demo: %w", err)
@@ -58,3 +82,5 @@ func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 	}
 	return demo, tx.Commit()
 }
+
+func ptr[T any](v T) *T { return &v }
