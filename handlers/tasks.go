@@ -39,7 +39,10 @@ func newTaskResponse(t *db.Task) taskResponse {
 	}
 }
 
-var taskTitle = StringRule{Trim: true, Min: 1, Max: maxTaskTitle}
+var (
+	taskTitle    = StringRule{Trim: true, Min: 1, Max: maxTaskTitle}
+	newTaskTitle = StringRule{Required: true, Trim: true, Min: 1, Max: maxTaskTitle}
+)
 
 // listTasks answers GET /v1/tasks.
 func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -67,7 +70,7 @@ func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	title := body.String("title", StringRule{Required: true, Trim: taskTitle.Trim, Min: taskTitle.Min, Max: taskTitle.Max})
+	title := body.String("title", newTaskTitle)
 	workspaceID := body.ID("workspaceId", true, false)
 	text := body.String("text", StringRule{Max: maxTaskText})
 	due := body.Time("dueDate", false, false)
