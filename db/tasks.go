@@ -280,12 +280,14 @@ func (db *DB) DeleteTask(ctx context.Context, clientID, id string) (*Task, error
 	if err != nil {
 		return nil, err
 	}
+	// Tombstones are stamped by the delete trigger with SQLite's clock, so
+	// they age by that clock too.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM task_tombstones WHERE client_id = ? AND deleted_at < unixepoch() - ?`,
+		clientID, int64(tombstoneLifetime/time.Second)); err != nil {
+		return nil, fmt.Errorf("prune task tombstones: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
 		return nil, fmt.Errorf("delete task: %w", err)
-	}
-	expired := unix(db.now().Add(-tombstoneLifetime))
-	if _, err := tx.ExecContext(ctx, `DELETE FROM task_tombstones WHERE client_id = ? AND deleted_at < ?`, clientID, expired); err != nil {
-		return nil, fmt.Errorf("prune task tombstones: %w", err)
 	}
 	return t, tx.Commit()
 }
@@ -306,7 +308,7 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 	switch {
 	case f.ParentID != "":
 		where = []condition{{"+client_id = ?", []any{clientID}}, {"parent_id = ?", []any{f.ParentID}}}
-		countScope = f.ParentID
+		countScope = "p:" + f.ParentID
 		if f.WorkspaceID != "" {
 			// A task's subtasks are all in its workspace: the parent decides.
 			where = append(where, condition{"workspace_id = ?", []any{f.WorkspaceID}})
@@ -314,7 +316,7 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 		}
 	case f.WorkspaceID != "":
 		where = []condition{{"+client_id = ?", []any{clientID}}, {"workspace_id = ?", []any{f.WorkspaceID}}}
-		countScope = f.WorkspaceID
+		countScope = "w:" + f.WorkspaceID
 	}
 	l := list{
 		table:      "tasks",

@@ -322,7 +322,9 @@ func (o *Object) Time(name string, required, nullable bool) Field[time.Time] {
 		return Field[time.Time]{}
 	}
 	t, err := time.Parse(time.RFC3339, s)
-	if err != nil || len(s) > 40 {
+	// An offset can carry a date past a four-digit year once in UTC, which the
+	// answer's YYYY-MM-DDTHH:MM:SSZ form cannot show.
+	if err != nil || len(s) > 40 || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
 		o.v.Add(Issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
 		return Field[time.Time]{}
 	}

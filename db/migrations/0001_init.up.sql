@@ -156,9 +156,9 @@ CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
 CREATE INDEX tasks_created_by ON tasks (created_by_id);
 CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
 
--- Task counts per client (scope ''), per workspace and per parent task (scope
--- = that id), kept by the triggers below, so that a list's total is one
--- lookup instead of a count over a million rows.
+-- Task counts per client (scope ''), per workspace (scope 'w:' || its id) and
+-- per parent task (scope 'p:' || its id), kept by the triggers below, so that
+-- a list's total is one lookup instead of a count over a million rows.
 CREATE TABLE task_counts (
     client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     scope     TEXT    NOT NULL,
@@ -184,27 +184,27 @@ CREATE INDEX task_tombstones_deleted ON task_tombstones (deleted_at);
 
 CREATE TRIGGER tasks_after_insert AFTER INSERT ON tasks BEGIN
     INSERT INTO task_counts (client_id, scope, n)
-    VALUES (NEW.client_id, '', 1), (NEW.client_id, NEW.workspace_id, 1)
+    VALUES (NEW.client_id, '', 1), (NEW.client_id, 'w:' || NEW.workspace_id, 1)
     ON CONFLICT DO UPDATE SET n = n + 1;
     INSERT INTO task_counts (client_id, scope, n)
-    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    SELECT NEW.client_id, 'p:' || NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
 -- Runs for subtasks deleted by the cascade too.
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
     UPDATE task_counts SET n = n - 1
-    WHERE client_id = OLD.client_id AND scope IN ('', OLD.workspace_id, OLD.parent_id);
-    DELETE FROM task_counts WHERE client_id = OLD.client_id AND scope = OLD.id;
+    WHERE client_id = OLD.client_id AND scope IN ('', 'w:' || OLD.workspace_id, 'p:' || OLD.parent_id);
+    DELETE FROM task_counts WHERE client_id = OLD.client_id AND scope = 'p:' || OLD.id;
     INSERT OR REPLACE INTO task_tombstones (id, client_id, title, status, due_date, created_at, updated_at, deleted_at)
     VALUES (OLD.id, OLD.client_id, OLD.title, OLD.status, OLD.due_date, OLD.created_at, OLD.updated_at, unixepoch());
 END;
 
 CREATE TRIGGER tasks_after_reparent AFTER UPDATE OF parent_id ON tasks
 WHEN OLD.parent_id IS NOT NEW.parent_id BEGIN
-    UPDATE task_counts SET n = n - 1 WHERE client_id = OLD.client_id AND scope = OLD.parent_id;
+    UPDATE task_counts SET n = n - 1 WHERE client_id = OLD.client_id AND scope = 'p:' || OLD.parent_id;
     INSERT INTO task_counts (client_id, scope, n)
-    SELECT NEW.client_id, NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
+    SELECT NEW.client_id, 'p:' || NEW.parent_id, 1 WHERE NEW.parent_id IS NOT NULL
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
