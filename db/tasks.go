@@ -155,6 +155,14 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range []struct {
+		name    string
+		cleared bool
+	}{{"title", u.Title.Set && u.Title.Value == nil}, {"status", u.Status.Set && u.Status.Value == nil}} {
+		if f.cleared {
+			return nil, &Error{Code: EINVALID, Path: []any{f.name}, Message: f.name + " cannot be null"}
+		}
+	}
 	if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
 		if err := findFolder(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value); err != nil {
 			return nil, err
@@ -166,7 +174,11 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 		}
 	}
 	if u.AssetFileIDs.Set {
-		if err := replaceAssetFiles(ctx, tx, clientID, t, *u.AssetFileIDs.Value); err != nil {
+		var fileIDs []string
+		if u.AssetFileIDs.Value != nil {
+			fileIDs = *u.AssetFileIDs.Value
+		}
+		if err := replaceAssetFiles(ctx, tx, clientID, t, fileIDs); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +237,7 @@ func checkParent(ctx context.Context, tx *sql.Tx, clientID string, t *Task, pare
 }
 
 // replaceAssetFiles makes fileIDs, all files of t's workspace, the files
-// attached to t.
+// attached to t; a duplicate id attaches its file once.
 func replaceAssetFiles(ctx context.Context, tx *sql.Tx, clientID string, t *Task, fileIDs []string) error {
 	if len(fileIDs) > 0 {
 		args := []any{clientID, t.WorkspaceID}
@@ -259,7 +271,7 @@ func replaceAssetFiles(ctx context.Context, tx *sql.Tx, clientID string, t *Task
 		return fmt.Errorf("replace asset files: %w", err)
 	}
 	for _, id := range fileIDs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_asset_files (task_id, file_id) VALUES (?, ?)`, t.ID, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO task_asset_files (task_id, file_id) VALUES (?, ?)`, t.ID, id); err != nil {
 			return fmt.Errorf("replace asset files: %w", err)
 		}
 	}
