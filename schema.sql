@@ -224,19 +224,19 @@ CREATE INDEX tasks_created_by ON tasks (created_by_id);
 
 CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
 
-CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
+CREATE INDEX tasks_parent_created ON tasks (client_id, parent_id, created_at, id);
 
-CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
+CREATE INDEX tasks_workspace_created ON tasks (client_id, workspace_id, created_at, id);
 
-CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, due_asc, id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (client_id, workspace_id, due_asc, id);
 
-CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, due_desc, id);
+CREATE INDEX tasks_workspace_due_desc ON tasks (client_id, workspace_id, due_desc, id);
 
-CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
+CREATE INDEX tasks_workspace_status ON tasks (client_id, workspace_id, status, id);
 
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
+CREATE INDEX tasks_workspace_title ON tasks (client_id, workspace_id, title, id);
 
-CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
+CREATE INDEX tasks_workspace_updated ON tasks (client_id, workspace_id, updated_at, id);
 
 CREATE INDEX users_accountant_created ON users (firm_id, created_at, id) WHERE client_id IS NULL;
 

@@ -312,14 +312,12 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 	}
 	defer tx.Rollback()
 
-	// With a filter, the tenant is written +client_id so that SQLite walks the
-	// narrower workspace or parent index instead of the client's.
-	tenant := "client_id = ?"
-	where := []condition{{tenant, []any{clientID}}}
+	tenant := condition{"client_id = ?", []any{clientID}}
+	where := []condition{tenant}
 	countScope, countArgs := "", []any{}
 	switch {
 	case f.ParentID != "":
-		where = []condition{{"+client_id = ?", []any{clientID}}, {"parent_id = ?", []any{f.ParentID}}}
+		where = append(where, condition{"parent_id = ?", []any{f.ParentID}})
 		countScope = "p:" + f.ParentID
 		if f.WorkspaceID != "" {
 			// A task's subtasks are all in its workspace: the parent decides.
@@ -327,13 +325,13 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 			countArgs = []any{f.ParentID, f.WorkspaceID}
 		}
 	case f.WorkspaceID != "":
-		where = []condition{{"+client_id = ?", []any{clientID}}, {"workspace_id = ?", []any{f.WorkspaceID}}}
+		where = append(where, condition{"workspace_id = ?", []any{f.WorkspaceID}})
 		countScope = "w:" + f.WorkspaceID
 	}
 	l := list{
 		table:      "tasks",
 		columns:    taskColumns,
-		tenant:     condition{tenant, []any{clientID}},
+		tenant:     tenant,
 		where:      where,
 		sorts:      taskSortKeys,
 		tombstones: "task_tombstones",

@@ -365,3 +365,30 @@ func BenchmarkUpdateTask(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkTaskTotal compares what a list's total would cost as a COUNT over
+// the client's million tasks with the counter lookup ListTasks makes.
+func BenchmarkTaskTotal(b *testing.B) {
+	data := benchDB(b)
+	raw := mustOpenRaw(b, data.d.Path())
+	for _, bc := range []struct{ name, query, scope string }{
+		{"count", `SELECT count(*) FROM tasks WHERE client_id = ?`, ""},
+		{"counter", `SELECT n FROM task_counts WHERE client_id = ? AND scope = ?`, ""},
+		{"count/workspace", `SELECT count(*) FROM tasks WHERE +client_id = ? AND workspace_id = ?`, data.bigWS},
+		{"counter/workspace", `SELECT n FROM task_counts WHERE client_id = ? AND scope = 'w:' || ?`, data.bigWS},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := []any{data.client}
+			if strings.Count(bc.query, "?") == 2 {
+				args = append(args, bc.scope)
+			}
+			var n int
+			for b.Loop() {
+				if err := raw.QueryRow(bc.query, args...).Scan(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "tasks")
+		})
+	}
+}

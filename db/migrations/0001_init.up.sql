@@ -139,20 +139,22 @@ CREATE TABLE tasks (
     updated_at            INTEGER NOT NULL
 );
 -- Every list sort is an index walk from the cursor's key (keyset paging):
--- one index per sort key, within the client and within a workspace.
+-- one index per sort key, within the client and within a workspace. Each
+-- starts with client_id, so that a page and its previous-page probe read the
+-- tenant's entries only, and the probe reads nothing but the index.
 CREATE INDEX tasks_client_created ON tasks (client_id, created_at, id);
 CREATE INDEX tasks_client_updated ON tasks (client_id, updated_at, id);
 CREATE INDEX tasks_client_due_asc ON tasks (client_id, due_asc, id);
 CREATE INDEX tasks_client_due_desc ON tasks (client_id, due_desc, id);
 CREATE INDEX tasks_client_status ON tasks (client_id, status, id);
 CREATE INDEX tasks_client_title ON tasks (client_id, title, id);
-CREATE INDEX tasks_workspace_created ON tasks (workspace_id, created_at, id);
-CREATE INDEX tasks_workspace_updated ON tasks (workspace_id, updated_at, id);
-CREATE INDEX tasks_workspace_due_asc ON tasks (workspace_id, due_asc, id);
-CREATE INDEX tasks_workspace_due_desc ON tasks (workspace_id, due_desc, id);
-CREATE INDEX tasks_workspace_status ON tasks (workspace_id, status, id);
-CREATE INDEX tasks_workspace_title ON tasks (workspace_id, title, id);
-CREATE INDEX tasks_parent_created ON tasks (parent_id, created_at, id);
+CREATE INDEX tasks_workspace_created ON tasks (client_id, workspace_id, created_at, id);
+CREATE INDEX tasks_workspace_updated ON tasks (client_id, workspace_id, updated_at, id);
+CREATE INDEX tasks_workspace_due_asc ON tasks (client_id, workspace_id, due_asc, id);
+CREATE INDEX tasks_workspace_due_desc ON tasks (client_id, workspace_id, due_desc, id);
+CREATE INDEX tasks_workspace_status ON tasks (client_id, workspace_id, status, id);
+CREATE INDEX tasks_workspace_title ON tasks (client_id, workspace_id, title, id);
+CREATE INDEX tasks_parent_created ON tasks (client_id, parent_id, created_at, id);
 CREATE INDEX tasks_created_by ON tasks (created_by_id);
 CREATE INDEX tasks_destination_folder ON tasks (destination_folder_id);
 
