@@ -68,7 +68,7 @@ CREATE TABLE folders (
     client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     parent_id    TEXT             REFERENCES folders (id) ON DELETE CASCADE,
-    name         TEXT    NOT NULL,
+    name         TEXT    NOT NULL COLLATE NOCASE,
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL
 );
@@ -77,7 +77,7 @@ CREATE TABLE labels (
     id           TEXT    NOT NULL PRIMARY KEY,
     client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
-    name         TEXT    NOT NULL,
+    name         TEXT    NOT NULL COLLATE NOCASE,
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL,
     UNIQUE (workspace_id, name)
@@ -194,11 +194,15 @@ CREATE INDEX files_workspace_created ON files (workspace_id, created_at, id);
 
 CREATE INDEX folders_parent ON folders (parent_id);
 
-CREATE INDEX folders_workspace_created ON folders (workspace_id, created_at, id);
+CREATE INDEX folders_workspace_created ON folders (client_id, workspace_id, created_at, id);
+
+CREATE INDEX folders_workspace_name ON folders (client_id, workspace_id, name, id);
 
 CREATE UNIQUE INDEX folders_workspace_parent_name ON folders (workspace_id, coalesce(parent_id, ''), name);
 
-CREATE INDEX labels_workspace_created ON labels (workspace_id, created_at, id);
+CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, created_at, id);
+
+CREATE INDEX labels_workspace_name ON labels (client_id, workspace_id, name, id);
 
 CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'custom';
 

@@ -12,9 +12,10 @@ type Demo struct {
 	WorkspaceID string
 }
 
-// SeedDemo fills the firm with a demo client, its workspace, a client user and
-// an accountant user who are both members, and tasks (with subtasks, due
-// dates and every status) the accountant user created. It does nothing and
+// SeedDemo fills the firm with a demo client, two workspaces, a client user
+// and an accountant user who are members, folders (nested) and labels, and
+// tasks (with subtasks, due dates and every status) the accountant user
+// created. It does nothing and
 // returns nil, nil when the firm already has clients.
 func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 	tx, err := db.beginWrite(ctx)
@@ -53,6 +54,21 @@ func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 		{`INSERT INTO workspace_members (workspace_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
 			[]any{demo.WorkspaceID, clientUser, now, now, demo.WorkspaceID, accountantUser, now, now}},
 	}
+	payrollID, receiptsID := NewID(), NewID()
+	statements = append(statements,
+		statement{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, 'Payroll', ?, ?)`,
+			[]any{payrollID, demo.ClientID, now, now}},
+		statement{`INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at) VALUES (?, ?, 1, ?, ?)`,
+			[]any{payrollID, accountantUser, now, now}},
+		statement{`INSERT INTO folders (id, client_id, workspace_id, parent_id, name, created_at, updated_at) VALUES
+			(?, ?, ?, NULL, 'Receipts', ?, ?), (?, ?, ?, ?, 'Travel', ?, ?), (?, ?, ?, NULL, 'Bank statements', ?, ?)`,
+			[]any{receiptsID, demo.ClientID, demo.WorkspaceID, now, now,
+				NewID(), demo.ClientID, demo.WorkspaceID, receiptsID, now, now,
+				NewID(), demo.ClientID, demo.WorkspaceID, now, now}},
+		statement{`INSERT INTO labels (id, client_id, workspace_id, name, created_at, updated_at) VALUES
+			(?, ?, ?, 'Needs review', ?, ?), (?, ?, ?, 'Booked', ?, ?)`,
+			[]any{NewID(), demo.ClientID, demo.WorkspaceID, now, now, NewID(), demo.ClientID, demo.WorkspaceID, now, now}},
+	)
 	day := int64(24 * 60 * 60)
 	statementsID, annualID := NewID(), NewID()
 	tasks := []struct {

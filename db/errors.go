@@ -37,3 +37,12 @@ func ErrorCode(err error) string {
 	}
 	return ""
 }
+
+// withPath names the request field an *Error is about; other errors pass.
+func withPath(err error, path ...any) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Code: e.Code, Message: e.Message, Path: path}
+	}
+	return err
+}

@@ -101,8 +101,8 @@ func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*
 	}
 	defer tx.Rollback()
 
-	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID, "workspaceId"); err != nil {
-		return nil, err
+	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
+		return nil, withPath(err, "workspaceId")
 	}
 	if in.ParentID != nil {
 		if err := findTaskInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, "parentId", "parent task"); err != nil {
@@ -390,11 +390,11 @@ func statusRank(status string) int {
 }
 
 // findWorkspace checks that the workspace is the client's.
-func findWorkspace(ctx context.Context, q querier, clientID, id, field string) error {
+func findWorkspace(ctx context.Context, q querier, clientID, id string) error {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM workspaces WHERE client_id = ? AND id = ?`, clientID, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Path: []any{field}, Message: "workspace " + id + " not found"}
+		return Errorf(ENOTFOUND, "workspace %s not found", id)
 	}
 	if err != nil {
 		return fmt.Errorf("find workspace: %w", err)

@@ -109,6 +109,16 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.createTask},
 		{http.MethodPatch, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.updateTask},
 		{http.MethodDelete, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.deleteTask},
+		{http.MethodGet, "/v1/workspaces", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listWorkspaces},
+		{http.MethodPost, "/v1/workspaces", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createWorkspace},
+		{http.MethodPatch, "/v1/workspaces/:id", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.renameWorkspace},
+		{http.MethodGet, "/v1/workspaces/:id/members", endpoint{access: clientScoped, permission: auth.MembersRead}, h.listMembers},
+		{http.MethodPost, "/v1/workspaces/:id/members", endpoint{access: clientScoped, permission: auth.MembersWrite}, h.addMember},
+		{http.MethodDelete, "/v1/workspaces/:id/members", endpoint{access: clientScoped, permission: auth.MembersWrite}, h.removeMember},
+		{http.MethodGet, "/v1/workspaces/:id/folders", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listFolders},
+		{http.MethodPost, "/v1/workspaces/:id/folders", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createFolder},
+		{http.MethodGet, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listLabels},
+		{http.MethodPost, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createLabel},
 	}
 }
 

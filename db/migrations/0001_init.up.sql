@@ -91,29 +91,33 @@ CREATE TABLE workspace_members (
 ) WITHOUT ROWID;
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 
+-- Folder and label names compare case-insensitively (ASCII): "Belege" and
+-- "belege" are one name within a parent folder, or within a workspace.
 CREATE TABLE folders (
     id           TEXT    NOT NULL PRIMARY KEY,
     client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     parent_id    TEXT             REFERENCES folders (id) ON DELETE CASCADE,
-    name         TEXT    NOT NULL,
+    name         TEXT    NOT NULL COLLATE NOCASE,
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX folders_workspace_parent_name ON folders (workspace_id, coalesce(parent_id, ''), name);
-CREATE INDEX folders_workspace_created ON folders (workspace_id, created_at, id);
+CREATE INDEX folders_workspace_created ON folders (client_id, workspace_id, created_at, id);
+CREATE INDEX folders_workspace_name ON folders (client_id, workspace_id, name, id);
 CREATE INDEX folders_parent ON folders (parent_id);
 
 CREATE TABLE labels (
     id           TEXT    NOT NULL PRIMARY KEY,
     client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
-    name         TEXT    NOT NULL,
+    name         TEXT    NOT NULL COLLATE NOCASE,
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL,
     UNIQUE (workspace_id, name)
 );
-CREATE INDEX labels_workspace_created ON labels (workspace_id, created_at, id);
+CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, created_at, id);
+CREATE INDEX labels_workspace_name ON labels (client_id, workspace_id, name, id);
 
 -- status holds the life-cycle rank (0 OPEN, 1 IN_PROGRESS, 2 IN_REVIEW,
 -- 3 ACCEPTED, 4 DECLINED) so that sorting by status is an index walk. Titles

@@ -1,0 +1,288 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/db"
+)
+
+// maxName bounds the names of workspaces, folders and labels.
+const maxName = 200
+
+var nameRule = StringRule{Required: true, Trim: true, Min: 1, Max: maxName}
+
+type workspaceResponse struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	CreatedAt  timestamp  `json:"createdAt"`
+	UpdatedAt  timestamp  `json:"updatedAt"`
+	ArchivedAt *timestamp `json:"archivedAt"`
+	ClientID   string     `json:"clientId"`
+}
+
+func newWorkspaceResponse(w *db.Workspace) workspaceResponse {
+	return workspaceResponse{
+		ID: w.ID, Name: w.Name, CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
+		ArchivedAt: timestampPtr(w.ArchivedAt), ClientID: w.ClientID,
+	}
+}
+
+type memberResponse struct {
+	CreatedAt   timestamp          `json:"createdAt"`
+	UpdatedAt   timestamp          `json:"updatedAt"`
+	WorkspaceID string             `json:"workspaceId"`
+	IsMuted     bool               `json:"isMuted"`
+	UserID      string             `json:"userId"`
+	User        memberUserResponse `json:"user"`
+}
+
+type memberUserResponse struct {
+	ID        string  `json:"id"`
+	Email     string  `json:"email"`
+	FirstName *string `json:"firstName"`
+	LastName  *string `json:"lastName"`
+	Image     *string `json:"image"`
+}
+
+func newMemberResponse(m *db.Member) memberResponse {
+	return memberResponse{
+		CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt), WorkspaceID: m.WorkspaceID,
+		IsMuted: m.IsMuted, UserID: m.UserID,
+		User: memberUserResponse{ID: m.User.ID, Email: m.User.Email, FirstName: m.User.FirstName, LastName: m.User.LastName, Image: m.User.Image},
+	}
+}
+
+type memberRemovedResponse struct {
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+	ID      string `json:"id"`
+}
+
+type folderResponse struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	WorkspaceID string    `json:"workspaceId"`
+	ParentID    *string   `json:"parentId"`
+	CreatedAt   timestamp `json:"createdAt"`
+	UpdatedAt   timestamp `json:"updatedAt"`
+}
+
+func newFolderResponse(f *db.Folder) folderResponse {
+	return folderResponse{ID: f.ID, Name: f.Name, WorkspaceID: f.WorkspaceID, ParentID: f.ParentID,
+		CreatedAt: timestamp(f.CreatedAt), UpdatedAt: timestamp(f.UpdatedAt)}
+}
+
+type labelResponse struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	WorkspaceID string    `json:"workspaceId"`
+	CreatedAt   timestamp `json:"createdAt"`
+	UpdatedAt   timestamp `json:"updatedAt"`
+}
+
+func newLabelResponse(l *db.Label) labelResponse {
+	return labelResponse{ID: l.ID, Name: l.Name, WorkspaceID: l.WorkspaceID,
+		CreatedAt: timestamp(l.CreatedAt), UpdatedAt: timestamp(l.UpdatedAt)}
+}
+
+// listWorkspaces answers GET /v1/workspaces.
+func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	req := pageRequest(v.Query(r.URL.Query()), db.WorkspaceSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).client.ID, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newWorkspaceResponse))
+}
+
+// createWorkspace answers POST /v1/workspaces.
+func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	name := body.String("name", nameRule)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ws, err := h.store.CreateWorkspace(r.Context(), stateOf(r).client.ID, name.Value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newWorkspaceResponse(ws))
+}
+
+// renameWorkspace answers PATCH /v1/workspaces/{id}.
+func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	name := body.String("name", nameRule)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ws, err := h.store.RenameWorkspace(r.Context(), stateOf(r).client.ID, id, name.Value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newWorkspaceResponse(ws))
+}
+
+// listMembers answers GET /v1/workspaces/{id}/members: a bare array.
+func (h *Handler) listMembers(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	members, err := h.store.ListMembers(r.Context(), stateOf(r).client.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]memberResponse, len(members))
+	for i, m := range members {
+		out[i] = newMemberResponse(m)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// memberRequest reads the workspace id and the body's userId of the member
+// endpoints.
+func memberRequest(w http.ResponseWriter, r *http.Request, p httprouter.Params) (workspaceID, userID string, err error) {
+	var v Validator
+	workspaceID = v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		return "", "", err
+	}
+	user := body.ID("userId", true, false)
+	return workspaceID, user.Value, v.Err()
+}
+
+// addMember answers POST /v1/workspaces/{id}/members.
+func (h *Handler) addMember(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	workspaceID, userID, err := memberRequest(w, r, p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	m, err := h.store.AddMember(r.Context(), stateOf(r).client.ID, workspaceID, userID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newMemberResponse(m))
+}
+
+// removeMember answers DELETE /v1/workspaces/{id}/members.
+func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	workspaceID, userID, err := memberRequest(w, r, p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.store.RemoveMember(r.Context(), stateOf(r).client.ID, workspaceID, userID); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, memberRemovedResponse{Object: "workspace_member", Deleted: true, ID: userID})
+}
+
+// listFolders answers GET /v1/workspaces/{id}/folders.
+func (h *Handler) listFolders(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	req := pageRequest(v.Query(r.URL.Query()), db.FolderSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListFolders(r.Context(), stateOf(r).client.ID, id, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newFolderResponse))
+}
+
+// createFolder answers POST /v1/workspaces/{id}/folders.
+func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	name := body.String("name", nameRule)
+	parentID := body.ID("parentId", false, true)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := h.store.CreateFolder(r.Context(), stateOf(r).client.ID, id, name.Value, optional(parentID))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newFolderResponse(f))
+}
+
+// listLabels answers GET /v1/workspaces/{id}/labels.
+func (h *Handler) listLabels(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	req := pageRequest(v.Query(r.URL.Query()), db.LabelSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListLabels(r.Context(), stateOf(r).client.ID, id, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newLabelResponse))
+}
+
+// createLabel answers POST /v1/workspaces/{id}/labels.
+func (h *Handler) createLabel(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	name := body.String("name", nameRule)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	l, err := h.store.CreateLabel(r.Context(), stateOf(r).client.ID, id, name.Value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newLabelResponse(l))
+}
