@@ -17,7 +17,7 @@ CREATE TABLE api_keys (
 CREATE TABLE clients (
     id                   TEXT    NOT NULL PRIMARY KEY,
     firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
-    name                 TEXT    NOT NULL,
+    name                 TEXT    NOT NULL COLLATE NOCASE,
     slug                 TEXT    NOT NULL,
     type                 TEXT    NOT NULL CHECK (type IN ('natural_person', 'individual_enterprise', 'legal_person')),
     custom_id            TEXT,
@@ -144,18 +144,22 @@ CREATE TABLE tasks (
 );
 
 CREATE TABLE users (
-    id          TEXT    NOT NULL PRIMARY KEY,
-    firm_id     TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
-    client_id   TEXT             REFERENCES clients (id) ON DELETE CASCADE,
-    email       TEXT    NOT NULL,
-    first_name  TEXT,
-    last_name   TEXT,
-    image       TEXT,
-    role_id     TEXT             REFERENCES roles (id) ON DELETE RESTRICT,
-    client_role TEXT             CHECK (client_role IN ('admin', 'user')),
-    invited_at  INTEGER,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL,
+    id              TEXT    NOT NULL PRIMARY KEY,
+    firm_id         TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id       TEXT             REFERENCES clients (id) ON DELETE CASCADE,
+    email           TEXT    NOT NULL,
+    first_name      TEXT,
+    last_name       TEXT,
+    image           TEXT,
+    role_id         TEXT             REFERENCES roles (id) ON DELETE RESTRICT,
+    client_role     TEXT             CHECK (client_role IN ('admin', 'user')),
+    invited_at      INTEGER,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    first_name_asc  TEXT    GENERATED ALWAYS AS (coalesce(first_name, char(1114111))) VIRTUAL COLLATE NOCASE,
+    first_name_desc TEXT    GENERATED ALWAYS AS (coalesce(first_name, '')) VIRTUAL COLLATE NOCASE,
+    last_name_asc   TEXT    GENERATED ALWAYS AS (coalesce(last_name, char(1114111))) VIRTUAL COLLATE NOCASE,
+    last_name_desc  TEXT    GENERATED ALWAYS AS (coalesce(last_name, '')) VIRTUAL COLLATE NOCASE,
     CHECK ((client_id IS NULL AND role_id IS NOT NULL AND client_role IS NULL)
         OR (client_id IS NOT NULL AND role_id IS NULL AND client_role IS NOT NULL))
 );
@@ -181,6 +185,10 @@ CREATE TABLE workspaces (
 CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
 
 CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
+
+CREATE INDEX clients_firm_name ON clients (firm_id, name, id);
+
+CREATE INDEX clients_firm_updated ON clients (firm_id, updated_at, id);
 
 CREATE INDEX file_labels_label ON file_labels (label_id);
 
@@ -248,9 +256,13 @@ CREATE UNIQUE INDEX users_accountant_email ON users (firm_id, email) WHERE clien
 
 CREATE INDEX users_accountant_email_sort ON users (firm_id, email, id) WHERE client_id IS NULL;
 
-CREATE INDEX users_accountant_first_name ON users (firm_id, first_name, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_first_name_asc ON users (firm_id, first_name_asc, id) WHERE client_id IS NULL;
 
-CREATE INDEX users_accountant_last_name ON users (firm_id, last_name, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_first_name_desc ON users (firm_id, first_name_desc, id) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_last_name_asc ON users (firm_id, last_name_asc, id) WHERE client_id IS NULL;
+
+CREATE INDEX users_accountant_last_name_desc ON users (firm_id, last_name_desc, id) WHERE client_id IS NULL;
 
 CREATE INDEX users_accountant_updated ON users (firm_id, updated_at, id) WHERE client_id IS NULL;
 

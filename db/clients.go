@@ -199,3 +199,87 @@ func scanClient(row interface{ Scan(...any) error }) (*Client, error) {
 	c.CreatedAt, c.UpdatedAt = fromUnix(created), fromUnix(updated)
 	return &c, nil
 }
+
+// ClientUpdate holds the fields a client update may change.
+type ClientUpdate struct {
+	Name      Update[string]
+	Type      Update[string]
+	CustomID  Update[string]
+	LegalName Update[string]
+	Address   AddressUpdate
+}
+
+// AddressUpdate holds the address fields an update may change.
+type AddressUpdate struct {
+	Line1, Line2, City, PostalCode, CountryCode Update[string]
+}
+
+// ClientSorts are the sorts a client list accepts.
+var ClientSorts = []string{"createdAt", "updatedAt", "name"}
+
+// UpdateClient changes the fields of the firm's client that u sets. The slug
+// stays: it was derived from the name at creation and is how others link to
+// the client. Returns ENOTFOUND, and EINVALID for a null name or type.
+func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdate) (*Client, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	c, err := scanClient(tx.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM clients WHERE firm_id = ? AND id = ?`, firmID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENOTFOUND, "client %s not found", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name    string
+		cleared bool
+	}{{"name", u.Name.Set && u.Name.Value == nil}, {"type", u.Type.Set && u.Type.Value == nil}} {
+		if f.cleared {
+			return nil, &Error{Code: EINVALID, Path: []any{f.name}, Message: f.name + " cannot be null"}
+		}
+	}
+	apply(u.Name, func(v *string) { c.Name = *v })
+	apply(u.Type, func(v *string) { c.Type = *v })
+	apply(u.CustomID, func(v *string) { c.CustomID = v })
+	apply(u.LegalName, func(v *string) { c.LegalName = v })
+	a := &c.Address
+	apply(u.Address.Line1, func(v *string) { a.Line1 = v })
+	apply(u.Address.Line2, func(v *string) { a.Line2 = v })
+	apply(u.Address.City, func(v *string) { a.City = v })
+	apply(u.Address.PostalCode, func(v *string) { a.PostalCode = v })
+	apply(u.Address.CountryCode, func(v *string) { a.CountryCode = v })
+	c.UpdatedAt = db.now().UTC().Truncate(time.Second)
+	if _, err := tx.ExecContext(ctx, `UPDATE clients SET name = ?, type = ?, custom_id = ?, legal_name = ?,
+		address_line1 = ?, address_line2 = ?, address_city = ?, address_postal_code = ?, address_country_code = ?,
+		updated_at = ? WHERE firm_id = ? AND id = ?`,
+		c.Name, c.Type, c.CustomID, c.LegalName, a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode,
+		unix(c.UpdatedAt), firmID, id); err != nil {
+		return nil, fmt.Errorf("update client: %w", err)
+	}
+	return c, tx.Commit()
+}
+
+// ListClients returns a page of the firm's clients.
+func (db *DB) ListClients(ctx context.Context, firmID string, req PageRequest) (*Page[*Client], error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	tenant := condition{"firm_id = ?", []any{firmID}}
+	return paginate(ctx, tx, list{
+		table: "clients", columns: clientColumns, tenant: tenant, where: []condition{tenant},
+		sorts: map[string]sortKey{"createdAt": column("created_at"), "updatedAt": column("updated_at"), "name": column("name")},
+	}, req, func(s scanner) (*Client, string, error) {
+		c, err := scanClient(s)
+		if err != nil {
+			return nil, "", err
+		}
+		return c, c.ID, nil
+	})
+}

@@ -1008,11 +1008,14 @@ func TestSeedDemo(t *testing.T) {
 			t.Errorf("demo workspace of the demo client: got %v, want %v", n, 1)
 		}
 		if n := count(t, raw, `SELECT count(*) FROM workspace_members m JOIN users u ON u.id = m.user_id
-			WHERE m.workspace_id = ? AND u.firm_id = ?`, demo.WorkspaceID, firm.ID); n != 2 {
-			t.Errorf("members of the demo workspace: got %v, want %v", n, 2)
+			WHERE m.workspace_id = ? AND u.firm_id = ?`, demo.WorkspaceID, firm.ID); n != 3 {
+			t.Errorf("members of the demo workspace: got %v, want %v", n, 3)
 		}
-		if n := count(t, raw, `SELECT count(*) FROM users WHERE client_id = ? AND client_role = 'admin'`, demo.ClientID); n != 1 {
-			t.Errorf("client users: got %v, want %v", n, 1)
+		if n := count(t, raw, `SELECT count(*) FROM users WHERE client_id = ?`, demo.ClientID); n != 2 {
+			t.Errorf("client users: got %v, want %v", n, 2)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM clients WHERE firm_id = ?`, firm.ID); n != 2 {
+			t.Errorf("demo clients: got %v, want %v", n, 2)
 		}
 		if n := count(t, raw, `SELECT count(*) FROM users u JOIN roles r ON r.id = u.role_id
 			WHERE u.firm_id = ? AND u.client_id IS NULL AND r.name = 'admin'`, firm.ID); n != 1 {

@@ -12,10 +12,10 @@ type Demo struct {
 	WorkspaceID string
 }
 
-// SeedDemo fills the firm with a demo client, two workspaces, a client user
-// and an accountant user who are members, folders (nested) and labels, and
-// tasks (with subtasks, due dates and every status) the accountant user
-// created. It does nothing and
+// SeedDemo fills the firm with a demo client with two workspaces, users of
+// the client and accountant users who are members, folders (nested), labels
+// and tasks (with subtasks, due dates and every status), and a second client
+// with a workspace and a user of its own. It does nothing and
 // returns nil, nil when the firm already has clients.
 func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 	tx, err := db.beginWrite(ctx)
@@ -54,6 +54,23 @@ func (db *DB) SeedDemo(ctx context.Context, firmID string) (*Demo, error) {
 		{`INSERT INTO workspace_members (workspace_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
 			[]any{demo.WorkspaceID, clientUser, now, now, demo.WorkspaceID, accountantUser, now, now}},
 	}
+	secondClient, secondWorkspace, bookkeeper, bob := NewID(), NewID(), NewID(), NewID()
+	statements = append(statements,
+		statement{`INSERT INTO clients (id, firm_id, name, slug, type, custom_id, created_at, updated_at)
+			VALUES (?, ?, 'Jana Novák', ?, 'natural_person', 'K-1002', ?, ?)`,
+			[]any{secondClient, firmID, Slugify("Jana Novák"), now, now}},
+		statement{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, 'Income tax 2026', ?, ?)`,
+			[]any{secondWorkspace, secondClient, now, now}},
+		statement{`INSERT INTO users (id, firm_id, client_id, email, first_name, last_name, client_role, invited_at, created_at, updated_at)
+			VALUES (?, ?, ?, 'jana.novak@example.com', 'Jana', 'Novák', 'admin', ?, ?, ?),
+			       (?, ?, ?, 'bob.mueller@example.com', 'Bob', 'Müller', 'user', ?, ?, ?)`,
+			[]any{NewID(), firmID, secondClient, now, now, now, bob, firmID, demo.ClientID, now, now, now}},
+		statement{`INSERT INTO users (id, firm_id, email, first_name, last_name, role_id, invited_at, created_at, updated_at)
+			SELECT ?, ?, 'carl.kontor@example.com', 'Carl', 'Kontor', id, ?, ?, ? FROM roles WHERE firm_id = ? AND name = 'user'`,
+			[]any{bookkeeper, firmID, now, now, now, firmID}},
+		statement{`INSERT INTO workspace_members (workspace_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)`,
+			[]any{demo.WorkspaceID, bob, now, now, secondWorkspace, bookkeeper, now, now}},
+	)
 	payrollID, receiptsID := NewID(), NewID()
 	statements = append(statements,
 		statement{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, 'Payroll', ?, ?)`,

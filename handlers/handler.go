@@ -119,6 +119,16 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/v1/workspaces/:id/folders", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createFolder},
 		{http.MethodGet, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listLabels},
 		{http.MethodPost, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createLabel},
+		{http.MethodPost, "/v1/users", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.inviteUser},
+		{http.MethodPatch, "/v1/users/:id", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.updateUser},
+		{http.MethodPost, "/v1/admin/clients", endpoint{access: keyed, permission: auth.ClientsWrite}, h.createClient},
+		{http.MethodGet, "/v1/admin/clients", endpoint{access: keyed, permission: auth.ClientsRead}, h.listClients},
+		{http.MethodGet, "/v1/admin/clients/:id", endpoint{access: keyed, permission: auth.ClientsRead}, h.getClient},
+		{http.MethodPatch, "/v1/admin/clients/:id", endpoint{access: keyed, permission: auth.ClientsWrite}, h.updateClient},
+		{http.MethodGet, "/v1/admin/users", endpoint{access: keyed, permission: auth.AccountantUsersRead, zod: true}, h.listAccountantUsers},
+		{http.MethodPost, "/v1/admin/users", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.inviteAccountantUser},
+		{http.MethodGet, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersRead, zod: true}, h.getAccountantUser},
+		{http.MethodPatch, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.updateAccountantUser},
 	}
 }
 

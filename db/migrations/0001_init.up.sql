@@ -12,7 +12,7 @@ CREATE TABLE firms (
 CREATE TABLE clients (
     id                   TEXT    NOT NULL PRIMARY KEY,
     firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
-    name                 TEXT    NOT NULL,
+    name                 TEXT    NOT NULL COLLATE NOCASE,
     slug                 TEXT    NOT NULL,
     type                 TEXT    NOT NULL CHECK (type IN ('natural_person', 'individual_enterprise', 'legal_person')),
     custom_id            TEXT,
@@ -29,6 +29,8 @@ CREATE TABLE clients (
     UNIQUE (firm_id, slug)
 );
 CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
+CREATE INDEX clients_firm_updated ON clients (firm_id, updated_at, id);
+CREATE INDEX clients_firm_name ON clients (firm_id, name, id);
 
 -- Roles of accountant users: every firm has the built-in 'admin' and 'user' and
 -- may add roles named 'custom' with a custom_name of its own.
@@ -45,20 +47,28 @@ CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'c
 CREATE UNIQUE INDEX roles_firm_custom_name ON roles (firm_id, custom_name) WHERE name = 'custom';
 
 -- Users are either the firm's accountant users (client_id NULL, role_id set) or
--- users of one client (client_id and client_role set).
+-- users of one client (client_id and client_role set). Emails are stored
+-- trimmed and lower-cased. A missing first or last name sorts last in both
+-- orders: the *_asc and *_desc columns map it to the end that comes last
+-- (U+10FFFF sorts after any name; '' before), as columns so that a page's
+-- row-value range is an index range.
 CREATE TABLE users (
-    id          TEXT    NOT NULL PRIMARY KEY,
-    firm_id     TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
-    client_id   TEXT             REFERENCES clients (id) ON DELETE CASCADE,
-    email       TEXT    NOT NULL,
-    first_name  TEXT,
-    last_name   TEXT,
-    image       TEXT,
-    role_id     TEXT             REFERENCES roles (id) ON DELETE RESTRICT,
-    client_role TEXT             CHECK (client_role IN ('admin', 'user')),
-    invited_at  INTEGER,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL,
+    id              TEXT    NOT NULL PRIMARY KEY,
+    firm_id         TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id       TEXT             REFERENCES clients (id) ON DELETE CASCADE,
+    email           TEXT    NOT NULL,
+    first_name      TEXT,
+    last_name       TEXT,
+    image           TEXT,
+    role_id         TEXT             REFERENCES roles (id) ON DELETE RESTRICT,
+    client_role     TEXT             CHECK (client_role IN ('admin', 'user')),
+    invited_at      INTEGER,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    first_name_asc  TEXT    GENERATED ALWAYS AS (coalesce(first_name, char(1114111))) VIRTUAL COLLATE NOCASE,
+    first_name_desc TEXT    GENERATED ALWAYS AS (coalesce(first_name, '')) VIRTUAL COLLATE NOCASE,
+    last_name_asc   TEXT    GENERATED ALWAYS AS (coalesce(last_name, char(1114111))) VIRTUAL COLLATE NOCASE,
+    last_name_desc  TEXT    GENERATED ALWAYS AS (coalesce(last_name, '')) VIRTUAL COLLATE NOCASE,
     CHECK ((client_id IS NULL AND role_id IS NOT NULL AND client_role IS NULL)
         OR (client_id IS NOT NULL AND role_id IS NULL AND client_role IS NOT NULL))
 );
@@ -67,8 +77,10 @@ CREATE UNIQUE INDEX users_client_email ON users (client_id, email) WHERE client_
 CREATE INDEX users_accountant_created ON users (firm_id, created_at, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_updated ON users (firm_id, updated_at, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_email_sort ON users (firm_id, email, id) WHERE client_id IS NULL;
-CREATE INDEX users_accountant_first_name ON users (firm_id, first_name, id) WHERE client_id IS NULL;
-CREATE INDEX users_accountant_last_name ON users (firm_id, last_name, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_first_name_asc ON users (firm_id, first_name_asc, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_first_name_desc ON users (firm_id, first_name_desc, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_last_name_asc ON users (firm_id, last_name_asc, id) WHERE client_id IS NULL;
+CREATE INDEX users_accountant_last_name_desc ON users (firm_id, last_name_desc, id) WHERE client_id IS NULL;
 CREATE INDEX users_role ON users (role_id);
 
 CREATE TABLE workspaces (

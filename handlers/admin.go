@@ -1,0 +1,304 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/db"
+)
+
+// Limits on client fields, documented in the OpenAPI document.
+const (
+	maxCustomID   = 100
+	maxPostalCode = 20
+)
+
+type clientResponse struct {
+	ID             string     `json:"id"`
+	Name           string     `json:"name"`
+	Slug           string     `json:"slug"`
+	Type           string     `json:"type"`
+	CustomID       *string    `json:"customId"`
+	LegalName      *string    `json:"legalName"`
+	ArchivedAt     *timestamp `json:"archivedAt"`
+	LedgerClientID *string    `json:"ledgerClientId"`
+	CreatedAt      timestamp  `json:"createdAt"`
+	UpdatedAt      timestamp  `json:"updatedAt"`
+}
+
+func newClientResponse(c *db.Client) clientResponse {
+	return clientResponse{
+		ID: c.ID, Name: c.Name, Slug: c.Slug, Type: c.Type, CustomID: c.CustomID, LegalName: c.LegalName,
+		ArchivedAt: timestampPtr(c.ArchivedAt), LedgerClientID: c.LedgerClientID,
+		CreatedAt: timestamp(c.CreatedAt), UpdatedAt: timestamp(c.UpdatedAt),
+	}
+}
+
+type roleResponse struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	CustomName *string `json:"customName"`
+}
+
+// accountantUserResponse is the Accountant user of SPEC.md.
+type accountantUserResponse struct {
+	ID        string         `json:"id"`
+	CreatedAt timestamp      `json:"createdAt"`
+	Email     string         `json:"email"`
+	FirstName *string        `json:"firstName,omitempty"`
+	LastName  *string        `json:"lastName,omitempty"`
+	Roles     []roleResponse `json:"roles"`
+}
+
+func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
+	return accountantUserResponse{
+		ID: u.ID, CreatedAt: timestamp(u.CreatedAt), Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		Roles: []roleResponse{{ID: u.Role.ID, Name: u.Role.Name, CustomName: u.Role.CustomName}},
+	}
+}
+
+var (
+	clientName = StringRule{Trim: true, Min: 1, Max: maxName}
+	customID   = StringRule{Nullable: true, Trim: true, Min: 1, Max: maxCustomID}
+	legalName  = StringRule{Nullable: true, Trim: true, Min: 1, Max: maxName}
+	addressRow = StringRule{Nullable: true, Trim: true, Max: maxName}
+	postalCode = StringRule{Nullable: true, Trim: true, Max: maxPostalCode}
+)
+
+// clientFields reads the client fields of a create (name and type required)
+// or an update.
+func clientFields(body *Object, create bool) db.ClientUpdate {
+	name, typ := clientName, create
+	name.Required = create
+	u := db.ClientUpdate{
+		Name:      update(body.String("name", name)),
+		Type:      update(body.Enum("type", db.ClientTypes, typ, false)),
+		CustomID:  update(body.String("customId", customID)),
+		LegalName: update(body.String("legalName", legalName)),
+	}
+	address, ok := body.Object("address", false)
+	if !ok {
+		return u
+	}
+	u.Address = db.AddressUpdate{
+		Line1:       update(address.String("line1", addressRow)),
+		Line2:       update(address.String("line2", addressRow)),
+		City:        update(address.String("city", addressRow)),
+		PostalCode:  update(address.String("postalCode", postalCode)),
+		CountryCode: update(countryCode(address)),
+	}
+	return u
+}
+
+// countryCode reads an ISO 3166-1 alpha-2 country code, in upper case.
+func countryCode(address *Object) Field[string] {
+	f := address.String("countryCode", StringRule{Nullable: true, Trim: true})
+	if !f.Set || f.Null {
+		return f
+	}
+	f.Value = strings.ToUpper(f.Value)
+	if len(f.Value) != 2 || !strings.Contains(isoCountryCodes, " "+f.Value+" ") {
+		address.v.Add(Issue{Code: "invalid_string", Path: address.at("countryCode"), Validation: "regex",
+			Message: "Invalid ISO 3166-1 alpha-2 country code"})
+		return Field[string]{}
+	}
+	return f
+}
+
+// isoCountryCodes are the officially assigned ISO 3166-1 alpha-2 codes.
+const isoCountryCodes = " AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS" +
+	" BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET" +
+	" FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO" +
+	" IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH" +
+	" MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM" +
+	" PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG" +
+	" TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW "
+
+// createClient answers POST /v1/admin/clients.
+func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f := clientFields(body, true)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	a := f.Address
+	c, err := h.store.CreateClient(r.Context(), stateOf(r).principal.FirmID, db.ClientCreate{
+		Name: *f.Name.Value, Type: *f.Type.Value, CustomID: f.CustomID.Value, LegalName: f.LegalName.Value,
+		Address: db.Address{Line1: a.Line1.Value, Line2: a.Line2.Value, City: a.City.Value,
+			PostalCode: a.PostalCode.Value, CountryCode: a.CountryCode.Value},
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newClientResponse(c))
+}
+
+// listClients answers GET /v1/admin/clients.
+func (h *Handler) listClients(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	req := pageRequest(v.Query(r.URL.Query()), db.ClientSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListClients(r.Context(), stateOf(r).principal.FirmID, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newClientResponse))
+}
+
+// getClient answers GET /v1/admin/clients/{id}.
+func (h *Handler) getClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	c, err := h.store.FindClient(r.Context(), stateOf(r).principal.FirmID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newClientResponse(c))
+}
+
+// updateClient answers PATCH /v1/admin/clients/{id}.
+func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u := clientFields(body, false)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	c, err := h.store.UpdateClient(r.Context(), stateOf(r).principal.FirmID, id, u)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newClientResponse(c))
+}
+
+// roleField reads a role: "admin", "user" or a custom role's id, as a Zod
+// union of an enum and a cuid. Anything else is one invalid_union issue
+// holding each alternative's failure.
+func roleField(body *Object) db.RoleRef {
+	raw, _, ok := body.get("role", "string", true, false)
+	if !ok {
+		return db.RoleRef{}
+	}
+	path := body.at("role")
+	var asName, asID Validator
+	if kind := jsonKind(raw); kind != "string" {
+		asName.Add(typeIssue(path, enumExpected(db.ClientRoles), kind))
+		asID.Add(typeIssue(path, "string", kind))
+	} else if s, ok := body.decodeString("role", raw); ok {
+		if checkEnum(&asName, path, s, db.ClientRoles) {
+			return db.RoleRef{Name: s}
+		}
+		if id, ok := checkID(&asID, path, s); ok {
+			return db.RoleRef{ID: id}
+		}
+	}
+	body.v.Add(Issue{Code: "invalid_union", Path: path, Message: "Invalid input", UnionErrors: []UnionError{
+		{Issues: asName.issues, Name: "ZodError"}, {Issues: asID.issues, Name: "ZodError"},
+	}})
+	return db.RoleRef{}
+}
+
+// listAccountantUsers answers GET /v1/admin/users.
+func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	req := pageRequest(v.Query(r.URL.Query()), db.AccountantUserSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListAccountantUsers(r.Context(), stateOf(r).principal.FirmID, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newListResponse(page, newAccountantUserResponse))
+}
+
+// inviteAccountantUser answers POST /v1/admin/users.
+func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	email := body.Email("email", true)
+	role := roleField(body)
+	first := body.String("firstName", personName)
+	last := body.String("lastName", personName)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
+		Email: email.Value, Role: role, FirstName: optional(first), LastName: optional(last),
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newAccountantUserResponse(u))
+}
+
+// getAccountantUser answers GET /v1/admin/users/{id}.
+func (h *Handler) getAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.store.FindAccountantUser(r.Context(), stateOf(r).principal.FirmID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newAccountantUserResponse(u))
+}
+
+// updateAccountantUser answers PATCH /v1/admin/users/{id}.
+func (h *Handler) updateAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	role := roleField(body)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.store.SetAccountantUserRole(r.Context(), stateOf(r).principal.FirmID, id, role)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newAccountantUserResponse(u))
+}

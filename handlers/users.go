@@ -1,0 +1,79 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/db"
+)
+
+// maxPersonName bounds first and last names.
+const maxPersonName = 100
+
+var personName = StringRule{Trim: true, Min: 1, Max: maxPersonName}
+
+// clientUserResponse is the Client user of SPEC.md; names only when provided.
+type clientUserResponse struct {
+	ID        string    `json:"id"`
+	CreatedAt timestamp `json:"createdAt"`
+	Email     string    `json:"email"`
+	FirstName *string   `json:"firstName,omitempty"`
+	LastName  *string   `json:"lastName,omitempty"`
+	Roles     []string  `json:"roles"`
+}
+
+func newClientUserResponse(u *db.ClientUser) clientUserResponse {
+	return clientUserResponse{ID: u.ID, CreatedAt: timestamp(u.CreatedAt), Email: u.Email,
+		FirstName: u.FirstName, LastName: u.LastName, Roles: []string{u.Role}}
+}
+
+// inviteUser answers POST /v1/users.
+func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	email := body.Email("email", true)
+	role := body.Enum("role", db.ClientRoles, true, false)
+	workspaceIDs := body.IDs("workspaceIds", false)
+	first := body.String("firstName", personName)
+	last := body.String("lastName", personName)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).client.ID, db.ClientUserInvite{
+		Email: email.Value, Role: role.Value, FirstName: optional(first), LastName: optional(last),
+		WorkspaceIDs: workspaceIDs.Value,
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newClientUserResponse(u))
+}
+
+// updateUser answers PATCH /v1/users/{id}.
+func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	role := body.Enum("role", db.ClientRoles, true, false)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u, err := h.store.SetClientUserRole(r.Context(), stateOf(r).client.ID, id, role.Value)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newClientUserResponse(u))
+}
