@@ -254,8 +254,6 @@ CREATE INDEX users_accountant_created ON users (firm_id, created_at, id) WHERE c
 
 CREATE UNIQUE INDEX users_accountant_email ON users (firm_id, email) WHERE client_id IS NULL;
 
-CREATE INDEX users_accountant_email_sort ON users (firm_id, email, id) WHERE client_id IS NULL;
-
 CREATE INDEX users_accountant_first_name_asc ON users (firm_id, first_name_asc, id) WHERE client_id IS NULL;
 
 CREATE INDEX users_accountant_first_name_desc ON users (firm_id, first_name_desc, id) WHERE client_id IS NULL;

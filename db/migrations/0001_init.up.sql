@@ -76,7 +76,6 @@ CREATE UNIQUE INDEX users_accountant_email ON users (firm_id, email) WHERE clien
 CREATE UNIQUE INDEX users_client_email ON users (client_id, email) WHERE client_id IS NOT NULL;
 CREATE INDEX users_accountant_created ON users (firm_id, created_at, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_updated ON users (firm_id, updated_at, id) WHERE client_id IS NULL;
-CREATE INDEX users_accountant_email_sort ON users (firm_id, email, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_first_name_asc ON users (firm_id, first_name_asc, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_first_name_desc ON users (firm_id, first_name_desc, id) WHERE client_id IS NULL;
 CREATE INDEX users_accountant_last_name_asc ON users (firm_id, last_name_asc, id) WHERE client_id IS NULL;
