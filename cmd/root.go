@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,7 @@ type Config struct {
 	Demo            bool
 	LogFormat       string
 	ShutdownTimeout time.Duration
+	MaxUploadBytes  int64
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
@@ -39,6 +41,9 @@ type Config struct {
 
 // DatabasePath is where the SQLite file lives in the data dir.
 func (c *Config) DatabasePath() string { return filepath.Join(c.DataDir, "acctapi.db") }
+
+// FilesPath is where the file store keeps the bytes of uploads.
+func (c *Config) FilesPath() string { return filepath.Join(c.DataDir, "files") }
 
 // Execute runs the command line and returns the exit code.
 func Execute(args []string, stdout, stderr io.Writer) int {
@@ -67,12 +72,19 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newVersionCmd(cfg))
 	return root
 }
 
 func envOr(name, fallback string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+func envInt(name string, fallback int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
 		return v
 	}
 	return fallback

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/filestore"
 	"acctapi/handlers"
 )
 
@@ -47,14 +49,20 @@ differs from this binary's: run acctapi migrate first.`,
 	flags.BoolVar(&cfg.Demo, "demo", false, "seed a demo client, workspace and users when the firm has no clients")
 	flags.StringVar(&cfg.LogFormat, "log-format", envOr("ACCTAPI_LOG_FORMAT", "json"), "request log format: json or text (env ACCTAPI_LOG_FORMAT)")
 	flags.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+	flags.Int64Var(&cfg.MaxUploadBytes, "max-upload-bytes", envInt("ACCTAPI_MAX_UPLOAD_BYTES", defaultMaxUpload),
+		"largest file an upload may hold, in bytes (env ACCTAPI_MAX_UPLOAD_BYTES)")
 	return cmd
 }
+
+// defaultMaxUpload is the largest upload when none is configured: 100 MiB.
+const defaultMaxUpload = 100 << 20
 
 // Server is the running program: a test starts it on port 0 with a temp data
 // dir, calls it, and stops it by cancelling Run's context.
 type Server struct {
 	cfg      *Config
 	store    *db.DB
+	files    *filestore.Store
 	listener net.Listener
 	http     *http.Server
 	log      *slog.Logger
@@ -73,7 +81,20 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: store, log: logger}
+	maxUpload := cfg.MaxUploadBytes
+	switch {
+	case maxUpload == 0:
+		maxUpload = defaultMaxUpload
+	case maxUpload < 0:
+		store.Close()
+		return nil, fmt.Errorf("--max-upload-bytes must be positive")
+	}
+	files, err := filestore.Open(cfg.FilesPath())
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: store, files: files, log: logger}
 	if err := s.bootstrap(ctx); err != nil {
 		store.Close()
 		return nil, err
@@ -94,6 +115,10 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		BaseURL: baseURL,
 		Version: version,
 		Now:     cfg.Now,
+		Files:   files,
+		Signer:  auth.NewSigner(store, cfg.Now),
+
+		MaxUploadBytes: maxUpload,
 	})
 	if err != nil {
 		s.Close()
@@ -136,6 +161,18 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.store.InitLinkSigningSecret(ctx, auth.NewSecret()); err != nil {
+		return err
+	}
+	// A crash between writing an upload's bytes and recording it leaves bytes
+	// nobody can see: they go now.
+	removed, err := s.files.Clean(func(ids []string) (map[string]bool, error) { return s.store.KnownFileIDs(ctx, ids) })
+	if err != nil {
+		return err
+	}
+	if removed > 0 {
+		s.log.Info("removed unrecorded upload files", "count", removed)
+	}
 	if s.cfg.Demo {
 		return s.seedDemo(ctx, firm.ID)
 	}
@@ -172,9 +209,44 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.seedDemoFile(ctx, demo); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s). Its client key, shown once:\n\n    %s\n\n",
 		demo.ClientID, demo.WorkspaceID, key)
 	return nil
+}
+
+// demoPDF is a small document that PDF readers open.
+const demoPDF = `%PDF-1.4
+1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
+2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
+4 0 obj << /Length 58 >> stream
+BT /F1 18 Tf 72 770 Td (Kontoauszug Q3 2026: demo) Tj ET
+endstream endobj
+5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
+trailer << /Root 1 0 R >>
+%%EOF
+`
+
+// seedDemoFile stores a bank statement in the demo workspace, the way an
+// upload does: bytes in place first, then the record.
+func (s *Server) seedDemoFile(ctx context.Context, demo *db.Demo) error {
+	pending, err := s.files.Write(strings.NewReader(demoPDF), int64(len(demoPDF)))
+	if err != nil {
+		return err
+	}
+	id := db.NewID()
+	if err := s.files.Commit(pending, id); err != nil {
+		s.files.Discard(pending)
+		return err
+	}
+	_, err = s.store.CreateFile(ctx, demo.ClientID, db.FileCreate{
+		ID: id, WorkspaceID: demo.WorkspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
+		Size: pending.Size, SHA256: pending.SHA256,
+	})
+	return err
 }
 
 // Addr returns the address the server listens on.

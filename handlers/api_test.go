@@ -22,6 +22,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/filestore"
 )
 
 // testClock is a clock tests move by hand instead of sleeping.
@@ -84,6 +85,7 @@ type testAPI struct {
 	clock   *testClock
 	logs    *syncBuffer
 	router  routers.Router
+	files   *filestore.Store
 
 	tenant
 	other tenant // a second firm
@@ -91,6 +93,10 @@ type testAPI struct {
 	otherClient          *db.Client
 	otherClientClientKey string
 }
+
+// testMaxUpload is the upload limit of the test server: small, so that
+// tests can cross it.
+const testMaxUpload = 1 << 20
 
 func newTestAPI(t *testing.T) *testAPI {
 	t.Helper()
@@ -108,6 +114,12 @@ func newTestAPI(t *testing.T) *testAPI {
 		api.handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(api.server.Close)
+	if err := store.InitLinkSigningSecret(context.Background(), auth.NewSecret()); err != nil {
+		t.Fatal(err)
+	}
+	if api.files, err = filestore.Open(filepath.Join(t.TempDir(), "files")); err != nil {
+		t.Fatal(err)
+	}
 	api.handler, err = New(Config{
 		Store:   store,
 		Auth:    auth.NewAuthenticator(store, clock.Now),
@@ -116,6 +128,10 @@ func newTestAPI(t *testing.T) *testAPI {
 		BaseURL: api.server.URL + "/v1",
 		Version: "test",
 		Now:     clock.Now,
+		Files:   api.files,
+		Signer:  auth.NewSigner(store, clock.Now),
+
+		MaxUploadBytes: testMaxUpload,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/filestore"
 )
 
 // statusClientClosedRequest is logged (never sent) for a request whose caller
@@ -40,6 +41,11 @@ type Config struct {
 	Version string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Files holds the bytes of uploads; Signer signs their download links.
+	Files  *filestore.Store
+	Signer *auth.Signer
+	// MaxUploadBytes bounds the size of one uploaded file.
+	MaxUploadBytes int64
 }
 
 // Handler serves the API.
@@ -52,6 +58,11 @@ type Handler struct {
 	now     func() time.Time
 	openapi []byte
 	router  *httprouter.Router
+
+	baseURL   string
+	files     *filestore.Store
+	signer    *auth.Signer
+	maxUpload int64
 }
 
 // New returns the API handler.
@@ -63,6 +74,7 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, now: cfg.Now, openapi: doc,
+		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -119,6 +131,10 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/v1/workspaces/:id/folders", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createFolder},
 		{http.MethodGet, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listLabels},
 		{http.MethodPost, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createLabel},
+		{http.MethodPost, "/v1/files", endpoint{access: clientScoped, permission: auth.FilesWrite}, h.uploadFile},
+		{http.MethodGet, "/v1/files/:id", endpoint{access: clientScoped, permission: auth.FilesRead}, h.getFile},
+		{http.MethodGet, "/v1/files/:id/content", endpoint{access: clientScoped, permission: auth.FilesRead}, h.fileLink},
+		{http.MethodGet, "/v1/files/:id/download", endpoint{access: public}, h.downloadFile},
 		{http.MethodPost, "/v1/users", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.inviteUser},
 		{http.MethodPatch, "/v1/users/:id", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.updateUser},
 		{http.MethodPost, "/v1/admin/clients", endpoint{access: keyed, permission: auth.ClientsWrite}, h.createClient},

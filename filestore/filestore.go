@@ -1,0 +1,200 @@
+// Package filestore keeps the bytes of uploaded files on the local disk, one
+// file per id under the data dir. A file becomes visible only complete: it is
+// written to a temporary file, synced, and renamed into place.
+package filestore
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrTooLarge is returned by Write when the content exceeds the limit.
+var ErrTooLarge = errors.New("file too large")
+
+// Store is a directory of files named by id.
+type Store struct {
+	dir string
+}
+
+// Open opens (creating if needed) the store in dir.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
+		return nil, fmt.Errorf("file store: %w", err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Pending is content written to a temporary file, not yet in place.
+type Pending struct {
+	path   string
+	Size   int64
+	SHA256 []byte
+	// Head holds up to the first 512 bytes, for sniffing the content type.
+	Head []byte
+}
+
+// sniffLen is what http.DetectContentType reads.
+const sniffLen = 512
+
+// Write streams r to a temporary file, at most max bytes, hashing it on the
+// way, and syncs it. Over max it removes what it wrote and returns
+// ErrTooLarge. Memory stays flat whatever the size.
+func (s *Store) Write(r io.Reader, max int64) (*Pending, error) {
+	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("file store: %w", err)
+	}
+	p := &Pending{path: f.Name()}
+	fail := func(err error) (*Pending, error) {
+		f.Close()
+		os.Remove(p.path)
+		return nil, err
+	}
+	hash := sha256.New()
+	head := &headWriter{limit: sniffLen}
+	buf := bufio.NewWriterSize(f, 256<<10)
+	n, err := io.Copy(io.MultiWriter(buf, hash, head), io.LimitReader(r, max+1))
+	if err != nil {
+		return fail(err)
+	}
+	if n > max {
+		return fail(ErrTooLarge)
+	}
+	if err := buf.Flush(); err != nil {
+		return fail(fmt.Errorf("file store: %w", err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("file store: %w", err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(p.path)
+		return nil, fmt.Errorf("file store: %w", err)
+	}
+	p.Size, p.SHA256, p.Head = n, hash.Sum(nil), head.buf
+	return p, nil
+}
+
+// headWriter keeps the first limit bytes written to it.
+type headWriter struct {
+	buf   []byte
+	limit int
+}
+
+func (h *headWriter) Write(b []byte) (int, error) {
+	if room := h.limit - len(h.buf); room > 0 {
+		h.buf = append(h.buf, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
+}
+
+// Discard removes pending content that will not be committed.
+func (s *Store) Discard(p *Pending) {
+	os.Remove(p.path)
+}
+
+// Commit moves pending content into place as the file with the id, and
+// syncs the directory so that the rename survives a crash.
+func (s *Store) Commit(p *Pending, id string) error {
+	path, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	if err := os.Rename(p.path, path); err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// Remove deletes the file with the id, if it exists.
+func (s *Store) Remove(id string) error {
+	path, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("file store: %w", err)
+	}
+	return nil
+}
+
+// OpenFile opens the file with the id for reading.
+func (s *Store) OpenFile(id string) (*os.File, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(path)
+}
+
+// Clean removes what a crash can leave behind: temporary files, and files for
+// which known reports no database row. It returns how many it removed.
+func (s *Store) Clean(known func(ids []string) (map[string]bool, error)) (int, error) {
+	removed := 0
+	tmp, err := os.ReadDir(filepath.Join(s.dir, "tmp"))
+	if err != nil {
+		return 0, fmt.Errorf("file store: %w", err)
+	}
+	for _, e := range tmp {
+		if os.Remove(filepath.Join(s.dir, "tmp", e.Name())) == nil {
+			removed++
+		}
+	}
+	shards, err := os.ReadDir(s.dir)
+	if err != nil {
+		return removed, fmt.Errorf("file store: %w", err)
+	}
+	for _, shard := range shards {
+		if !shard.IsDir() || shard.Name() == "tmp" {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(s.dir, shard.Name()))
+		if err != nil {
+			return removed, fmt.Errorf("file store: %w", err)
+		}
+		ids := make([]string, 0, len(entries))
+		for _, e := range entries {
+			ids = append(ids, e.Name())
+		}
+		keep, err := known(ids)
+		if err != nil {
+			return removed, err
+		}
+		for _, id := range ids {
+			if !keep[id] && os.Remove(filepath.Join(s.dir, shard.Name(), id)) == nil {
+				removed++
+			}
+		}
+	}
+	return removed, nil
+}
+
+// path is where the file with the id lives: ids are our own lower-case cuids,
+// and anything else is refused, so that no id can name a path outside.
+func (s *Store) path(id string) (string, error) {
+	if len(id) < 4 || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+		return "", fmt.Errorf("file store: invalid file id %q", id)
+	}
+	return filepath.Join(s.dir, id[len(id)-2:], id), nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	return nil
+}

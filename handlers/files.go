@@ -1,0 +1,395 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/auth"
+	"acctapi/db"
+	"acctapi/filestore"
+)
+
+// Limits on uploads besides the file size, documented in docs/decisions.md.
+const (
+	maxFileName      = 255
+	maxMimeType      = 255
+	maxFormField     = 64 << 10
+	maxFormParts     = 200
+	multipartSurplus = 1 << 20 // room for the form fields and part headers
+)
+
+type fileResponse struct {
+	ID           string    `json:"id"`
+	DocumentDate timestamp `json:"documentDate"`
+	CreatedAt    timestamp `json:"createdAt"`
+	UpdatedAt    timestamp `json:"updatedAt"`
+	Name         string    `json:"name"`
+	MimeType     string    `json:"mimetype"`
+	Size         int64     `json:"size"`
+	WorkspaceID  string    `json:"workspaceId"`
+	CreatedByID  *string   `json:"createdById"`
+	TaskID       *string   `json:"taskId"`
+	FolderID     *string   `json:"folderId"`
+	LabelIDs     []string  `json:"labelIds"`
+}
+
+func newFileResponse(f *db.File) fileResponse {
+	return fileResponse{
+		ID: f.ID, DocumentDate: timestamp(f.DocumentDate), CreatedAt: timestamp(f.CreatedAt), UpdatedAt: timestamp(f.UpdatedAt),
+		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
+		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs,
+	}
+}
+
+type fileLinkResponse struct {
+	URL       string `json:"url"`
+	ExpiresIn int    `json:"expiresIn"`
+}
+
+// upload is what a multipart upload sent: its form fields, and its file,
+// written to the store but not yet in place.
+type upload struct {
+	fields   map[string][]string
+	file     *filestore.Pending
+	name     string
+	partType string
+}
+
+// uploadFile answers POST /v1/files.
+func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	up, err := h.readUpload(w, r)
+	if up.file != nil {
+		defer h.files.Discard(up.file)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var v Validator
+	body := v.Body(up.fieldsJSON())
+	workspaceID := body.ID("workspaceId", true, false)
+	taskID := body.ID("taskId", false, false)
+	folderID := body.ID("folderId", false, false)
+	documentDate := body.Time("documentDate", false, false)
+	labelIDs := body.IDs("labelIds", false)
+	if up.file == nil {
+		v.Add(typeIssue([]any{"file"}, "file", "undefined"))
+	}
+	name := up.name
+	if name == "" {
+		name = "upload"
+	}
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxFileName {
+		v.Add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
+			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+
+	id := db.NewID()
+	if err := h.files.Commit(up.file, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := h.store.CreateFile(r.Context(), stateOf(r).client.ID, db.FileCreate{
+		ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
+		LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
+		Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
+	})
+	if err != nil {
+		if rmErr := h.files.Remove(id); rmErr != nil {
+			h.log.ErrorContext(r.Context(), "remove the bytes of an unrecorded upload", "request_id", stateOf(r).id, "error", rmErr)
+		}
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, newFileResponse(f))
+}
+
+// readUpload reads a multipart/form-data body: the file part streams to the
+// file store (never whole in memory), the other parts are form fields.
+func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
+	up := &upload{fields: map[string][]string{}}
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		return up, errBadRequest("unsupported_media_type", "send the upload as Content-Type: multipart/form-data")
+	}
+	limit := h.maxUpload + multipartSurplus
+	if r.ContentLength > limit {
+		return up, errFileTooLarge(h.maxUpload)
+	}
+	parts := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit), params["boundary"])
+	for n := 0; ; n++ {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			return up, nil
+		}
+		if err != nil {
+			return up, requestBodyError(err, h.maxUpload)
+		}
+		if n == maxFormParts {
+			return up, errBadRequest("invalid_multipart", fmt.Sprintf("an upload has at most %d parts", maxFormParts))
+		}
+		name := part.FormName()
+		if name != "file" {
+			value, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
+			if err != nil {
+				return up, requestBodyError(err, h.maxUpload)
+			}
+			if len(value) > maxFormField {
+				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormField))
+			}
+			up.fields[name] = append(up.fields[name], string(value))
+			continue
+		}
+		if up.file != nil {
+			return up, errBadRequest("invalid_multipart", "an upload holds one file")
+		}
+		_, disposition, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		up.name, up.partType = disposition["filename"], part.Header.Get("Content-Type")
+		body := &readErrors{r: part}
+		up.file, err = h.files.Write(body, h.maxUpload)
+		switch {
+		case errors.Is(err, filestore.ErrTooLarge):
+			return up, errFileTooLarge(h.maxUpload)
+		case body.err != nil:
+			return up, requestBodyError(body.err, h.maxUpload)
+		case err != nil:
+			return up, err
+		}
+	}
+}
+
+// readErrors remembers the error of the reader it wraps, so that a failure
+// of the request body is told from one of the disk.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		e.err = err
+	}
+	return n, err
+}
+
+func requestBodyError(err error, maxUpload int64) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errFileTooLarge(maxUpload)
+	}
+	return errBadRequest("invalid_multipart", "the multipart body is malformed or ended early")
+}
+
+func errFileTooLarge(limit int64) *Error {
+	return &Error{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
+		fmt.Sprintf("the file exceeds %d bytes", limit)}
+}
+
+// fieldsJSON turns the form fields into the JSON object the validator reads:
+// one value each (the first sent), labelIds a list of every value sent,
+// each split at commas.
+func (up *upload) fieldsJSON() json.RawMessage {
+	object := map[string]any{}
+	for name, values := range up.fields {
+		if name != "labelIds" {
+			object[name] = values[0]
+			continue
+		}
+		labels := []string{}
+		for _, v := range values {
+			for _, id := range strings.Split(v, ",") {
+				if id = strings.TrimSpace(id); id != "" {
+					labels = append(labels, id)
+				}
+			}
+		}
+		object[name] = labels
+	}
+	raw, _ := json.Marshal(object)
+	return raw
+}
+
+// mimeType is the part's Content-Type when it says something, else what the
+// first bytes look like.
+func mimeType(partType string, head []byte) string {
+	if t, _, err := mime.ParseMediaType(partType); err == nil && t != "application/octet-stream" && len(partType) <= maxMimeType {
+		return partType
+	}
+	return http.DetectContentType(head)
+}
+
+// getFile answers GET /v1/files/{id}.
+func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := h.store.FindFile(r.Context(), stateOf(r).client.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newFileResponse(f))
+}
+
+// fileLink answers GET /v1/files/{id}/content with a signed download link.
+func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f, err := h.store.FindFile(r.Context(), stateOf(r).client.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	expires, signature, err := h.signer.Sign(r.Context(), f.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	link := h.baseURL + "/files/" + f.ID + "/download?" + url.Values{
+		"expires": {strconv.FormatInt(expires, 10)}, "signature": {signature},
+	}.Encode()
+	writeJSON(w, http.StatusOK, fileLinkResponse{URL: link, ExpiresIn: int(auth.LinkLifetime.Seconds())})
+}
+
+// downloadFile answers GET /v1/files/{id}/download: no key, the signature is
+// the credential. It streams the bytes, with Range and ETag support, after
+// checking them against the recorded size and SHA-256.
+func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	err := auth.ErrInvalidSignature
+	if expires, parseErr := strconv.ParseInt(q.Get("expires"), 10, 64); parseErr == nil {
+		err = h.signer.Verify(r.Context(), id, expires, q.Get("signature"))
+	}
+	switch {
+	case errors.Is(err, auth.ErrInvalidSignature):
+		h.fail(w, r, &Error{http.StatusForbidden, "auth_error", "invalid_signature", "the download link's signature is not valid"})
+		return
+	case errors.Is(err, auth.ErrLinkExpired):
+		h.fail(w, r, &Error{http.StatusGone, "bad_request", "link_expired", "the download link has expired: ask for a new one"})
+		return
+	case err != nil:
+		h.fail(w, r, err)
+		return
+	}
+	f, err := h.store.FindFileForDownload(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	content, err := h.files.OpenFile(f.ID)
+	if err != nil {
+		h.fail(w, r, fmt.Errorf("open the bytes of file %s: %w", f.ID, err))
+		return
+	}
+	defer content.Close()
+	if err := verifyContent(r.Context(), content, f); err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "file integrity", slog.String("request_id", stateOf(r).id),
+			slog.String("file_id", f.ID), slog.Any("error", err))
+		h.fail(w, r, err)
+		return
+	}
+	header := w.Header()
+	header.Set("Content-Type", f.MimeType)
+	header.Set("Content-Disposition", contentDisposition(f.Name))
+	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
+	header.Set("Cache-Control", "private, no-cache")
+	header.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, "", f.UpdatedAt, content)
+}
+
+// verifyContent checks that the bytes on disk are the ones recorded, and
+// rewinds them: corrupt data is never served.
+func verifyContent(ctx context.Context, content io.ReadSeeker, f *db.File) error {
+	hash := sha256.New()
+	n, err := io.Copy(hash, content)
+	if err != nil {
+		return fmt.Errorf("read file %s: %w", f.ID, err)
+	}
+	if n != f.Size || !bytes.Equal(hash.Sum(nil), f.SHA256) {
+		return fmt.Errorf("file %s: %d bytes on disk with another SHA-256 than the %d recorded", f.ID, n, f.Size)
+	}
+	if _, err := content.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewind file %s: %w", f.ID, err)
+	}
+	return ctx.Err()
+}
+
+// contentDisposition makes a file name safe for the header: an ASCII
+// fallback without quotes, backslashes, path separators or control
+// characters, and the exact name as RFC 6266 filename* when they differ.
+func contentDisposition(name string) string {
+	var ascii, exact strings.Builder
+	for _, c := range name {
+		switch {
+		case unicode.IsControl(c):
+			continue
+		case c == '/' || c == '\\':
+			c = '_'
+		}
+		exact.WriteRune(c)
+		if c < utf8.RuneSelf && c != '"' && c != ';' {
+			ascii.WriteRune(c)
+		} else {
+			ascii.WriteByte('_')
+		}
+	}
+	fallback := strings.Trim(ascii.String(), " .")
+	if fallback == "" {
+		fallback = "download"
+	}
+	header := `attachment; filename="` + fallback + `"`
+	if exact.String() != fallback {
+		header += "; filename*=UTF-8''" + rfc5987(exact.String())
+	}
+	return header
+}
+
+// rfc5987 percent-encodes every byte but the attr-chars of RFC 5987.
+func rfc5987(s string) string {
+	const attrChars = "!#$&+-.^_`|~"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(attrChars, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
