@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +37,7 @@ func newRolesCreateCmd(cfg *Config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			name = strings.TrimSpace(name)
-			if name == "" || len(name) > 100 {
+			if name == "" || utf8.RuneCountInString(name) > 100 {
 				return fmt.Errorf("--name must be 1 to 100 characters")
 			}
 			store, firm, err := openFirmStore(cmd, cfg)

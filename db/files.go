@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -84,6 +85,9 @@ func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*
 		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
 		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
 	}
+	// In the order FindFile reads them back, without duplicates.
+	slices.Sort(f.LabelIDs)
+	f.LabelIDs = slices.Compact(f.LabelIDs)
 	if in.DocumentDate != nil {
 		f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
 	}

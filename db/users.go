@@ -63,10 +63,17 @@ func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUs
 	now := db.now().UTC().Truncate(time.Second)
 	u := &ClientUser{ID: NewID(), ClientID: clientID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
 		Role: in.Role, InvitedAt: &now, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO users (firm_id, `+clientUserColumns+`)
+	res, err := tx.ExecContext(ctx, `INSERT INTO users (firm_id, `+clientUserColumns+`)
 		SELECT firm_id, ?, id, ?, ?, ?, ?, ?, ?, ? FROM clients WHERE id = ?`,
-		u.ID, u.Email, u.FirstName, u.LastName, u.Role, unix(now), unix(now), unix(now), clientID); err != nil {
+		u.ID, u.Email, u.FirstName, u.LastName, u.Role, unix(now), unix(now), unix(now), clientID)
+	if err != nil {
 		return nil, fmt.Errorf("invite client user: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		if err != nil {
+			return nil, fmt.Errorf("invite client user: %w", err)
+		}
+		return nil, Errorf(ENOTFOUND, "client %s not found", clientID)
 	}
 	for _, id := range in.WorkspaceIDs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -98,12 +99,15 @@ func countryCode(address *Object) Field[string] {
 	if !f.Set || f.Null {
 		return f
 	}
-	f.Value = strings.ToUpper(f.Value)
-	if len(f.Value) != 2 || !strings.Contains(isoCountryCodes, " "+f.Value+" ") {
+	// Upper-casing first would turn some non-ASCII letters into ASCII ones
+	// ("ı" into "I"): the length in bytes keeps those out.
+	code := strings.ToUpper(f.Value)
+	if len(f.Value) != 2 || !strings.Contains(isoCountryCodes, " "+code+" ") {
 		address.v.Add(Issue{Code: "invalid_string", Path: address.at("countryCode"), Validation: "regex",
 			Message: "Invalid ISO 3166-1 alpha-2 country code"})
 		return Field[string]{}
 	}
+	f.Value = code
 	return f
 }
 
@@ -200,7 +204,10 @@ func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprou
 // union of an enum and a cuid. Anything else is one invalid_union issue
 // holding each alternative's failure.
 func roleField(body *Object) db.RoleRef {
-	raw, _, ok := body.get("role", "string", true, false)
+	raw, null, ok := body.get("role", "string", true, true)
+	if null {
+		raw, ok = json.RawMessage("null"), true
+	}
 	if !ok {
 		return db.RoleRef{}
 	}

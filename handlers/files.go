@@ -137,10 +137,16 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	if r.ContentLength > limit {
 		return up, errFileTooLarge(h.maxUpload)
 	}
-	parts := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit), params["boundary"])
+	body := &tailReader{r: http.MaxBytesReader(w, r.Body, limit), keep: len(params["boundary"]) + 1024}
+	parts := multipart.NewReader(body, params["boundary"])
 	for n := 0; ; n++ {
 		part, err := parts.NextPart()
 		if errors.Is(err, io.EOF) {
+			// NextPart also ends on a body cut short: only a body that
+			// carried the closing delimiter is complete.
+			if !bytes.Contains(body.tail, []byte("--"+params["boundary"]+"--")) {
+				return up, errBadRequest("invalid_multipart", "the multipart body is malformed or ended early")
+			}
 			return up, nil
 		}
 		if err != nil {
@@ -177,6 +183,23 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 			return up, err
 		}
 	}
+}
+
+// tailReader keeps the last bytes read through it, where a multipart body's
+// closing delimiter is (an epilogue after it may be up to 1 KiB).
+type tailReader struct {
+	r    io.Reader
+	keep int
+	tail []byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.tail = append(t.tail, p[:n]...)
+	if len(t.tail) > t.keep {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-t.keep:]...)
+	}
+	return n, err
 }
 
 // readErrors remembers the error of the reader it wraps, so that a failure

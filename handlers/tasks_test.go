@@ -1604,11 +1604,11 @@ func TestTaskBadInput(t *testing.T) {
 			typeIssueAt("string", "number", "dueDate"), typeIssueAt("string", "number", "parentId"))},
 		{"numbers where strings are expected (PATCH)", patch(`{"title":1,"text":2.5,"dueDate":3,"status":4,"destinationFolderId":5,"assetFileIds":[6],"parentId":-7}`), issues(
 			typeIssueAt("string", "number", "title"), typeIssueAt("string", "number", "text"), typeIssueAt("string", "number", "dueDate"),
-			typeIssueAt("string", "number", "status"), typeIssueAt("string", "number", "destinationFolderId"),
+			typeIssueAt("'OPEN' | 'IN_PROGRESS' | 'IN_REVIEW' | 'ACCEPTED' | 'DECLINED'", "number", "status"), typeIssueAt("string", "number", "destinationFolderId"),
 			typeIssueAt("string", "number", "assetFileIds", 0), typeIssueAt("string", "number", "parentId"))},
 		{"arrays and objects where values are expected", patch(`{"title":["x"],"text":{"a":1},"dueDate":[],"status":["OPEN"],"destinationFolderId":true,"assetFileIds":{"0":"cfile00001"},"parentId":{}}`), issues(
 			typeIssueAt("string", "array", "title"), typeIssueAt("string", "object", "text"), typeIssueAt("string", "array", "dueDate"),
-			typeIssueAt("string", "array", "status"), typeIssueAt("string", "boolean", "destinationFolderId"),
+			typeIssueAt("'OPEN' | 'IN_PROGRESS' | 'IN_REVIEW' | 'ACCEPTED' | 'DECLINED'", "array", "status"), typeIssueAt("string", "boolean", "destinationFolderId"),
 			typeIssueAt("array", "object", "assetFileIds"), typeIssueAt("string", "object", "parentId"))},
 		{"an array where the body object is expected (POST)", post(`[{"title":"x","workspaceId":"` + ws + `"}]`), issues(typeIssueAt("object", "array"))},
 		{"an array where the body object is expected (PATCH)", patch(`[{"title":"x"}]`), issues(typeIssueAt("object", "array"))},

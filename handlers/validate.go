@@ -3,7 +3,9 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -216,9 +218,14 @@ func (o *Object) Email(name string, required bool) Field[string] {
 
 // Enum reads a string that must be one of options.
 func (o *Object) Enum(name string, options []string, required, nullable bool) Field[string] {
-	raw, null, ok := o.get(name, enumExpected(options), required, nullable)
+	expected := enumExpected(options)
+	raw, null, ok := o.get(name, expected, required, nullable)
 	if !ok {
 		return Field[string]{Set: null, Null: null}
+	}
+	if kind := jsonKind(raw); kind != "string" {
+		o.v.Add(typeIssue(o.at(name), expected, kind))
+		return Field[string]{}
 	}
 	s, ok := o.decodeString(name, raw)
 	if !ok {
@@ -374,25 +381,29 @@ func (q *Query) Int(name string, min, max, def int) int {
 	}
 	path := []any{"query", name}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || s == "" {
+	// Decimal notation only (not Go's hex floats, Inf or NaN); a number too
+	// large for a float is ±Inf, which the bounds below refuse.
+	if !decimalNumber.MatchString(s) || (err != nil && !errors.Is(err, strconv.ErrRange)) {
 		q.v.Add(typeIssue(path, "number", "nan"))
 		return def
 	}
-	if f != float64(int64(f)) {
+	if f != math.Trunc(f) {
 		q.v.Add(typeIssue(path, "integer", "float"))
 		return def
 	}
-	n := int(f)
-	if n < min {
+	if f < float64(min) {
 		q.v.Add(sizeIssue("too_small", path, "number", min, fmt.Sprintf("Number must be greater than or equal to %d", min)))
 		return def
 	}
-	if n > max {
+	if f > float64(max) {
 		q.v.Add(sizeIssue("too_big", path, "number", max, fmt.Sprintf("Number must be less than or equal to %d", max)))
 		return def
 	}
-	return n
+	return int(f)
 }
+
+// decimalNumber is a number in decimal notation, as a query may write one.
+var decimalNumber = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
 // Enum reads a parameter that must be one of options; def when absent.
 func (q *Query) Enum(name string, options []string, def string) string {
