@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -137,7 +138,14 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	if r.ContentLength > limit {
 		return up, errFileTooLarge(h.maxUpload)
 	}
-	body := &tailReader{r: http.MaxBytesReader(w, r.Body, limit), keep: len(params["boundary"]) + 1024}
+	rc := http.NewResponseController(w)
+	stream := &progress{r: http.MaxBytesReader(w, r.Body, limit), extend: func(t time.Time) {
+		// Where a connection has no deadlines, the server's timeouts stay.
+		_ = rc.SetReadDeadline(t)
+		_ = rc.SetWriteDeadline(t)
+	}}
+	stream.extend(time.Now().Add(transferIdle))
+	body := &tailReader{r: stream, keep: len(params["boundary"]) + 1024}
 	parts := multipart.NewReader(body, params["boundary"])
 	for n := 0; ; n++ {
 		part, err := parts.NextPart()
@@ -183,6 +191,37 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 			return up, err
 		}
 	}
+}
+
+// transferIdle is how long an upload or a download may stall. The server's
+// read and write timeouts bound a whole request, which would cut off a large
+// file on a slow line; these transfers get a deadline that moves with each
+// chunk instead.
+const transferIdle = time.Minute
+
+// progress moves a connection deadline transferIdle ahead of every read
+// that carries bytes.
+type progress struct {
+	r      io.Reader
+	extend func(time.Time)
+}
+
+func (p *progress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.extend(time.Now().Add(transferIdle))
+	}
+	return n, err
+}
+
+// progressSeeker is a progress over content that http.ServeContent seeks.
+type progressSeeker struct {
+	progress
+	seeker io.Seeker
+}
+
+func (p *progressSeeker) Seek(offset int64, whence int) (int64, error) {
+	return p.seeker.Seek(offset, whence)
 }
 
 // tailReader keeps the last bytes read through it, where a multipart body's
@@ -352,7 +391,10 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
 	header.Set("Cache-Control", "private, no-cache")
 	header.Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, "", f.UpdatedAt, content)
+	rc := http.NewResponseController(w)
+	extend := func(t time.Time) { _ = rc.SetWriteDeadline(t) } // where a connection has no deadlines, the server's stay
+	extend(time.Now().Add(transferIdle))
+	http.ServeContent(w, r, "", f.UpdatedAt, &progressSeeker{progress: progress{r: content, extend: extend}, seeker: content})
 }
 
 // verifyContent checks that the bytes on disk are the ones recorded, and
