@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
@@ -210,19 +211,31 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, p httprou
 
 // listFolders answers GET /v1/workspaces/{id}/folders.
 func (h *Handler) listFolders(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	listInWorkspace(h, w, r, p, db.FolderSorts, h.store.ListFolders, newFolderResponse)
+}
+
+// listLabels answers GET /v1/workspaces/{id}/labels.
+func (h *Handler) listLabels(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	listInWorkspace(h, w, r, p, db.LabelSorts, h.store.ListLabels, newLabelResponse)
+}
+
+// listInWorkspace answers a list of the records of the workspace in the id
+// path parameter.
+func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, p httprouter.Params, sorts []string,
+	list func(ctx context.Context, clientID, workspaceID string, req db.PageRequest) (*db.Page[T], error), convert func(T) R) {
 	var v Validator
 	id := v.PathID(p, "id")
-	req := pageRequest(v.Query(r.URL.Query()), db.FolderSorts)
+	req := pageRequest(v.Query(r.URL.Query()), sorts)
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.store.ListFolders(r.Context(), stateOf(r).client.ID, id, req)
+	page, err := list(r.Context(), stateOf(r).client.ID, id, req)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newFolderResponse))
+	writeJSON(w, http.StatusOK, newListResponse(page, convert))
 }
 
 // createFolder answers POST /v1/workspaces/{id}/folders.
@@ -246,23 +259,6 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	writeJSON(w, http.StatusCreated, newFolderResponse(f))
-}
-
-// listLabels answers GET /v1/workspaces/{id}/labels.
-func (h *Handler) listLabels(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	req := pageRequest(v.Query(r.URL.Query()), db.LabelSorts)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	page, err := h.store.ListLabels(r.Context(), stateOf(r).client.ID, id, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newLabelResponse))
 }
 
 // createLabel answers POST /v1/workspaces/{id}/labels.
