@@ -114,7 +114,6 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Logger:  logger,
 		BaseURL: baseURL,
 		Version: version,
-		Now:     cfg.Now,
 		Files:   files,
 		Signer:  auth.NewSigner(store, cfg.Now),
 

@@ -127,7 +127,6 @@ func newTestAPI(t *testing.T) *testAPI {
 		Logger:  slog.New(slog.NewJSONHandler(api.logs, nil)),
 		BaseURL: api.server.URL + "/v1",
 		Version: "test",
-		Now:     clock.Now,
 		Files:   api.files,
 		Signer:  auth.NewSigner(store, clock.Now),
 

@@ -39,8 +39,6 @@ type Config struct {
 	// BaseURL is the public address including /v1, as in the OpenAPI servers.
 	BaseURL string
 	Version string
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
 	// Files holds the bytes of uploads; Signer signs their download links.
 	Files  *filestore.Store
 	Signer *auth.Signer
@@ -55,7 +53,6 @@ type Handler struct {
 	limiter *auth.Limiter
 	log     *slog.Logger
 	version string
-	now     func() time.Time
 	openapi []byte
 	router  *httprouter.Router
 
@@ -73,11 +70,8 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
-		version: cfg.Version, now: cfg.Now, openapi: doc,
+		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
-	}
-	if h.now == nil {
-		h.now = time.Now
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
