@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -234,13 +235,8 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name    string
-		cleared bool
-	}{{"name", u.Name.Set && u.Name.Value == nil}, {"type", u.Type.Set && u.Type.Value == nil}} {
-		if f.cleared {
-			return nil, &Error{Code: EINVALID, Path: []any{f.name}, Message: f.name + " cannot be null"}
-		}
+	if err := cmp.Or(notNull("name", u.Name), notNull("type", u.Type)); err != nil {
+		return nil, err
 	}
 	apply(u.Name, func(v *string) { c.Name = *v })
 	apply(u.Type, func(v *string) { c.Type = *v })

@@ -59,24 +59,21 @@ func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*
 		return nil, withPath(err, "workspaceId")
 	}
 	if in.TaskID != nil {
-		if err := findTaskInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID, "taskId", "task"); err != nil {
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
+			inWorkspace{"tasks", "task", "the task's workspace", []any{"taskId"}}); err != nil {
 			return nil, err
 		}
 	}
 	if in.FolderID != nil {
-		if err := findFolder(ctx, tx, clientID, in.WorkspaceID, *in.FolderID); err != nil {
-			return nil, withPath(err, "folderId")
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
+			inWorkspace{"folders", "folder", "the task's workspace", []any{"folderId"}}); err != nil {
+			return nil, err
 		}
 	}
 	for i, id := range in.LabelIDs {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM labels WHERE client_id = ? AND workspace_id = ? AND id = ?`,
-			clientID, in.WorkspaceID, id).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, &Error{Code: ENOTFOUND, Path: []any{"labelIds", i}, Message: "label " + id + " not found in the workspace"}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("find label: %w", err)
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
+			inWorkspace{"labels", "label", "the workspace", []any{"labelIds", i}}); err != nil {
+			return nil, err
 		}
 	}
 	now := db.now().UTC().Truncate(time.Second)

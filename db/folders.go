@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -57,14 +56,9 @@ func (db *DB) CreateFolder(ctx context.Context, clientID, workspaceID, name stri
 		return nil, err
 	}
 	if parentID != nil {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM folders WHERE client_id = ? AND workspace_id = ? AND id = ?`,
-			clientID, workspaceID, *parentID).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, &Error{Code: ENOTFOUND, Path: []any{"parentId"}, Message: "folder " + *parentID + " not found in the workspace"}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("find parent folder: %w", err)
+		if err := findInWorkspace(ctx, tx, clientID, workspaceID, *parentID,
+			inWorkspace{"folders", "folder", "the workspace", []any{"parentId"}}); err != nil {
+			return nil, err
 		}
 	}
 	var taken bool

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -88,6 +89,9 @@ var taskSortKeys = map[string]sortKey{
 const taskColumns = `id, client_id, workspace_id, parent_id, title, text, status, due_date,
 	created_by_id, actor_type, destination_folder_id, created_at, updated_at`
 
+// parentTask is how a task's parent is looked for.
+var parentTask = inWorkspace{"tasks", "parent task", "the task's workspace", []any{"parentId"}}
+
 // tombstoneLifetime is how long a deleted task's place is kept for cursors.
 const tombstoneLifetime = 30 * 24 * time.Hour
 
@@ -105,7 +109,7 @@ func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*
 		return nil, withPath(err, "workspaceId")
 	}
 	if in.ParentID != nil {
-		if err := findTaskInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, "parentId", "parent task"); err != nil {
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, parentTask); err != nil {
 			return nil, err
 		}
 	}
@@ -155,16 +159,12 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name    string
-		cleared bool
-	}{{"title", u.Title.Set && u.Title.Value == nil}, {"status", u.Status.Set && u.Status.Value == nil}} {
-		if f.cleared {
-			return nil, &Error{Code: EINVALID, Path: []any{f.name}, Message: f.name + " cannot be null"}
-		}
+	if err := cmp.Or(notNull("title", u.Title), notNull("status", u.Status)); err != nil {
+		return nil, err
 	}
 	if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
-		if err := findFolder(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value); err != nil {
+		if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value,
+			inWorkspace{"folders", "folder", "the task's workspace", []any{"destinationFolderId"}}); err != nil {
 			return nil, err
 		}
 	}
@@ -214,7 +214,7 @@ func apply[T any](u Update[T], set func(*T)) {
 // checkParent checks that parentID is a task of t's workspace that is
 // neither t nor one of its descendants.
 func checkParent(ctx context.Context, tx *sql.Tx, clientID string, t *Task, parentID string) error {
-	if err := findTaskInWorkspace(ctx, tx, clientID, t.WorkspaceID, parentID, "parentId", "parent task"); err != nil {
+	if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, parentID, parentTask); err != nil {
 		return err
 	}
 	var cycle bool
@@ -402,30 +402,35 @@ func findWorkspace(ctx context.Context, q querier, clientID, id string) error {
 	return nil
 }
 
-// findTaskInWorkspace checks that the task is the client's and in the workspace.
-func findTaskInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id, field, what string) error {
+// inWorkspace names a record that a request refers to and that must be in
+// a given workspace of the client: its table (a fixed name, never request
+// text), and how a not-found error names it, where, and at which path.
+type inWorkspace struct {
+	table string
+	what  string
+	place string
+	path  []any
+}
+
+// findInWorkspace checks that the record with the id is the client's and in
+// the workspace. Returns ENOTFOUND naming it.
+func findInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id string, r inWorkspace) error {
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM tasks WHERE client_id = ? AND workspace_id = ? AND id = ?`,
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+r.table+` WHERE client_id = ? AND workspace_id = ? AND id = ?`,
 		clientID, workspaceID, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Path: []any{field}, Message: what + " " + id + " not found in the task's workspace"}
+		return &Error{Code: ENOTFOUND, Path: r.path, Message: r.what + " " + id + " not found in " + r.place}
 	}
 	if err != nil {
-		return fmt.Errorf("find %s: %w", what, err)
+		return fmt.Errorf("find %s: %w", r.what, err)
 	}
 	return nil
 }
 
-// findFolder checks that the folder is the client's and in the workspace.
-func findFolder(ctx context.Context, q querier, clientID, workspaceID, id string) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM folders WHERE client_id = ? AND workspace_id = ? AND id = ?`,
-		clientID, workspaceID, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Path: []any{"destinationFolderId"}, Message: "folder " + id + " not found in the task's workspace"}
-	}
-	if err != nil {
-		return fmt.Errorf("find folder: %w", err)
+// notNull refuses an update that clears a field that cannot be null.
+func notNull[T any](field string, u Update[T]) error {
+	if u.Set && u.Value == nil {
+		return &Error{Code: EINVALID, Path: []any{field}, Message: field + " cannot be null"}
 	}
 	return nil
 }
