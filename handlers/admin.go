@@ -139,11 +139,7 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprou
 		Address: db.Address{Line1: a.Line1.Value, Line2: a.Line2.Value, City: a.City.Value,
 			PostalCode: a.PostalCode.Value, CountryCode: a.CountryCode.Value},
 	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newClientResponse(c))
+	respond(h, w, r, http.StatusCreated, c, err, newClientResponse)
 }
 
 // listClients answers GET /v1/admin/clients.
@@ -155,11 +151,7 @@ func (h *Handler) listClients(w http.ResponseWriter, r *http.Request, _ httprout
 		return
 	}
 	page, err := h.store.ListClients(r.Context(), stateOf(r).principal.FirmID, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newClientResponse))
+	respond(h, w, r, http.StatusOK, page, err, listOf(newClientResponse))
 }
 
 // getClient answers GET /v1/admin/clients/{id}.
@@ -171,11 +163,7 @@ func (h *Handler) getClient(w http.ResponseWriter, r *http.Request, p httprouter
 		return
 	}
 	c, err := h.store.FindClient(r.Context(), stateOf(r).principal.FirmID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newClientResponse(c))
+	respond(h, w, r, http.StatusOK, c, err, newClientResponse)
 }
 
 // updateClient answers PATCH /v1/admin/clients/{id}.
@@ -193,11 +181,7 @@ func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	c, err := h.store.UpdateClient(r.Context(), stateOf(r).principal.FirmID, id, u)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newClientResponse(c))
+	respond(h, w, r, http.StatusOK, c, err, newClientResponse)
 }
 
 // roleField reads a role: "admin", "user" or a custom role's id, as a Zod
@@ -239,11 +223,7 @@ func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ 
 		return
 	}
 	page, err := h.store.ListAccountantUsers(r.Context(), stateOf(r).principal.FirmID, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newAccountantUserResponse))
+	respond(h, w, r, http.StatusOK, page, err, listOf(newAccountantUserResponse))
 }
 
 // inviteAccountantUser answers POST /v1/admin/users.
@@ -265,11 +245,7 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
 		Email: email.Value, Role: role, FirstName: optional(first), LastName: optional(last),
 	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newAccountantUserResponse(u))
+	respond(h, w, r, http.StatusCreated, u, err, newAccountantUserResponse)
 }
 
 // getAccountantUser answers GET /v1/admin/users/{id}.
@@ -281,11 +257,7 @@ func (h *Handler) getAccountantUser(w http.ResponseWriter, r *http.Request, p ht
 		return
 	}
 	u, err := h.store.FindAccountantUser(r.Context(), stateOf(r).principal.FirmID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newAccountantUserResponse(u))
+	respond(h, w, r, http.StatusOK, u, err, newAccountantUserResponse)
 }
 
 // updateAccountantUser answers PATCH /v1/admin/users/{id}.
@@ -303,9 +275,5 @@ func (h *Handler) updateAccountantUser(w http.ResponseWriter, r *http.Request, p
 		return
 	}
 	u, err := h.store.SetAccountantUserRole(r.Context(), stateOf(r).principal.FirmID, id, role)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newAccountantUserResponse(u))
+	respond(h, w, r, http.StatusOK, u, err, newAccountantUserResponse)
 }

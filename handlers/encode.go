@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net/http"
 	"time"
 
 	"acctapi/db"
@@ -37,6 +38,21 @@ type pagination struct {
 	Total          int     `json:"total"`
 	NextCursor     *string `json:"nextCursor"`
 	PreviousCursor *string `json:"previousCursor"`
+}
+
+// respond answers convert(v) with the status, or err when it is set: the
+// last step of every handler that calls the store.
+func respond[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, status int, v T, err error, convert func(T) R) {
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, status, convert(v))
+}
+
+// listOf converts a page of items with convert, into the list envelope.
+func listOf[T, R any](convert func(T) R) func(*db.Page[T]) listResponse[R] {
+	return func(page *db.Page[T]) listResponse[R] { return newListResponse(page, convert) }
 }
 
 // newListResponse encodes a page with convert applied to each item.

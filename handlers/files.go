@@ -311,11 +311,7 @@ func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.P
 		return
 	}
 	f, err := h.store.FindFile(r.Context(), stateOf(r).client.ID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newFileResponse(f))
+	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
 }
 
 // fileLink answers GET /v1/files/{id}/content with a signed download link.

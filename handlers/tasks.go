@@ -55,11 +55,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter
 		return
 	}
 	page, err := h.store.ListTasks(r.Context(), stateOf(r).client.ID, filter, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newTaskResponse))
+	respond(h, w, r, http.StatusOK, page, err, listOf(newTaskResponse))
 }
 
 // createTask answers POST /v1/tasks.
@@ -83,11 +79,7 @@ func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httproute
 		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
 		DueDate: optional(due), ParentID: optional(parentID),
 	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newTaskResponse(task))
+	respond(h, w, r, http.StatusCreated, task, err, newTaskResponse)
 }
 
 // updateTask answers PATCH /v1/tasks/{id}.
@@ -113,11 +105,7 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 		return
 	}
 	task, err := h.store.UpdateTask(r.Context(), stateOf(r).client.ID, id, u)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newTaskResponse(task))
+	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
 }
 
 // deleteTask answers DELETE /v1/tasks/{id}.
@@ -129,9 +117,5 @@ func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httproute
 		return
 	}
 	task, err := h.store.DeleteTask(r.Context(), stateOf(r).client.ID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newTaskResponse(task))
+	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
 }

@@ -49,11 +49,7 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 		Email: email.Value, Role: role.Value, FirstName: optional(first), LastName: optional(last),
 		WorkspaceIDs: workspaceIDs.Value,
 	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newClientUserResponse(u))
+	respond(h, w, r, http.StatusCreated, u, err, newClientUserResponse)
 }
 
 // updateUser answers PATCH /v1/users/{id}.
@@ -71,9 +67,5 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httproute
 		return
 	}
 	u, err := h.store.SetClientUserRole(r.Context(), stateOf(r).client.ID, id, role.Value)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newClientUserResponse(u))
+	respond(h, w, r, http.StatusOK, u, err, newClientUserResponse)
 }

@@ -97,11 +97,7 @@ func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httpr
 		return
 	}
 	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).client.ID, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, newWorkspaceResponse))
+	respond(h, w, r, http.StatusOK, page, err, listOf(newWorkspaceResponse))
 }
 
 // createWorkspace answers POST /v1/workspaces.
@@ -118,11 +114,7 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ http
 		return
 	}
 	ws, err := h.store.CreateWorkspace(r.Context(), stateOf(r).client.ID, name.Value)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newWorkspaceResponse(ws))
+	respond(h, w, r, http.StatusCreated, ws, err, newWorkspaceResponse)
 }
 
 // renameWorkspace answers PATCH /v1/workspaces/{id}.
@@ -140,11 +132,7 @@ func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p http
 		return
 	}
 	ws, err := h.store.RenameWorkspace(r.Context(), stateOf(r).client.ID, id, name.Value)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newWorkspaceResponse(ws))
+	respond(h, w, r, http.StatusOK, ws, err, newWorkspaceResponse)
 }
 
 // listMembers answers GET /v1/workspaces/{id}/members: a bare array.
@@ -188,11 +176,7 @@ func (h *Handler) addMember(w http.ResponseWriter, r *http.Request, p httprouter
 		return
 	}
 	m, err := h.store.AddMember(r.Context(), stateOf(r).client.ID, workspaceID, userID)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newMemberResponse(m))
+	respond(h, w, r, http.StatusCreated, m, err, newMemberResponse)
 }
 
 // removeMember answers DELETE /v1/workspaces/{id}/members.
@@ -231,11 +215,7 @@ func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Reques
 		return
 	}
 	page, err := list(r.Context(), stateOf(r).client.ID, id, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, newListResponse(page, convert))
+	respond(h, w, r, http.StatusOK, page, err, listOf(convert))
 }
 
 // createFolder answers POST /v1/workspaces/{id}/folders.
@@ -254,11 +234,7 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	f, err := h.store.CreateFolder(r.Context(), stateOf(r).client.ID, id, name.Value, optional(parentID))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newFolderResponse(f))
+	respond(h, w, r, http.StatusCreated, f, err, newFolderResponse)
 }
 
 // createLabel answers POST /v1/workspaces/{id}/labels.
@@ -276,9 +252,5 @@ func (h *Handler) createLabel(w http.ResponseWriter, r *http.Request, p httprout
 		return
 	}
 	l, err := h.store.CreateLabel(r.Context(), stateOf(r).client.ID, id, name.Value)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, newLabelResponse(l))
+	respond(h, w, r, http.StatusCreated, l, err, newLabelResponse)
 }
