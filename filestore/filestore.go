@@ -94,9 +94,13 @@ func (h *headWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Discard removes pending content that will not be committed.
+// Discard removes pending content that was not committed; after Commit it
+// does nothing, so that a deferred Discard cannot remove a later upload's
+// temporary file that took the same name.
 func (s *Store) Discard(p *Pending) {
-	os.Remove(p.path)
+	if p.path != "" {
+		os.Remove(p.path)
+	}
 }
 
 // Commit moves pending content into place as the file with the id, and
@@ -112,6 +116,7 @@ func (s *Store) Commit(p *Pending, id string) error {
 	if err := os.Rename(p.path, path); err != nil {
 		return fmt.Errorf("file store: %w", err)
 	}
+	p.path = ""
 	return syncDir(filepath.Dir(path))
 }
 

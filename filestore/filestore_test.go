@@ -392,3 +392,28 @@ func TestWriteMemoryStaysFlat(t *testing.T) {
 		t.Errorf("the store holds %v, want the one temporary file", got)
 	}
 }
+
+// A Discard deferred past a successful Commit removes nothing: by then the
+// temporary name may belong to another upload.
+func TestDiscardAfterCommit(t *testing.T) {
+	s, dir := mustOpen(t)
+	p := mustWrite(t, s, random(9, 100))
+	temp := tree(t, dir)
+	if len(temp) != 1 {
+		t.Fatalf("Write left %v, want one temporary file", temp)
+	}
+	if err := s.Commit(p, id1); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, temp[0])
+	if err := os.WriteFile(other, []byte("another upload"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Discard(p)
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("Discard after Commit removed %s: %v", temp[0], err)
+	}
+	if got := readAll(t, s, id1); !bytes.Equal(got, random(9, 100)) {
+		t.Errorf("committed content changed")
+	}
+}
