@@ -994,6 +994,14 @@ func TestServerBadConfig(t *testing.T) {
 		srv.Close()
 		t.Error("OpenServer accepted synchronous OFF")
 	}
+	cfg, _, _ = testConfig(dir)
+	cfg.MaxUploadBytes = -1
+	if srv, err := OpenServer(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--max-upload-bytes") {
+		if srv != nil {
+			srv.Close()
+		}
+		t.Errorf("OpenServer with --max-upload-bytes -1: got %v, want an error naming the flag", err)
+	}
 	// A taken address: the error is reported and the store closed.
 	cfg, _, _ = testConfig(dir)
 	r := startServer(t, cfg)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -231,6 +232,19 @@ func TestUnknownRoutes(t *testing.T) {
 	t.Run("outside /v1", func(t *testing.T) {
 		res := api.do(request{method: "GET", path: "/", key: api.accountantKey})
 		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "no route for GET /")
+	})
+	t.Run("OPTIONS lists the allowed methods", func(t *testing.T) {
+		req, _ := http.NewRequest("OPTIONS", api.server.URL+"/v1/tasks", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Header.Get("Allow") != "GET, OPTIONS, POST" || len(body) != 0 {
+			t.Errorf("OPTIONS /v1/tasks: got %d, Allow %q, body %q; want 200, Allow %q, no body",
+				res.StatusCode, res.Header.Get("Allow"), body, "GET, OPTIONS, POST")
+		}
 	})
 	t.Run("wrong method", func(t *testing.T) {
 		res := api.do(request{method: "DELETE", path: "/v1/me", key: api.accountantKey})
