@@ -16,20 +16,14 @@ import (
 	"acctapi/db"
 )
 
-// The benchmarks share one database of a million tasks, built on first use
-// (so only when a benchmark runs, never in a plain `go test`) in a temporary
-// directory that TestMain removes.
-//
-// Client A has 1,000,000 tasks in 100 workspaces: the first workspace holds
-// 60% of them (so that a workspace list too has a page 5000), the other 99
-// about 4,000 each. About 20% of the tasks have a parent (in their own
-// workspace), 30% have no due date, statuses and titles (with case variants
-// and ties) are spread by a hash of the task's number, created_at grows with
-// it (four tasks a second). Client B has 1,000 tasks in one workspace.
+// The benchmarks share one database, built on first use (so only when a
+// benchmark runs, never in a plain `go test`) by db.Seed in a temporary
+// directory that TestMain removes: client A has 1,000,000 tasks in 100
+// workspaces, the first holding 60% of them (so that a workspace list too
+// has a page 5000); client B has 1,000.
 const (
 	benchTasks      = 1_000_000
 	benchWorkspaces = 100
-	benchOtherTasks = 1_000
 	benchLimit      = 100
 	benchDeepPage   = 5000 // page 5000 starts 499,900 rows deep
 )
@@ -37,10 +31,12 @@ const (
 type benchData struct {
 	d         *db.DB
 	client    string
-	other     string
 	bigWS     string // the workspace with 60% of the tasks
 	workspace []string
-	built     time.Duration
+	// sample holds every 100th task of client A by id; parents, tasks of
+	// the big workspace.
+	sample, parents []string
+	built           time.Duration
 }
 
 var bench struct {
@@ -72,7 +68,7 @@ func benchDB(b *testing.B) *benchData {
 			bench.data, bench.err = buildBenchDB(filepath.Join(bench.dir, "bench.db"))
 		}
 		if bench.err == nil {
-			log.Printf("benchmark database: %d + %d tasks built in %v", benchTasks, benchOtherTasks, bench.data.built.Round(time.Millisecond))
+			log.Printf("benchmark database: %d tasks built in %v", benchTasks, bench.data.built.Round(time.Millisecond))
 		}
 	})
 	if bench.err != nil {
@@ -81,16 +77,9 @@ func benchDB(b *testing.B) *benchData {
 	return bench.data
 }
 
-// benchWorkspaceID and benchTaskID are the ids of the generated rows: cuid
-// format ("c" and 24 of [0-9a-z]).
-func benchWorkspaceID(k int) string { return fmt.Sprintf("cw%023d", k) }
-func benchTaskID(n int) string      { return fmt.Sprintf("c%024d", n) }
-
 func buildBenchDB(path string) (*benchData, error) {
 	ctx := context.Background()
 	start := time.Now()
-
-	// The store makes the schema and the tenants, then lets go of the file.
 	d, err := db.Open(path, db.Options{})
 	if err != nil {
 		return nil, err
@@ -99,42 +88,24 @@ func buildBenchDB(path string) (*benchData, error) {
 		d.Close()
 		return nil, err
 	}
-	var firm *db.Firm
-	var client, other *db.Client
-	firm, err = d.CreateFirm(ctx, "Bench Firm")
-	if err == nil {
-		client, err = d.CreateClient(ctx, firm.ID, db.ClientCreate{Name: "Big Client", Type: db.ClientLegalPerson})
-	}
-	if err == nil {
-		other, err = d.CreateClient(ctx, firm.ID, db.ClientCreate{Name: "Small Client", Type: db.ClientLegalPerson})
-	}
+	firm, err := d.CreateFirm(ctx, "Bench Firm")
 	if err := errors.Join(err, d.Close()); err != nil {
 		return nil, err
 	}
-	if err := bulkLoad(ctx, path, client.ID, other.ID); err != nil {
+	seeded, err := db.Seed(ctx, path, firm.ID, db.SeedSpec{
+		Clients: 2, Tasks: benchTasks, OtherTasks: 1000, Workspaces: benchWorkspaces, ClientUsers: 3, AccountantUsers: 2,
+	}, time.Now())
+	if err != nil {
 		return nil, err
 	}
-
 	if d, err = db.Open(path, db.Options{}); err != nil {
 		return nil, err
 	}
-	data := &benchData{d: d, client: client.ID, other: other.ID, bigWS: benchWorkspaceID(0), built: time.Since(start)}
-	for k := range benchWorkspaces {
-		data.workspace = append(data.workspace, benchWorkspaceID(k))
-	}
-
-	// The counters the triggers kept must add up.
+	a := seeded.Clients[0]
+	data := &benchData{d: d, client: a.ID, bigWS: a.Workspaces[0], workspace: a.Workspaces, built: time.Since(start)}
 	_, read := d.Handles()
-	var total, inWorkspaces, inParents, withParent int
-	err = read.QueryRowContext(ctx, `SELECT
-			(SELECT n FROM task_counts WHERE client_id = ?1 AND scope = ''),
-			(SELECT sum(n) FROM task_counts WHERE client_id = ?1 AND scope LIKE 'w:%'),
-			(SELECT sum(n) FROM task_counts WHERE client_id = ?1 AND scope LIKE 'p:%'),
-			(SELECT count(*) FROM tasks WHERE parent_id IS NOT NULL)`, client.ID).
-		Scan(&total, &inWorkspaces, &inParents, &withParent)
-	if err == nil && (total != benchTasks || inWorkspaces != benchTasks || inParents != withParent || withParent < benchTasks/6) {
-		err = fmt.Errorf("task_counts: client %d, workspaces %d, parents %d, want %d, %d, %d (about 20%%)",
-			total, inWorkspaces, inParents, benchTasks, benchTasks, withParent)
+	if data.sample, err = benchIDs(read, `SELECT id FROM tasks WHERE client_id = ? AND rowid % 100 = 0`, a.ID); err == nil {
+		data.parents, err = benchIDs(read, `SELECT id FROM tasks WHERE client_id = ? AND workspace_id = ? LIMIT 1000`, a.ID, data.bigWS)
 	}
 	if err != nil {
 		d.Close()
@@ -143,105 +114,21 @@ func buildBenchDB(path string) (*benchData, error) {
 	return data, nil
 }
 
-// bulkLoad inserts the generated rows on a connection of its own: no
-// journal, no fsync, a big cache, and the task indexes dropped for the load
-// and rebuilt after it (one sort per index instead of a million random
-// inserts into each). The triggers keep task_counts as they do in use.
-func bulkLoad(ctx context.Context, path, clientID, otherID string) error {
-	conn, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"+
-		"&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=threads(2)")
+func benchIDs(read *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := read.Query(query, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer conn.Close()
-	conn.SetMaxOpenConns(1)
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-
-	rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema
-		WHERE type = 'index' AND tbl_name = 'tasks' AND sql IS NOT NULL`)
-	if err != nil {
-		return err
-	}
-	var indexes [][2]string
+	defer rows.Close()
+	var ids []string
 	for rows.Next() {
-		var name, sql string
-		if err := rows.Scan(&name, &sql); err != nil {
-			rows.Close()
-			return err
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
 		}
-		indexes = append(indexes, [2]string{name, sql})
+		ids = append(ids, id)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX `+ix[0]); err != nil {
-			return err
-		}
-	}
-
-	base := time.Now().Unix() - benchTasks/4 - 3600
-	stmts := []struct {
-		sql  string
-		args []any
-	}{
-		{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at)
-			WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k + 1 < ?)
-			SELECT printf('cw%023d', k), ?, 'Workspace ' || k, ?, ? FROM k`,
-			[]any{benchWorkspaces, clientID, base, base}},
-		{`INSERT INTO workspaces (id, client_id, name, created_at, updated_at) VALUES (?, ?, 'Other', ?, ?)`,
-			[]any{benchWorkspaceID(benchWorkspaces), otherID, base, base}},
-		// h1..h4 are independent-looking hashes of n. Workspace: 60% in
-		// workspace 0 (n % 10 < 6), else 1 + (n / 10) % 99; so n - 990k is
-		// in n's workspace, and makes a parent for 20% of the tasks.
-		{`INSERT INTO tasks (id, client_id, workspace_id, parent_id, title, text, status, due_date,
-				created_by_id, actor_type, destination_folder_id, created_at, updated_at)
-			WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n + 1 < ?),
-			h AS (SELECT n,
-				(n * 2654435761 + 12345) % 1000003 AS h1,
-				(n * 2246822519 + 777) % 999983 AS h2,
-				(n * 3266489917 + 4242) % 1000033 AS h3,
-				(n * 668265263 + 99) % 999979 AS h4
-				FROM seq)
-			SELECT printf('c%024d', n), ?,
-				printf('cw%023d', CASE WHEN n % 10 < 6 THEN 0 ELSE 1 + (n / 10) % 99 END),
-				CASE WHEN n >= 5 * 990 AND h1 % 5 = 0 THEN printf('c%024d', n - 990 * (1 + h2 % 5)) END,
-				CASE h2 % 6 WHEN 0 THEN 'Upload ' WHEN 1 THEN 'upload ' WHEN 2 THEN 'Review ' WHEN 3 THEN 'SIGN '
-					WHEN 4 THEN 'answer ' ELSE 'Éclair ' END || 'document ' || (h3 % 20000),
-				NULL,
-				h4 % 5,
-				CASE WHEN h3 % 10 < 3 THEN NULL ELSE ? + (h1 % 730) * 86400 END,
-				NULL, 'API', NULL,
-				? + n / 4,
-				? + n / 4 + h4 % 100000
-			FROM h`,
-			[]any{benchTasks, clientID, base, base, base}},
-		{`INSERT INTO tasks (id, client_id, workspace_id, title, status, due_date, actor_type, created_at, updated_at)
-			WITH RECURSIVE seq(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n + 1 < ?)
-			SELECT printf('c%024d', ? + n), ?, ?, 'Other ' || n, n % 5, CASE WHEN n % 3 = 0 THEN NULL ELSE ? + n END,
-				'API', ? + n, ? + n FROM seq`,
-			[]any{benchOtherTasks, benchTasks, otherID, benchWorkspaceID(benchWorkspaces), base, base, base}},
-	}
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s.sql, s.args...); err != nil {
-			return fmt.Errorf("%.60s...: %w", strings.TrimSpace(s.sql), err)
-		}
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, ix[1]); err != nil {
-			return fmt.Errorf("%s: %w", ix[1], err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
-	return err
+	return ids, rows.Err()
 }
 
 // benchOrder is an ORDER BY for a sort, written from PRODUCT.md's rules
@@ -337,7 +224,7 @@ func BenchmarkCreateTask(b *testing.B) {
 			in.DueDate = &due
 		}
 		if i%5 == 0 {
-			parent := benchTaskID(i % benchTasks / 10 * 10) // in workspace 0
+			parent := data.parents[i%len(data.parents)]
 			in.WorkspaceID, in.ParentID = data.bigWS, &parent
 		}
 		if _, err := data.d.CreateTask(ctx, data.client, in); err != nil {
@@ -353,8 +240,7 @@ func BenchmarkUpdateTask(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		// Spread over the table: a stride coprime with its size.
-		id := benchTaskID(i * 7919 % benchTasks)
+		id := data.sample[i*7919%len(data.sample)] // spread over the table
 		u := db.TaskUpdate{Status: val(db.TaskStatuses[i%len(db.TaskStatuses)])}
 		if i%2 == 0 {
 			u.Title = val(fmt.Sprintf("Renamed %d", i))
