@@ -61,34 +61,30 @@ const clientColumns = `id, firm_id, name, slug, type, custom_id, legal_name, led
 // CreateClient creates a client of the firm. Its slug is derived from the name
 // and made unique within the firm with a numeric suffix.
 func (db *DB) CreateClient(ctx context.Context, firmID string, in ClientCreate) (*Client, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	slug, err := uniqueSlug(ctx, tx, firmID, Slugify(in.Name))
-	if err != nil {
-		return nil, err
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	c := &Client{
-		ID: NewID(), FirmID: firmID, Name: in.Name, Slug: slug, Type: in.Type,
-		CustomID: in.CustomID, LegalName: in.LegalName, Address: in.Address,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	a := in.Address
-	if _, err := tx.ExecContext(ctx, `INSERT INTO clients (`+clientColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-		c.ID, firmID, c.Name, c.Slug, c.Type, c.CustomID, c.LegalName,
-		a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create client: %w", err)
-	}
-	return c, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Client, error) {
+		slug, err := uniqueSlug(ctx, tx, firmID, Slugify(in.Name))
+		if err != nil {
+			return nil, err
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		c := &Client{
+			ID: NewID(), FirmID: firmID, Name: in.Name, Slug: slug, Type: in.Type,
+			CustomID: in.CustomID, LegalName: in.LegalName, Address: in.Address,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		a := in.Address
+		if _, err := tx.ExecContext(ctx, `INSERT INTO clients (`+clientColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+			c.ID, firmID, c.Name, c.Slug, c.Type, c.CustomID, c.LegalName,
+			a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create client: %w", err)
+		}
+		return c, nil
+	})
 }
 
 // uniqueSlug returns base, or base-2, base-3, ... whichever is free in the firm.
-func uniqueSlug(ctx context.Context, tx *sql.Tx, firmID, base string) (string, error) {
+func uniqueSlug(ctx context.Context, tx *txn, firmID, base string) (string, error) {
 	rows, err := tx.QueryContext(ctx,
 		`SELECT slug FROM clients WHERE firm_id = ? AND (slug = ? OR slug LIKE ? ESCAPE '\')`,
 		firmID, base, strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(base)+"-%")
@@ -173,7 +169,7 @@ func Slugify(name string) string {
 // FindClient returns the firm's client with the id. Returns ENOTFOUND when the
 // client does not exist or belongs to another firm: the two are one answer.
 func (db *DB) FindClient(ctx context.Context, firmID, id string) (*Client, error) {
-	row := db.read.QueryRowContext(ctx,
+	row := db.queryRow(ctx,
 		`SELECT `+clientColumns+` FROM clients WHERE firm_id = ? AND id = ?`, firmID, id)
 	c, err := scanClient(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -222,41 +218,37 @@ var ClientSorts = []string{"createdAt", "updatedAt", "name"}
 // stays: it was derived from the name at creation and is how others link to
 // the client. Returns ENOTFOUND, and EINVALID for a null name or type.
 func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdate) (*Client, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	c, err := scanClient(tx.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM clients WHERE firm_id = ? AND id = ?`, firmID, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENOTFOUND, "client %s not found", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := cmp.Or(notNull("name", u.Name), notNull("type", u.Type)); err != nil {
-		return nil, err
-	}
-	apply(u.Name, func(v *string) { c.Name = *v })
-	apply(u.Type, func(v *string) { c.Type = *v })
-	apply(u.CustomID, func(v *string) { c.CustomID = v })
-	apply(u.LegalName, func(v *string) { c.LegalName = v })
-	a := &c.Address
-	apply(u.Address.Line1, func(v *string) { a.Line1 = v })
-	apply(u.Address.Line2, func(v *string) { a.Line2 = v })
-	apply(u.Address.City, func(v *string) { a.City = v })
-	apply(u.Address.PostalCode, func(v *string) { a.PostalCode = v })
-	apply(u.Address.CountryCode, func(v *string) { a.CountryCode = v })
-	c.UpdatedAt = db.now().UTC().Truncate(time.Second)
-	if _, err := tx.ExecContext(ctx, `UPDATE clients SET name = ?, type = ?, custom_id = ?, legal_name = ?,
-		address_line1 = ?, address_line2 = ?, address_city = ?, address_postal_code = ?, address_country_code = ?,
-		updated_at = ? WHERE firm_id = ? AND id = ?`,
-		c.Name, c.Type, c.CustomID, c.LegalName, a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode,
-		unix(c.UpdatedAt), firmID, id); err != nil {
-		return nil, fmt.Errorf("update client: %w", err)
-	}
-	return c, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Client, error) {
+		c, err := scanClient(tx.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM clients WHERE firm_id = ? AND id = ?`, firmID, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, Errorf(ENOTFOUND, "client %s not found", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := cmp.Or(notNull("name", u.Name), notNull("type", u.Type)); err != nil {
+			return nil, err
+		}
+		apply(u.Name, func(v *string) { c.Name = *v })
+		apply(u.Type, func(v *string) { c.Type = *v })
+		apply(u.CustomID, func(v *string) { c.CustomID = v })
+		apply(u.LegalName, func(v *string) { c.LegalName = v })
+		a := &c.Address
+		apply(u.Address.Line1, func(v *string) { a.Line1 = v })
+		apply(u.Address.Line2, func(v *string) { a.Line2 = v })
+		apply(u.Address.City, func(v *string) { a.City = v })
+		apply(u.Address.PostalCode, func(v *string) { a.PostalCode = v })
+		apply(u.Address.CountryCode, func(v *string) { a.CountryCode = v })
+		c.UpdatedAt = db.now().UTC().Truncate(time.Second)
+		if _, err := tx.ExecContext(ctx, `UPDATE clients SET name = ?, type = ?, custom_id = ?, legal_name = ?,
+			address_line1 = ?, address_line2 = ?, address_city = ?, address_postal_code = ?, address_country_code = ?,
+			updated_at = ? WHERE firm_id = ? AND id = ?`,
+			c.Name, c.Type, c.CustomID, c.LegalName, a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode,
+			unix(c.UpdatedAt), firmID, id); err != nil {
+			return nil, fmt.Errorf("update client: %w", err)
+		}
+		return c, nil
+	})
 }
 
 // ListClients returns a page of the firm's clients.

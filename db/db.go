@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -37,6 +38,15 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
+	// readStmts keeps the statements prepared on the read pool.
+	readStmts *stmtCache
+
+	// jobs feeds the writer goroutine (see update); closing stops it.
+	jobs       chan *writeJob
+	closing    chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // Open opens (creating if needed) the SQLite database at path. It does not
@@ -84,7 +94,10 @@ func Open(path string, opts Options) (*DB, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &DB{path: path, write: write, read: read, now: now}, nil
+	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
+		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{})}
+	go db.writeLoop()
+	return db, nil
 }
 
 // dsn builds the connection string: pragmas live in it so that every pooled
@@ -97,6 +110,9 @@ func dsn(path, synchronous string, readOnly bool) string {
 	}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous("+synchronous+")")
+	// Statement journals (a savepoint per write of a batch) stay in memory
+	// instead of a temporary file per statement.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
@@ -121,28 +137,51 @@ func validSynchronous(s string) bool {
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes both connection handles, checkpointing the WAL.
+// Close stops the writer, after the write it is running, and closes both
+// connection handles, checkpointing the WAL. Writes after Close fail with
+// ErrClosed.
 func (db *DB) Close() error {
-	return errors.Join(db.read.Close(), db.write.Close())
+	db.closeOnce.Do(func() {
+		close(db.closing)
+		<-db.writerDone
+		db.readStmts.close()
+		db.closeErr = errors.Join(db.read.Close(), db.write.Close())
+	})
+	return db.closeErr
 }
 
 // Ping reports whether the database answers a read.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return db.read.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
-}
-
-// beginWrite starts a write transaction on the writer connection. It takes
-// SQLite's write lock at once (_txlock=immediate), so a transaction never has
-// to be retried after it started reading.
-func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
-	return db.write.BeginTx(ctx, nil)
+	return db.queryRow(ctx, `SELECT 1`).Scan(&one)
 }
 
 // beginRead starts a read transaction: one consistent snapshot for the
 // queries of one method.
-func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
-	return db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (db *DB) beginRead(ctx context.Context) (*txn, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return &txn{Tx: tx, shared: db.readStmts}, nil
+}
+
+// queryRow runs a single-row query on the read pool.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := db.readStmts.get(ctx, query)
+	if err != nil {
+		return db.read.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// query runs a query on the read pool.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := db.readStmts.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
 }
 
 // unix converts a time to the stored form: unix seconds, UTC.

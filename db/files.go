@@ -49,56 +49,52 @@ const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by
 // labels must be of that workspace. Returns ENOTFOUND naming the first
 // reference that is not.
 func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*File, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
-		return nil, withPath(err, "workspaceId")
-	}
-	if in.TaskID != nil {
-		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
-			inWorkspace{"tasks", "task", "the task's workspace", []any{"taskId"}}); err != nil {
-			return nil, err
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
+		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
+			return nil, withPath(err, "workspaceId")
 		}
-	}
-	if in.FolderID != nil {
-		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
-			inWorkspace{"folders", "folder", "the task's workspace", []any{"folderId"}}); err != nil {
-			return nil, err
+		if in.TaskID != nil {
+			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
+				inWorkspace{"tasks", "task", "the task's workspace", []any{"taskId"}}); err != nil {
+				return nil, err
+			}
 		}
-	}
-	for i, id := range in.LabelIDs {
-		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
-			inWorkspace{"labels", "label", "the workspace", []any{"labelIds", i}}); err != nil {
-			return nil, err
+		if in.FolderID != nil {
+			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
+				inWorkspace{"folders", "folder", "the task's workspace", []any{"folderId"}}); err != nil {
+				return nil, err
+			}
 		}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	f := &File{
-		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
-		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
-		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
-	}
-	// In the order FindFile reads them back, without duplicates.
-	slices.Sort(f.LabelIDs)
-	f.LabelIDs = slices.Compact(f.LabelIDs)
-	if in.DocumentDate != nil {
-		f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
-		f.ID, clientID, f.WorkspaceID, f.TaskID, f.FolderID, f.Name, f.MimeType, f.Size, f.SHA256,
-		unix(f.DocumentDate), unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create file: %w", err)
-	}
-	for _, id := range f.LabelIDs {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO file_labels (file_id, label_id) VALUES (?, ?)`, f.ID, id); err != nil {
-			return nil, fmt.Errorf("label file: %w", err)
+		for i, id := range in.LabelIDs {
+			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
+				inWorkspace{"labels", "label", "the workspace", []any{"labelIds", i}}); err != nil {
+				return nil, err
+			}
 		}
-	}
-	return f, tx.Commit()
+		now := db.now().UTC().Truncate(time.Second)
+		f := &File{
+			ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
+			Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
+			CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
+		}
+		// In the order FindFile reads them back, without duplicates.
+		slices.Sort(f.LabelIDs)
+		f.LabelIDs = slices.Compact(f.LabelIDs)
+		if in.DocumentDate != nil {
+			f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+			f.ID, clientID, f.WorkspaceID, f.TaskID, f.FolderID, f.Name, f.MimeType, f.Size, f.SHA256,
+			unix(f.DocumentDate), unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create file: %w", err)
+		}
+		for _, id := range f.LabelIDs {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO file_labels (file_id, label_id) VALUES (?, ?)`, f.ID, id); err != nil {
+				return nil, fmt.Errorf("label file: %w", err)
+			}
+		}
+		return f, nil
+	})
 }
 
 // FindFile returns the client's file. Returns ENOTFOUND.
@@ -160,7 +156,7 @@ func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, 
 		for i, id := range batch {
 			args[i] = id
 		}
-		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
+		rows, err := db.query(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("known files: %w", err)
 		}
@@ -191,7 +187,7 @@ const (
 // the one it replaced (nil before the first rotation). Returns ENOTFOUND
 // before InitLinkSigningSecret.
 func (db *DB) LinkSigningSecrets(ctx context.Context) (current, previous []byte, err error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT name, value FROM settings WHERE name IN (?, ?)`, linkSecret, previousLinkSecret)
+	rows, err := db.query(ctx, `SELECT name, value FROM settings WHERE name IN (?, ?)`, linkSecret, previousLinkSecret)
 	if err != nil {
 		return nil, nil, fmt.Errorf("link signing secrets: %w", err)
 	}
@@ -220,40 +216,38 @@ func (db *DB) LinkSigningSecrets(ctx context.Context) (current, previous []byte,
 // InitLinkSigningSecret stores secret as the link-signing secret unless one
 // exists.
 func (db *DB) InitLinkSigningSecret(ctx context.Context, secret []byte) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`, linkSecret, secret, unix(db.now()))
-	if err != nil {
-		return fmt.Errorf("init link signing secret: %w", err)
-	}
-	return nil
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (name) DO NOTHING`, linkSecret, secret, unix(db.now()))
+		if err != nil {
+			return fmt.Errorf("init link signing secret: %w", err)
+		}
+		return nil
+	})
 }
 
 // RotateLinkSigningSecret makes secret the current link-signing secret and
 // keeps the current one as the previous, so that links it signed keep working
 // until they expire. Returns ENOTFOUND before InitLinkSigningSecret.
 func (db *DB) RotateLinkSigningSecret(ctx context.Context, secret []byte) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-
-	now := unix(db.now())
-	res, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at)
-		SELECT ?, value, ? FROM settings WHERE name = ?
-		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-		previousLinkSecret, now, linkSecret)
-	if err != nil {
-		return fmt.Errorf("rotate link signing secret: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		now := unix(db.now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at)
+			SELECT ?, value, ? FROM settings WHERE name = ?
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+			previousLinkSecret, now, linkSecret)
 		if err != nil {
 			return fmt.Errorf("rotate link signing secret: %w", err)
 		}
-		return Errorf(ENOTFOUND, "no link signing secret to rotate")
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE settings SET value = ?, updated_at = ? WHERE name = ?`, secret, now, linkSecret); err != nil {
-		return fmt.Errorf("rotate link signing secret: %w", err)
-	}
-	return tx.Commit()
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return fmt.Errorf("rotate link signing secret: %w", err)
+			}
+			return Errorf(ENOTFOUND, "no link signing secret to rotate")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE settings SET value = ?, updated_at = ? WHERE name = ?`, secret, now, linkSecret); err != nil {
+			return fmt.Errorf("rotate link signing secret: %w", err)
+		}
+		return nil
+	})
 }

@@ -18,27 +18,23 @@ type Firm struct {
 
 // CreateFirm creates a firm with its built-in roles, admin and user.
 func (db *DB) CreateFirm(ctx context.Context, name string) (*Firm, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	now := db.now().UTC().Truncate(time.Second)
-	firm := &Firm{ID: NewID(), Name: name, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO firms (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
-		firm.ID, firm.Name, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create firm: %w", err)
-	}
-	for _, role := range []string{"admin", "user"} {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Firm, error) {
+		now := db.now().UTC().Truncate(time.Second)
+		firm := &Firm{ID: NewID(), Name: name, CreatedAt: now, UpdatedAt: now}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO roles (id, firm_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			NewID(), firm.ID, role, unix(now), unix(now)); err != nil {
-			return nil, fmt.Errorf("create firm roles: %w", err)
+			`INSERT INTO firms (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
+			firm.ID, firm.Name, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create firm: %w", err)
 		}
-	}
-	return firm, tx.Commit()
+		for _, role := range []string{"admin", "user"} {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO roles (id, firm_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+				NewID(), firm.ID, role, unix(now), unix(now)); err != nil {
+				return nil, fmt.Errorf("create firm roles: %w", err)
+			}
+		}
+		return firm, nil
+	})
 }
 
 // DeploymentFirm returns the firm this deployment was set up for: the first
@@ -46,7 +42,7 @@ func (db *DB) CreateFirm(ctx context.Context, name string) (*Firm, error) {
 func (db *DB) DeploymentFirm(ctx context.Context) (*Firm, error) {
 	var f Firm
 	var created, updated int64
-	err := db.read.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT id, name, created_at, updated_at FROM firms ORDER BY created_at, id LIMIT 1`).
 		Scan(&f.ID, &f.Name, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -46,36 +46,32 @@ const (
 // the client's or a parent that is not a folder of the workspace, ECONFLICT
 // when the parent holds a folder of that name (case-insensitively).
 func (db *DB) CreateFolder(ctx context.Context, clientID, workspaceID, name string, parentID *string) (*Folder, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
-		return nil, err
-	}
-	if parentID != nil {
-		if err := findInWorkspace(ctx, tx, clientID, workspaceID, *parentID,
-			inWorkspace{"folders", "folder", "the workspace", []any{"parentId"}}); err != nil {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Folder, error) {
+		if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
 			return nil, err
 		}
-	}
-	var taken bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM folders WHERE workspace_id = ?
-		AND coalesce(parent_id, '') = coalesce(?, '') AND name = ?)`, workspaceID, parentID, name).Scan(&taken); err != nil {
-		return nil, fmt.Errorf("find folder name: %w", err)
-	}
-	if taken {
-		return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a folder named " + name + " exists in this place already"}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	f := &Folder{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, ParentID: parentID, Name: name, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO folders (`+folderColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		f.ID, clientID, workspaceID, parentID, name, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create folder: %w", err)
-	}
-	return f, tx.Commit()
+		if parentID != nil {
+			if err := findInWorkspace(ctx, tx, clientID, workspaceID, *parentID,
+				inWorkspace{"folders", "folder", "the workspace", []any{"parentId"}}); err != nil {
+				return nil, err
+			}
+		}
+		var taken bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM folders WHERE workspace_id = ?
+			AND coalesce(parent_id, '') = coalesce(?, '') AND name = ?)`, workspaceID, parentID, name).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("find folder name: %w", err)
+		}
+		if taken {
+			return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a folder named " + name + " exists in this place already"}
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		f := &Folder{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, ParentID: parentID, Name: name, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO folders (`+folderColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			f.ID, clientID, workspaceID, parentID, name, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create folder: %w", err)
+		}
+		return f, nil
+	})
 }
 
 // ListFolders returns a page of the folders of the client's workspace.
@@ -98,30 +94,26 @@ func (db *DB) ListFolders(ctx context.Context, clientID, workspaceID string, req
 // for a workspace that is not the client's, ECONFLICT when the workspace has
 // a label of that name (case-insensitively).
 func (db *DB) CreateLabel(ctx context.Context, clientID, workspaceID, name string) (*Label, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
-		return nil, err
-	}
-	var taken bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM labels WHERE workspace_id = ? AND name = ?)`,
-		workspaceID, name).Scan(&taken); err != nil {
-		return nil, fmt.Errorf("find label name: %w", err)
-	}
-	if taken {
-		return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a label named " + name + " exists in this workspace already"}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	l := &Label{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, Name: name, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO labels (`+labelColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		l.ID, clientID, workspaceID, name, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create label: %w", err)
-	}
-	return l, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Label, error) {
+		if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
+			return nil, err
+		}
+		var taken bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM labels WHERE workspace_id = ? AND name = ?)`,
+			workspaceID, name).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("find label name: %w", err)
+		}
+		if taken {
+			return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a label named " + name + " exists in this workspace already"}
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		l := &Label{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, Name: name, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO labels (`+labelColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+			l.ID, clientID, workspaceID, name, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create label: %w", err)
+		}
+		return l, nil
+	})
 }
 
 // ListLabels returns a page of the labels of the client's workspace.

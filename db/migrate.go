@@ -52,7 +52,7 @@ type SchemaState struct {
 func (db *DB) Schema(ctx context.Context) (SchemaState, error) {
 	var state SchemaState
 	var tables int
-	err := db.read.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).Scan(&tables)
 	if err != nil {
 		return state, fmt.Errorf("read schema: %w", err)
@@ -60,7 +60,7 @@ func (db *DB) Schema(ctx context.Context) (SchemaState, error) {
 	state.Empty = tables == 0
 
 	var hasVersions int
-	err = db.read.QueryRowContext(ctx,
+	err = db.queryRow(ctx,
 		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&hasVersions)
 	if err != nil {
 		return state, fmt.Errorf("read schema: %w", err)
@@ -70,7 +70,7 @@ func (db *DB) Schema(ctx context.Context) (SchemaState, error) {
 	}
 	var version int64
 	var dirty bool
-	err = db.read.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&version, &dirty)
+	err = db.queryRow(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&version, &dirty)
 	if errors.Is(err, sql.ErrNoRows) {
 		return state, nil
 	}
@@ -172,7 +172,7 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 // Dump returns the schema the migrations built, as SQL statements in a stable
 // order, without golang-migrate's own bookkeeping table. schema.sql holds it.
 func (db *DB) Dump(ctx context.Context) (string, error) {
-	rows, err := db.read.QueryContext(ctx, `
+	rows, err := db.query(ctx, `
 		SELECT type, name, sql FROM sqlite_schema
 		WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
 		  AND tbl_name <> 'schema_migrations'`)

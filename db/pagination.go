@@ -47,7 +47,7 @@ type list struct {
 	// the list's rows are never deleted.
 	tombstones string
 	// total counts the matching rows; nil counts them with where.
-	total func(ctx context.Context, tx *sql.Tx) (int, error)
+	total func(ctx context.Context, tx *txn) (int, error)
 }
 
 // condition is a piece of SQL with its arguments.
@@ -74,7 +74,7 @@ type scanner interface{ Scan(...any) error }
 // paginate returns the page req asks for. scan reads one row of l.columns and
 // returns the item with its id. Returns EINVALIDCURSOR for a cursor that
 // names no row of the tenant, live or deleted.
-func paginate[T any](ctx context.Context, tx *sql.Tx, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
+func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
 	key, ok := l.sorts[req.Sort]
 	if !ok {
 		return nil, fmt.Errorf("list %s has no sort %q", l.table, req.Sort)
@@ -167,7 +167,7 @@ func paginate[T any](ctx context.Context, tx *sql.Tx, l list, req PageRequest, s
 
 // findCursor returns the sort key and id of the cursor's row, or of its
 // tombstone when it was deleted.
-func findCursor(ctx context.Context, tx *sql.Tx, l list, expr, id string) ([]any, error) {
+func findCursor(ctx context.Context, tx *txn, l list, expr, id string) ([]any, error) {
 	query := "SELECT " + expr + ", id FROM " + l.table + " WHERE " + l.tenant.sql + " AND id = ?"
 	args := append(append([]any(nil), l.tenant.args...), id)
 	if l.tombstones != "" {

@@ -24,27 +24,23 @@ const roleColumns = `id, firm_id, name, custom_name, created_at, updated_at`
 // CreateRole creates a custom role of the firm. Returns ECONFLICT when the
 // firm has a custom role of that name.
 func (db *DB) CreateRole(ctx context.Context, firmID, customName string) (*Role, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	var taken bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM roles WHERE firm_id = ? AND name = 'custom' AND custom_name = ?)`,
-		firmID, customName).Scan(&taken); err != nil {
-		return nil, fmt.Errorf("find role: %w", err)
-	}
-	if taken {
-		return nil, Errorf(ECONFLICT, "the firm has a role named %q", customName)
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	r := &Role{ID: NewID(), FirmID: firmID, Name: "custom", CustomName: &customName, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO roles (`+roleColumns+`) VALUES (?, ?, 'custom', ?, ?, ?)`,
-		r.ID, firmID, customName, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create role: %w", err)
-	}
-	return r, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Role, error) {
+		var taken bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM roles WHERE firm_id = ? AND name = 'custom' AND custom_name = ?)`,
+			firmID, customName).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("find role: %w", err)
+		}
+		if taken {
+			return nil, Errorf(ECONFLICT, "the firm has a role named %q", customName)
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		r := &Role{ID: NewID(), FirmID: firmID, Name: "custom", CustomName: &customName, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO roles (`+roleColumns+`) VALUES (?, ?, 'custom', ?, ?, ?)`,
+			r.ID, firmID, customName, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create role: %w", err)
+		}
+		return r, nil
+	})
 }
 
 // ListRoles returns the firm's roles, built-in ones first.
@@ -57,7 +53,7 @@ func (db *DB) ListRoles(ctx context.Context, firmID string) ([]*Role, error) {
 	return listRoles(ctx, tx, firmID)
 }
 
-func listRoles(ctx context.Context, tx *sql.Tx, firmID string) ([]*Role, error) {
+func listRoles(ctx context.Context, tx *txn, firmID string) ([]*Role, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT `+roleColumns+` FROM roles WHERE firm_id = ?
 		ORDER BY name = 'custom', name, custom_name, id`, firmID)
 	if err != nil {
@@ -80,7 +76,7 @@ func listRoles(ctx context.Context, tx *sql.Tx, firmID string) ([]*Role, error) 
 
 // findRole returns the firm's role that ref names. Returns ENOTFOUND for a
 // role id that is not the firm's.
-func findRole(ctx context.Context, tx *sql.Tx, firmID string, ref RoleRef) (*Role, error) {
+func findRole(ctx context.Context, tx *txn, firmID string, ref RoleRef) (*Role, error) {
 	query, arg := `SELECT `+roleColumns+` FROM roles WHERE firm_id = ? AND id = ?`, ref.ID
 	if ref.ID == "" {
 		query, arg = `SELECT `+roleColumns+` FROM roles WHERE firm_id = ? AND name = ? AND name <> 'custom'`, ref.Name

@@ -99,36 +99,32 @@ const tombstoneLifetime = 30 * 24 * time.Hour
 // when the workspace is not the client's, or the parent not a task of that
 // workspace.
 func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*Task, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
-		return nil, withPath(err, "workspaceId")
-	}
-	if in.ParentID != nil {
-		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, parentTask); err != nil {
-			return nil, err
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Task, error) {
+		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
+			return nil, withPath(err, "workspaceId")
 		}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	t := &Task{
-		ID: NewID(), ClientID: clientID, WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
-		Title: in.Title, Text: in.Text, Status: TaskStatuses[0], DueDate: truncate(in.DueDate),
-		CreatedByID: in.CreatedByID, ActorType: in.ActorType, CreatedAt: now, UpdatedAt: now,
-	}
-	if t.ActorType == "" {
-		t.ActorType = ActorAPI
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, NULL, ?, ?)`,
-		t.ID, clientID, t.WorkspaceID, t.ParentID, t.Title, t.Text, unixPtr(t.DueDate),
-		t.CreatedByID, t.ActorType, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create task: %w", err)
-	}
-	return t, tx.Commit()
+		if in.ParentID != nil {
+			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, parentTask); err != nil {
+				return nil, err
+			}
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		t := &Task{
+			ID: NewID(), ClientID: clientID, WorkspaceID: in.WorkspaceID, ParentID: in.ParentID,
+			Title: in.Title, Text: in.Text, Status: TaskStatuses[0], DueDate: truncate(in.DueDate),
+			CreatedByID: in.CreatedByID, ActorType: in.ActorType, CreatedAt: now, UpdatedAt: now,
+		}
+		if t.ActorType == "" {
+			t.ActorType = ActorAPI
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, NULL, ?, ?)`,
+			t.ID, clientID, t.WorkspaceID, t.ParentID, t.Title, t.Text, unixPtr(t.DueDate),
+			t.CreatedByID, t.ActorType, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create task: %w", err)
+		}
+		return t, nil
+	})
 }
 
 type querier interface {
@@ -149,60 +145,56 @@ func findTask(ctx context.Context, q querier, clientID, id string) (*Task, error
 // not in the task's workspace), and EINVALID for a parent that would make the
 // task its own ancestor.
 func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate) (*Task, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	t, err := findTask(ctx, tx, clientID, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := cmp.Or(notNull("title", u.Title), notNull("status", u.Status)); err != nil {
-		return nil, err
-	}
-	if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
-		if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value,
-			inWorkspace{"folders", "folder", "the task's workspace", []any{"destinationFolderId"}}); err != nil {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Task, error) {
+		t, err := findTask(ctx, tx, clientID, id)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if u.ParentID.Set && u.ParentID.Value != nil {
-		if err := checkParent(ctx, tx, clientID, t, *u.ParentID.Value); err != nil {
+		if err := cmp.Or(notNull("title", u.Title), notNull("status", u.Status)); err != nil {
 			return nil, err
 		}
-	}
-	if u.AssetFileIDs.Set {
-		var fileIDs []string
-		if u.AssetFileIDs.Value != nil {
-			fileIDs = *u.AssetFileIDs.Value
+		if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
+			if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value,
+				inWorkspace{"folders", "folder", "the task's workspace", []any{"destinationFolderId"}}); err != nil {
+				return nil, err
+			}
 		}
-		if err := replaceAssetFiles(ctx, tx, clientID, t, fileIDs); err != nil {
-			return nil, err
+		if u.ParentID.Set && u.ParentID.Value != nil {
+			if err := checkParent(ctx, tx, clientID, t, *u.ParentID.Value); err != nil {
+				return nil, err
+			}
 		}
-	}
+		if u.AssetFileIDs.Set {
+			var fileIDs []string
+			if u.AssetFileIDs.Value != nil {
+				fileIDs = *u.AssetFileIDs.Value
+			}
+			if err := replaceAssetFiles(ctx, tx, clientID, t, fileIDs); err != nil {
+				return nil, err
+			}
+		}
 
-	apply(u.Title, func(v *string) { t.Title = *v })
-	apply(u.Text, func(v *string) { t.Text = v })
-	apply(u.Status, func(v *string) { t.Status = *v })
-	apply(u.DueDate, func(v *time.Time) { t.DueDate = truncate(v) })
-	apply(u.DestinationFolderID, func(v *string) { t.DestinationFolderID = v })
-	apply(u.ParentID, func(v *string) { t.ParentID = v })
-	t.UpdatedAt = db.now().UTC().Truncate(time.Second)
+		apply(u.Title, func(v *string) { t.Title = *v })
+		apply(u.Text, func(v *string) { t.Text = v })
+		apply(u.Status, func(v *string) { t.Status = *v })
+		apply(u.DueDate, func(v *time.Time) { t.DueDate = truncate(v) })
+		apply(u.DestinationFolderID, func(v *string) { t.DestinationFolderID = v })
+		apply(u.ParentID, func(v *string) { t.ParentID = v })
+		t.UpdatedAt = db.now().UTC().Truncate(time.Second)
 
-	status := statusRank(t.Status)
-	if status < 0 {
-		return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Path: []any{"status"}}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, text = ?, status = ?, due_date = ?,
-		destination_folder_id = ?, parent_id = ?, updated_at = ?
-		WHERE client_id = ? AND id = ?`,
-		t.Title, t.Text, status, unixPtr(t.DueDate), t.DestinationFolderID, t.ParentID, unix(t.UpdatedAt),
-		clientID, id); err != nil {
-		return nil, fmt.Errorf("update task: %w", err)
-	}
-	return t, tx.Commit()
+		status := statusRank(t.Status)
+		if status < 0 {
+			return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Path: []any{"status"}}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, text = ?, status = ?, due_date = ?,
+			destination_folder_id = ?, parent_id = ?, updated_at = ?
+			WHERE client_id = ? AND id = ?`,
+			t.Title, t.Text, status, unixPtr(t.DueDate), t.DestinationFolderID, t.ParentID, unix(t.UpdatedAt),
+			clientID, id); err != nil {
+			return nil, fmt.Errorf("update task: %w", err)
+		}
+		return t, nil
+	})
 }
 
 func apply[T any](u Update[T], set func(*T)) {
@@ -213,7 +205,7 @@ func apply[T any](u Update[T], set func(*T)) {
 
 // checkParent checks that parentID is a task of t's workspace that is
 // neither t nor one of its descendants.
-func checkParent(ctx context.Context, tx *sql.Tx, clientID string, t *Task, parentID string) error {
+func checkParent(ctx context.Context, tx *txn, clientID string, t *Task, parentID string) error {
 	if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, parentID, parentTask); err != nil {
 		return err
 	}
@@ -238,7 +230,7 @@ func checkParent(ctx context.Context, tx *sql.Tx, clientID string, t *Task, pare
 
 // replaceAssetFiles makes fileIDs, all files of t's workspace, the files
 // attached to t; a duplicate id attaches its file once.
-func replaceAssetFiles(ctx context.Context, tx *sql.Tx, clientID string, t *Task, fileIDs []string) error {
+func replaceAssetFiles(ctx context.Context, tx *txn, clientID string, t *Task, fileIDs []string) error {
 	if len(fileIDs) > 0 {
 		args := []any{clientID, t.WorkspaceID}
 		for _, id := range fileIDs {
@@ -282,26 +274,22 @@ func replaceAssetFiles(ctx context.Context, tx *sql.Tx, clientID string, t *Task
 // Files keep their record and bytes and lose their link to the deleted
 // tasks. Returns ENOTFOUND.
 func (db *DB) DeleteTask(ctx context.Context, clientID, id string) (*Task, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	t, err := findTask(ctx, tx, clientID, id)
-	if err != nil {
-		return nil, err
-	}
-	// Tombstones are stamped by the delete trigger with SQLite's clock, so
-	// they age by that clock too.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM task_tombstones WHERE client_id = ? AND deleted_at < unixepoch() - ?`,
-		clientID, int64(tombstoneLifetime/time.Second)); err != nil {
-		return nil, fmt.Errorf("prune task tombstones: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
-		return nil, fmt.Errorf("delete task: %w", err)
-	}
-	return t, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Task, error) {
+		t, err := findTask(ctx, tx, clientID, id)
+		if err != nil {
+			return nil, err
+		}
+		// Tombstones are stamped by the delete trigger with SQLite's clock, so
+		// they age by that clock too.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM task_tombstones WHERE client_id = ? AND deleted_at < unixepoch() - ?`,
+			clientID, int64(tombstoneLifetime/time.Second)); err != nil {
+			return nil, fmt.Errorf("prune task tombstones: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
+			return nil, fmt.Errorf("delete task: %w", err)
+		}
+		return t, nil
+	})
 }
 
 // ListTasks returns a page of the client's tasks.
@@ -335,7 +323,7 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 		where:      where,
 		sorts:      taskSortKeys,
 		tombstones: "task_tombstones",
-		total: func(ctx context.Context, tx *sql.Tx) (int, error) {
+		total: func(ctx context.Context, tx *txn) (int, error) {
 			query := `SELECT coalesce((SELECT n FROM task_counts WHERE client_id = ? AND scope = ?), 0)`
 			args := []any{clientID, countScope}
 			if len(countArgs) > 0 {

@@ -41,73 +41,65 @@ const clientUserColumns = `id, client_id, email, first_name, last_name, client_r
 // ECONFLICT when the client has a user with the email, ENOTFOUND when a
 // workspace is not the client's.
 func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUserInvite) (*ClientUser, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	var taken bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE client_id = ? AND email = ?)`,
-		clientID, in.Email).Scan(&taken); err != nil {
-		return nil, fmt.Errorf("find user email: %w", err)
-	}
-	if taken {
-		return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the client has a user with the email " + in.Email}
-	}
-	for i, id := range in.WorkspaceIDs {
-		if err := findWorkspace(ctx, tx, clientID, id); err != nil {
-			return nil, withPath(err, "workspaceIds", i)
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*ClientUser, error) {
+		var taken bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE client_id = ? AND email = ?)`,
+			clientID, in.Email).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("find user email: %w", err)
 		}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	u := &ClientUser{ID: NewID(), ClientID: clientID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
-		Role: in.Role, InvitedAt: &now, CreatedAt: now, UpdatedAt: now}
-	res, err := tx.ExecContext(ctx, `INSERT INTO users (firm_id, `+clientUserColumns+`)
-		SELECT firm_id, ?, id, ?, ?, ?, ?, ?, ?, ? FROM clients WHERE id = ?`,
-		u.ID, u.Email, u.FirstName, u.LastName, u.Role, unix(now), unix(now), unix(now), clientID)
-	if err != nil {
-		return nil, fmt.Errorf("invite client user: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		if taken {
+			return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the client has a user with the email " + in.Email}
+		}
+		for i, id := range in.WorkspaceIDs {
+			if err := findWorkspace(ctx, tx, clientID, id); err != nil {
+				return nil, withPath(err, "workspaceIds", i)
+			}
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		u := &ClientUser{ID: NewID(), ClientID: clientID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
+			Role: in.Role, InvitedAt: &now, CreatedAt: now, UpdatedAt: now}
+		res, err := tx.ExecContext(ctx, `INSERT INTO users (firm_id, `+clientUserColumns+`)
+			SELECT firm_id, ?, id, ?, ?, ?, ?, ?, ?, ? FROM clients WHERE id = ?`,
+			u.ID, u.Email, u.FirstName, u.LastName, u.Role, unix(now), unix(now), unix(now), clientID)
 		if err != nil {
 			return nil, fmt.Errorf("invite client user: %w", err)
 		}
-		return nil, Errorf(ENOTFOUND, "client %s not found", clientID)
-	}
-	for _, id := range in.WorkspaceIDs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)
-			VALUES (?, ?, 0, ?, ?)`, id, u.ID, unix(now), unix(now)); err != nil {
-			return nil, fmt.Errorf("invite client user: %w", err)
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			if err != nil {
+				return nil, fmt.Errorf("invite client user: %w", err)
+			}
+			return nil, Errorf(ENOTFOUND, "client %s not found", clientID)
 		}
-	}
-	return u, tx.Commit()
+		for _, id := range in.WorkspaceIDs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)
+				VALUES (?, ?, 0, ?, ?)`, id, u.ID, unix(now), unix(now)); err != nil {
+				return nil, fmt.Errorf("invite client user: %w", err)
+			}
+		}
+		return u, nil
+	})
 }
 
 // SetClientUserRole changes the role of the client's user. Returns ENOTFOUND.
 func (db *DB) SetClientUserRole(ctx context.Context, clientID, id, role string) (*ClientUser, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	row := tx.QueryRowContext(ctx, `UPDATE users SET client_role = ?, updated_at = ?
-		WHERE client_id = ? AND id = ? RETURNING `+clientUserColumns, role, unix(db.now()), clientID, id)
-	var u ClientUser
-	var first, last sql.NullString
-	var invited sql.NullInt64
-	var created, updated int64
-	err = row.Scan(&u.ID, &u.ClientID, &u.Email, &first, &last, &u.Role, &invited, &created, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENOTFOUND, "user %s not found", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("set client user role: %w", err)
-	}
-	u.FirstName, u.LastName, u.InvitedAt = nullString(first), nullString(last), nullTime(invited)
-	u.CreatedAt, u.UpdatedAt = fromUnix(created), fromUnix(updated)
-	return &u, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*ClientUser, error) {
+		row := tx.QueryRowContext(ctx, `UPDATE users SET client_role = ?, updated_at = ?
+			WHERE client_id = ? AND id = ? RETURNING `+clientUserColumns, role, unix(db.now()), clientID, id)
+		var u ClientUser
+		var first, last sql.NullString
+		var invited sql.NullInt64
+		var created, updated int64
+		err := row.Scan(&u.ID, &u.ClientID, &u.Email, &first, &last, &u.Role, &invited, &created, &updated)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, Errorf(ENOTFOUND, "user %s not found", id)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("set client user role: %w", err)
+		}
+		u.FirstName, u.LastName, u.InvitedAt = nullString(first), nullString(last), nullTime(invited)
+		u.CreatedAt, u.UpdatedAt = fromUnix(created), fromUnix(updated)
+		return &u, nil
+	})
 }
 
 // AccountantUser is a user of the firm itself.
@@ -157,32 +149,28 @@ const accountantUserColumns = `id, firm_id, email, first_name, last_name, role_i
 // role. Returns ENOTFOUND for a role id that is not the firm's, ECONFLICT
 // when the firm has an accountant user with the email.
 func (db *DB) InviteAccountantUser(ctx context.Context, firmID string, in AccountantUserInvite) (*AccountantUser, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	role, err := findRole(ctx, tx, firmID, in.Role)
-	if err != nil {
-		return nil, err
-	}
-	var taken bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE firm_id = ? AND client_id IS NULL AND email = ?)`,
-		firmID, in.Email).Scan(&taken); err != nil {
-		return nil, fmt.Errorf("find user email: %w", err)
-	}
-	if taken {
-		return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the firm has a user with the email " + in.Email}
-	}
-	now := db.now().UTC().Truncate(time.Second)
-	u := &AccountantUser{ID: NewID(), FirmID: firmID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
-		RoleID: role.ID, Role: role, InvitedAt: &now, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO users (`+accountantUserColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, firmID, u.Email, u.FirstName, u.LastName, u.RoleID, unix(now), unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("invite accountant user: %w", err)
-	}
-	return u, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*AccountantUser, error) {
+		role, err := findRole(ctx, tx, firmID, in.Role)
+		if err != nil {
+			return nil, err
+		}
+		var taken bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE firm_id = ? AND client_id IS NULL AND email = ?)`,
+			firmID, in.Email).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("find user email: %w", err)
+		}
+		if taken {
+			return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the firm has a user with the email " + in.Email}
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		u := &AccountantUser{ID: NewID(), FirmID: firmID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
+			RoleID: role.ID, Role: role, InvitedAt: &now, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (`+accountantUserColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			u.ID, firmID, u.Email, u.FirstName, u.LastName, u.RoleID, unix(now), unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("invite accountant user: %w", err)
+		}
+		return u, nil
+	})
 }
 
 // FindAccountantUser returns the firm's accountant user. Returns ENOTFOUND,
@@ -196,7 +184,7 @@ func (db *DB) FindAccountantUser(ctx context.Context, firmID, id string) (*Accou
 	return findAccountantUser(ctx, tx, firmID, id)
 }
 
-func findAccountantUser(ctx context.Context, tx *sql.Tx, firmID, id string) (*AccountantUser, error) {
+func findAccountantUser(ctx context.Context, tx *txn, firmID, id string) (*AccountantUser, error) {
 	u, _, err := scanAccountantUser(tx.QueryRowContext(ctx, `SELECT `+accountantUserColumns+` FROM users
 		WHERE firm_id = ? AND client_id IS NULL AND id = ?`, firmID, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -214,32 +202,28 @@ func findAccountantUser(ctx context.Context, tx *sql.Tx, firmID, id string) (*Ac
 // SetAccountantUserRole gives the firm's accountant user another role.
 // Returns ENOTFOUND for the user or a role id that is not the firm's.
 func (db *DB) SetAccountantUserRole(ctx context.Context, firmID, id string, ref RoleRef) (*AccountantUser, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	role, err := findRole(ctx, tx, firmID, ref)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE users SET role_id = ?, updated_at = ?
-		WHERE firm_id = ? AND client_id IS NULL AND id = ?`, role.ID, unix(db.now()), firmID, id)
-	if err != nil {
-		return nil, fmt.Errorf("set accountant user role: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*AccountantUser, error) {
+		role, err := findRole(ctx, tx, firmID, ref)
+		if err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE users SET role_id = ?, updated_at = ?
+			WHERE firm_id = ? AND client_id IS NULL AND id = ?`, role.ID, unix(db.now()), firmID, id)
 		if err != nil {
 			return nil, fmt.Errorf("set accountant user role: %w", err)
 		}
-		return nil, Errorf(ENOTFOUND, "user %s not found", id)
-	}
-	u, err := findAccountantUser(ctx, tx, firmID, id)
-	if err != nil {
-		return nil, err
-	}
-	return u, tx.Commit()
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return nil, fmt.Errorf("set accountant user role: %w", err)
+			}
+			return nil, Errorf(ENOTFOUND, "user %s not found", id)
+		}
+		u, err := findAccountantUser(ctx, tx, firmID, id)
+		if err != nil {
+			return nil, err
+		}
+		return u, nil
+	})
 }
 
 // ListAccountantUsers returns a page of the firm's accountant users.

@@ -25,40 +25,32 @@ const workspaceColumns = `id, client_id, name, archived_at, created_at, updated_
 
 // CreateWorkspace creates a workspace of the client.
 func (db *DB) CreateWorkspace(ctx context.Context, clientID, name string) (*Workspace, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	now := db.now().UTC().Truncate(time.Second)
-	w := &Workspace{ID: NewID(), ClientID: clientID, Name: name, CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO workspaces (`+workspaceColumns+`) VALUES (?, ?, ?, NULL, ?, ?)`,
-		w.ID, clientID, name, unix(now), unix(now)); err != nil {
-		return nil, fmt.Errorf("create workspace: %w", err)
-	}
-	return w, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Workspace, error) {
+		now := db.now().UTC().Truncate(time.Second)
+		w := &Workspace{ID: NewID(), ClientID: clientID, Name: name, CreatedAt: now, UpdatedAt: now}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO workspaces (`+workspaceColumns+`) VALUES (?, ?, ?, NULL, ?, ?)`,
+			w.ID, clientID, name, unix(now), unix(now)); err != nil {
+			return nil, fmt.Errorf("create workspace: %w", err)
+		}
+		return w, nil
+	})
 }
 
 // RenameWorkspace renames the client's workspace. Returns ENOTFOUND.
 func (db *DB) RenameWorkspace(ctx context.Context, clientID, id, name string) (*Workspace, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	row := tx.QueryRowContext(ctx, `UPDATE workspaces SET name = ?, updated_at = ?
-		WHERE client_id = ? AND id = ? RETURNING `+workspaceColumns,
-		name, unix(db.now()), clientID, id)
-	w, err := scanWorkspace(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENOTFOUND, "workspace %s not found", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return w, tx.Commit()
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Workspace, error) {
+		row := tx.QueryRowContext(ctx, `UPDATE workspaces SET name = ?, updated_at = ?
+			WHERE client_id = ? AND id = ? RETURNING `+workspaceColumns,
+			name, unix(db.now()), clientID, id)
+		w, err := scanWorkspace(row)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, Errorf(ENOTFOUND, "workspace %s not found", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	})
 }
 
 // ListWorkspaces returns a page of the client's workspaces.
@@ -163,72 +155,64 @@ func (db *DB) ListMembers(ctx context.Context, clientID, workspaceID string) ([]
 // Returns ENOTFOUND for the workspace or the user, ECONFLICT when the user is
 // a member already.
 func (db *DB) AddMember(ctx context.Context, clientID, workspaceID, userID string) (*Member, error) {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
-		return nil, err
-	}
-	var reachable bool
-	err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users u JOIN clients c ON c.id = ?
-		WHERE u.id = ? AND (u.client_id = c.id OR (u.client_id IS NULL AND u.firm_id = c.firm_id)))`,
-		clientID, userID).Scan(&reachable)
-	if err != nil {
-		return nil, fmt.Errorf("find user: %w", err)
-	}
-	if !reachable {
-		return nil, &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " not found"}
-	}
-	now := unix(db.now())
-	res, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)
-		VALUES (?, ?, 0, ?, ?) ON CONFLICT DO NOTHING`, workspaceID, userID, now, now)
-	if err != nil {
-		return nil, fmt.Errorf("add member: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Member, error) {
+		if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
+			return nil, err
+		}
+		var reachable bool
+		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users u JOIN clients c ON c.id = ?
+			WHERE u.id = ? AND (u.client_id = c.id OR (u.client_id IS NULL AND u.firm_id = c.firm_id)))`,
+			clientID, userID).Scan(&reachable)
+		if err != nil {
+			return nil, fmt.Errorf("find user: %w", err)
+		}
+		if !reachable {
+			return nil, &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " not found"}
+		}
+		now := unix(db.now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)
+			VALUES (?, ?, 0, ?, ?) ON CONFLICT DO NOTHING`, workspaceID, userID, now, now)
 		if err != nil {
 			return nil, fmt.Errorf("add member: %w", err)
 		}
-		return nil, &Error{Code: ECONFLICT, Path: []any{"userId"}, Message: "user " + userID + " is a member of the workspace already"}
-	}
-	m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
-		FROM workspace_members m JOIN users u ON u.id = m.user_id
-		WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
-	if err != nil {
-		return nil, err
-	}
-	return m, tx.Commit()
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return nil, fmt.Errorf("add member: %w", err)
+			}
+			return nil, &Error{Code: ECONFLICT, Path: []any{"userId"}, Message: "user " + userID + " is a member of the workspace already"}
+		}
+		m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
+			FROM workspace_members m JOIN users u ON u.id = m.user_id
+			WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	})
 }
 
 // RemoveMember ends the user's membership of the client's workspace. The
 // user's tasks and files stay. Returns ENOTFOUND for a workspace that is not
 // the client's or a user who is not a member.
 func (db *DB) RemoveMember(ctx context.Context, clientID, workspaceID, userID string) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-
-	if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM workspace_members WHERE workspace_id = ? AND user_id = ?
-		AND workspace_id IN (SELECT id FROM workspaces WHERE client_id = ?)`, workspaceID, userID, clientID)
-	if err != nil {
-		return fmt.Errorf("remove member: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("remove member: %w", err)
-	}
-	if n == 0 {
-		return &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " is not a member of the workspace"}
-	}
-	return tx.Commit()
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM workspace_members WHERE workspace_id = ? AND user_id = ?
+			AND workspace_id IN (SELECT id FROM workspaces WHERE client_id = ?)`, workspaceID, userID, clientID)
+		if err != nil {
+			return fmt.Errorf("remove member: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("remove member: %w", err)
+		}
+		if n == 0 {
+			return &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " is not a member of the workspace"}
+		}
+		return nil
+	})
 }
 
 func scanMember(row scanner) (*Member, error) {

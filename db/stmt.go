@@ -1,0 +1,113 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// Preparing a statement costs more than running it for most of the store's
+// queries (an INSERT into tasks compiles its sixteen indexes and triggers), so
+// statements are prepared once and kept. Queries are built from fixed
+// fragments only, so the set of statements is small and bounded.
+
+// stmtCache holds statements prepared on the read pool, each prepared on a
+// connection the first time it runs there.
+type stmtCache struct {
+	pool  *sql.DB
+	stmts sync.Map // query -> *sql.Stmt
+	// pending marks the queries being prepared in the background.
+	pending sync.Map
+}
+
+// get returns the statement for query, preparing it now. It waits for a
+// free connection: callers must not hold one.
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := c.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := c.pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := c.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// prepareLater prepares query in the background, for a caller that holds a
+// connection of the pool and so cannot wait for another.
+func (c *stmtCache) prepareLater(query string) {
+	if _, busy := c.pending.LoadOrStore(query, true); busy {
+		return
+	}
+	go func() {
+		// The query ran once already; an error here only means it will be
+		// prepared again next time.
+		c.get(context.Background(), query)
+	}()
+}
+
+func (c *stmtCache) close() {
+	c.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+}
+
+// txn is a transaction whose statements are prepared at most once: read
+// transactions take them from the read pool's cache; a write batch keeps
+// the ones it prepared for the rest of the batch.
+type txn struct {
+	*sql.Tx
+	shared *stmtCache
+	local  map[string]*sql.Stmt
+}
+
+func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if t.shared != nil {
+		if s, ok := t.shared.stmts.Load(query); ok {
+			return t.Tx.StmtContext(ctx, s.(*sql.Stmt)), nil
+		}
+		t.shared.prepareLater(query)
+	}
+	if s, ok := t.local[query]; ok {
+		return s, nil
+	}
+	s, err := t.Tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if t.local == nil {
+		t.local = map[string]*sql.Stmt{}
+	}
+	t.local[query] = s
+	return s, nil
+}
+
+func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := t.stmt(ctx, query)
+	if err != nil {
+		// The plain call fails the same way, into a Row that carries the error.
+		return t.Tx.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}

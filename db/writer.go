@@ -1,0 +1,164 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrClosed is returned by writes to a closed store.
+var ErrClosed = errors.New("the store is closed")
+
+// maxBatch bounds how many writes share one transaction.
+const maxBatch = 128
+
+// writeJob is the work of one write transaction, queued for the writer.
+type writeJob struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *txn) error
+	err  error
+	done chan struct{}
+	// panicked holds what fn panicked with, to panic again in the caller.
+	panicked any
+}
+
+// update runs fn in a write transaction: its writes commit together and
+// only when fn returns nil. The writer runs the writes queued at the same
+// time in one transaction (group commit), each in a savepoint of its own,
+// so that under load one commit, and with synchronous=FULL one fsync, serves
+// many writes, and pages they share (the end of an index, a counter) are
+// written once. A failed write rolls back its savepoint only; a failed
+// commit fails every write of the batch. Once fn has started it runs to its
+// end even if ctx is cancelled: an interrupted statement would roll back the
+// whole batch.
+func (db *DB) update(ctx context.Context, fn func(ctx context.Context, tx *txn) error) error {
+	job := &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case db.jobs <- job:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-db.closing:
+		return ErrClosed
+	}
+	<-job.done
+	if job.panicked != nil {
+		panic(job.panicked)
+	}
+	return job.err
+}
+
+// write is update for a transaction with a result.
+func write[T any](ctx context.Context, db *DB, fn func(ctx context.Context, tx *txn) (T, error)) (T, error) {
+	var result T
+	err := db.update(ctx, func(ctx context.Context, tx *txn) error {
+		var err error
+		result, err = fn(ctx, tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return result, nil
+}
+
+// writeLoop is the writer: it takes the queued writes, up to maxBatch, runs
+// them as one transaction and answers them. When the store closes it answers
+// the writes already waiting, then stops.
+func (db *DB) writeLoop() {
+	defer close(db.writerDone)
+	batch := make([]*writeJob, 0, maxBatch)
+	for {
+		select {
+		case job := <-db.jobs:
+			batch = append(batch[:0], job)
+		case <-db.closing:
+			return
+		}
+	collect:
+		for len(batch) < maxBatch {
+			select {
+			case job := <-db.jobs:
+				batch = append(batch, job)
+			default:
+				break collect
+			}
+		}
+		db.runBatch(batch)
+		for _, job := range batch {
+			close(job.done)
+		}
+		clear(batch)
+	}
+}
+
+// runBatch runs the jobs in one transaction and sets each one's outcome.
+func (db *DB) runBatch(batch []*writeJob) {
+	tx, err := db.write.BeginTx(context.Background(), nil)
+	if err != nil {
+		for _, job := range batch {
+			job.err = err
+		}
+		return
+	}
+	t := &txn{Tx: tx}
+	single := len(batch) == 1
+	for _, job := range batch {
+		if job.err = job.ctx.Err(); job.err != nil {
+			continue
+		}
+		if !single {
+			if _, err := t.ExecContext(context.Background(), `SAVEPOINT job`); err != nil {
+				failBatch(tx, batch, err)
+				return
+			}
+		}
+		job.err = runJob(t, job)
+		if single {
+			break
+		}
+		var err error
+		if job.err == nil {
+			_, err = t.ExecContext(context.Background(), `RELEASE job`)
+		} else {
+			_, err = tx.Exec(`ROLLBACK TO job; RELEASE job`)
+		}
+		if err != nil {
+			// SQLite rolled the whole transaction back (an I/O error, a
+			// full disk): the writes before this one are gone too.
+			failBatch(tx, batch, fmt.Errorf("write batch: %w", err))
+			return
+		}
+	}
+	if single && batch[0].err != nil {
+		tx.Rollback()
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		failBatch(tx, batch, fmt.Errorf("commit: %w", err))
+	}
+}
+
+// runJob runs one job's function, turning a panic into an error for the
+// batch and keeping the value for the job's caller.
+func runJob(tx *txn, job *writeJob) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			job.panicked = p
+			err = fmt.Errorf("panic in a write: %v", p)
+		}
+	}()
+	return job.fn(context.WithoutCancel(job.ctx), tx)
+}
+
+// failBatch rolls the transaction back and gives err to every job that has
+// no error of its own.
+func failBatch(tx *sql.Tx, batch []*writeJob, err error) {
+	tx.Rollback()
+	for _, job := range batch {
+		if job.err == nil && job.panicked == nil {
+			job.err = err
+		}
+	}
+}
