@@ -49,8 +49,9 @@ type Authenticator struct {
 }
 
 type cachedKey struct {
-	key     *db.APIKey
-	fetched time.Time
+	key       *db.APIKey
+	principal *Principal
+	fetched   time.Time
 }
 
 // NewAuthenticator returns an Authenticator reading keys from store.
@@ -68,13 +69,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (*Principa
 	if !ok {
 		return nil, ErrUnauthorized
 	}
-	k, err := a.find(ctx, id)
+	c, err := a.find(ctx, id)
 	if db.ErrorCode(err) == db.ENOTFOUND {
 		return nil, ErrUnauthorized
 	}
 	if err != nil {
 		return nil, err
 	}
+	k := c.key
 	if !SecretMatches(secret, k.SecretHash) {
 		return nil, ErrUnauthorized
 	}
@@ -82,6 +84,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (*Principa
 	if k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
 		return nil, ErrUnauthorized
 	}
+	return c.principal, nil
+}
+
+// principalOf is the principal a key makes. Callers share it: it is not to
+// be changed.
+func principalOf(k *db.APIKey) *Principal {
 	p := &Principal{
 		KeyID:           k.ID,
 		Kind:            Accountant,
@@ -96,23 +104,24 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (*Principa
 	for i, s := range k.Permissions {
 		p.Permissions[i] = Permission(s)
 	}
-	return p, nil
+	return p
 }
 
-func (a *Authenticator) find(ctx context.Context, id string) (*db.APIKey, error) {
+func (a *Authenticator) find(ctx context.Context, id string) (cachedKey, error) {
 	now := a.now()
 	a.mu.Lock()
 	c, ok := a.cache[id]
 	a.mu.Unlock()
 	if ok && now.Sub(c.fetched) < cacheTTL {
-		return c.key, nil
+		return c, nil
 	}
 	k, err := a.store.FindAPIKey(ctx, id)
 	if err != nil {
-		return nil, err
+		return cachedKey{}, err
 	}
+	c = cachedKey{key: k, principal: principalOf(k), fetched: now}
 	a.mu.Lock()
-	a.cache[id] = cachedKey{key: k, fetched: now}
+	a.cache[id] = c
 	a.mu.Unlock()
-	return k, nil
+	return c, nil
 }

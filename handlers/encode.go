@@ -10,22 +10,17 @@ import (
 // timestamp is a time as the API writes it: YYYY-MM-DDTHH:MM:SSZ, UTC.
 type timestamp time.Time
 
-const timestampLayout = "2006-01-02T15:04:05Z"
-
+// MarshalJSON formats with time.RFC3339, which for a UTC time without
+// fractions writes exactly that, and which the time package formats on a
+// fast path.
 func (t timestamp) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(timestampLayout)+2)
+	b := make([]byte, 0, len(time.RFC3339)+2)
 	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, timestampLayout)
+	b = time.Time(t).UTC().AppendFormat(b, time.RFC3339)
 	return append(b, '"'), nil
 }
 
-func timestampPtr(t *time.Time) *timestamp {
-	if t == nil {
-		return nil
-	}
-	ts := timestamp(*t)
-	return &ts
-}
+func timestampPtr(t *time.Time) *timestamp { return (*timestamp)(t) }
 
 // listResponse is the envelope of every paginated list.
 type listResponse[T any] struct {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"acctapi/auth"
 	"acctapi/db"
@@ -126,10 +127,23 @@ func pathOrRoot(p []any) []any {
 	return p
 }
 
+// bodyBuffers keeps the buffers answers are encoded into, so that a list
+// page does not grow a new one each time; maxPooledBody keeps a rare huge
+// answer's buffer out of the pool.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 1 << 20
+
 // writeJSON writes v as the JSON body with the status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
+	body := bodyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if body.Cap() <= maxPooledBody {
+			body.Reset()
+			bodyBuffers.Put(body)
+		}
+	}()
+	enc := json.NewEncoder(body)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		// Only a programming error gets here: the values are our own types.

@@ -111,7 +111,7 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.CreateFile(r.Context(), stateOf(r).client.ID, db.FileCreate{
+	f, err := h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
 		ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
 		LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
 		Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
@@ -310,7 +310,7 @@ func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.P
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.FindFile(r.Context(), stateOf(r).client.ID, id)
+	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
 	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
 }
 
@@ -322,7 +322,7 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.FindFile(r.Context(), stateOf(r).client.ID, id)
+	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -55,6 +56,7 @@ type Handler struct {
 	version string
 	openapi []byte
 	router  *httprouter.Router
+	clients clientCache
 
 	baseURL   string
 	files     *filestore.Store
@@ -190,12 +192,12 @@ func (h *Handler) handle(r *httprouter.Router, method, path string, e endpoint, 
 			return
 		}
 		if e.access == clientScoped {
-			client, err := h.resolveClient(req, principal)
+			clientID, err := h.resolveClient(req, principal)
 			if err != nil {
 				h.fail(w, req, err)
 				return
 			}
-			st.client = client
+			st.clientID = clientID
 		}
 		fn(w, req, p)
 	})
@@ -267,23 +269,58 @@ func remoteHost(r *http.Request) string {
 	return host
 }
 
-// resolveClient checks x-client-id and returns the client it names. A client
-// of another firm, or not the client key's own, is not found: the same answer
-// as for a client that does not exist.
-func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (*db.Client, error) {
+// resolveClient checks x-client-id and returns the id of the client it
+// names. A client of another firm, or not the client key's own, is not
+// found: the same answer as for a client that does not exist.
+func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (string, error) {
 	header := r.Header.Get("x-client-id")
 	if header == "" {
-		return nil, errMissingClientID
+		return "", errMissingClientID
 	}
 	var v Validator
 	id, ok := checkID(&v, []any{"headers", "x-client-id"}, header)
 	if !ok {
-		return nil, v.Err()
+		return "", v.Err()
 	}
 	if p.Kind == auth.Client && id != p.ClientID {
-		return nil, errNotFound("client not found")
+		return "", errNotFound("client not found")
 	}
-	return h.store.FindClient(r.Context(), p.FirmID, id)
+	if h.clients.known(p.FirmID, id) {
+		return id, nil
+	}
+	if _, err := h.store.FindClient(r.Context(), p.FirmID, id); err != nil {
+		return "", err
+	}
+	h.clients.add(p.FirmID, id)
+	return id, nil
+}
+
+// clientCache remembers for a second the clients found in their firm, so
+// that client-scoped requests do not each read the client's row. The API
+// deletes no client; the second bounds how long one removed by hand is
+// still reached. Only clients that exist are kept, so it holds no more than
+// the firms' clients.
+type clientCache struct {
+	mu    sync.Mutex
+	found map[[2]string]time.Time
+}
+
+const clientCacheTTL = time.Second
+
+func (c *clientCache) known(firmID, clientID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.found[[2]string{firmID, clientID}]
+	return ok && time.Since(at) < clientCacheTTL
+}
+
+func (c *clientCache) add(firmID, clientID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.found == nil {
+		c.found = map[[2]string]time.Time{}
+	}
+	c.found[[2]string{firmID, clientID}] = time.Now()
 }
 
 // decodeBody reads the JSON body under the size limit and returns its object
@@ -317,7 +354,7 @@ type requestState struct {
 	zod         bool
 	keyID       string
 	principal   *auth.Principal
-	client      *db.Client
+	clientID    string
 	status      int
 	wroteHeader bool
 	canceled    bool

@@ -22,7 +22,7 @@ func addProbeRoutes(api *testAPI) {
 	h.handle(h.router, http.MethodPost, "/v1/test/probe/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, probe(h))
 	h.handle(h.router, http.MethodPost, "/v1/test/zod/:id", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, probe(h))
 	h.handle(h.router, http.MethodGet, "/v1/test/client", endpoint{access: clientScoped}, func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-		writeJSON(w, http.StatusOK, map[string]string{"clientId": stateOf(r).client.ID})
+		writeJSON(w, http.StatusOK, map[string]string{"clientId": stateOf(r).clientID})
 	})
 	h.handle(h.router, http.MethodGet, "/v1/test/fail/:what", endpoint{access: keyed}, func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 		switch p.ByName("what") {
@@ -74,7 +74,7 @@ func probe(h *Handler) httprouter.Handle {
 			"id": id, "limit": limit, "sort": sort, "cursor": cursor,
 			"title": title.Value, "text": text, "status": status, "dueDate": due,
 			"parentId": parent, "fileIds": files, "email": email, "isMuted": muted, "city": city,
-			"client": stateOf(r).client.ID,
+			"client": stateOf(r).clientID,
 		})
 	}
 }

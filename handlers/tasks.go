@@ -54,7 +54,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.store.ListTasks(r.Context(), stateOf(r).client.ID, filter, req)
+	page, err := h.store.ListTasks(r.Context(), stateOf(r).clientID, filter, req)
 	respond(h, w, r, http.StatusOK, page, err, listOf(newTaskResponse))
 }
 
@@ -75,7 +75,7 @@ func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	task, err := h.store.CreateTask(r.Context(), stateOf(r).client.ID, db.TaskCreate{
+	task, err := h.store.CreateTask(r.Context(), stateOf(r).clientID, db.TaskCreate{
 		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
 		DueDate: optional(due), ParentID: optional(parentID),
 	})
@@ -104,7 +104,7 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 		h.fail(w, r, err)
 		return
 	}
-	task, err := h.store.UpdateTask(r.Context(), stateOf(r).client.ID, id, u)
+	task, err := h.store.UpdateTask(r.Context(), stateOf(r).clientID, id, u)
 	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
 }
 
@@ -116,6 +116,6 @@ func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httproute
 		h.fail(w, r, err)
 		return
 	}
-	task, err := h.store.DeleteTask(r.Context(), stateOf(r).client.ID, id)
+	task, err := h.store.DeleteTask(r.Context(), stateOf(r).clientID, id)
 	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
 }

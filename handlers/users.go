@@ -45,7 +45,7 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).client.ID, db.ClientUserInvite{
+	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, db.ClientUserInvite{
 		Email: email.Value, Role: role.Value, FirstName: optional(first), LastName: optional(last),
 		WorkspaceIDs: workspaceIDs.Value,
 	})
@@ -66,6 +66,6 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httproute
 		h.fail(w, r, err)
 		return
 	}
-	u, err := h.store.SetClientUserRole(r.Context(), stateOf(r).client.ID, id, role.Value)
+	u, err := h.store.SetClientUserRole(r.Context(), stateOf(r).clientID, id, role.Value)
 	respond(h, w, r, http.StatusOK, u, err, newClientUserResponse)
 }

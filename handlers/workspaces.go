@@ -96,7 +96,7 @@ func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httpr
 		h.fail(w, r, err)
 		return
 	}
-	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).client.ID, req)
+	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).clientID, req)
 	respond(h, w, r, http.StatusOK, page, err, listOf(newWorkspaceResponse))
 }
 
@@ -113,7 +113,7 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ http
 		h.fail(w, r, err)
 		return
 	}
-	ws, err := h.store.CreateWorkspace(r.Context(), stateOf(r).client.ID, name.Value)
+	ws, err := h.store.CreateWorkspace(r.Context(), stateOf(r).clientID, name.Value)
 	respond(h, w, r, http.StatusCreated, ws, err, newWorkspaceResponse)
 }
 
@@ -131,7 +131,7 @@ func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p http
 		h.fail(w, r, err)
 		return
 	}
-	ws, err := h.store.RenameWorkspace(r.Context(), stateOf(r).client.ID, id, name.Value)
+	ws, err := h.store.RenameWorkspace(r.Context(), stateOf(r).clientID, id, name.Value)
 	respond(h, w, r, http.StatusOK, ws, err, newWorkspaceResponse)
 }
 
@@ -143,7 +143,7 @@ func (h *Handler) listMembers(w http.ResponseWriter, r *http.Request, p httprout
 		h.fail(w, r, err)
 		return
 	}
-	members, err := h.store.ListMembers(r.Context(), stateOf(r).client.ID, id)
+	members, err := h.store.ListMembers(r.Context(), stateOf(r).clientID, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -175,7 +175,7 @@ func (h *Handler) addMember(w http.ResponseWriter, r *http.Request, p httprouter
 		h.fail(w, r, err)
 		return
 	}
-	m, err := h.store.AddMember(r.Context(), stateOf(r).client.ID, workspaceID, userID)
+	m, err := h.store.AddMember(r.Context(), stateOf(r).clientID, workspaceID, userID)
 	respond(h, w, r, http.StatusCreated, m, err, newMemberResponse)
 }
 
@@ -186,7 +186,7 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	if err := h.store.RemoveMember(r.Context(), stateOf(r).client.ID, workspaceID, userID); err != nil {
+	if err := h.store.RemoveMember(r.Context(), stateOf(r).clientID, workspaceID, userID); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -214,7 +214,7 @@ func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Reques
 		h.fail(w, r, err)
 		return
 	}
-	page, err := list(r.Context(), stateOf(r).client.ID, id, req)
+	page, err := list(r.Context(), stateOf(r).clientID, id, req)
 	respond(h, w, r, http.StatusOK, page, err, listOf(convert))
 }
 
@@ -233,7 +233,7 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.CreateFolder(r.Context(), stateOf(r).client.ID, id, name.Value, optional(parentID))
+	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, optional(parentID))
 	respond(h, w, r, http.StatusCreated, f, err, newFolderResponse)
 }
 
@@ -251,6 +251,6 @@ func (h *Handler) createLabel(w http.ResponseWriter, r *http.Request, p httprout
 		h.fail(w, r, err)
 		return
 	}
-	l, err := h.store.CreateLabel(r.Context(), stateOf(r).client.ID, id, name.Value)
+	l, err := h.store.CreateLabel(r.Context(), stateOf(r).clientID, id, name.Value)
 	respond(h, w, r, http.StatusCreated, l, err, newLabelResponse)
 }
