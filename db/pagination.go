@@ -119,7 +119,8 @@ func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan
 			return nil, err
 		}
 		if len(page.Items) == req.Limit {
-			page.NextCursor = &id
+			next := id // only this one escapes, not every row's id
+			page.NextCursor = &next
 			break
 		}
 		page.Items = append(page.Items, item)

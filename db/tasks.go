@@ -133,7 +133,7 @@ type querier interface {
 
 func findTask(ctx context.Context, q querier, clientID, id string) (*Task, error) {
 	row := q.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE client_id = ? AND id = ?`, clientID, id)
-	t, _, err := scanTask(row)
+	t, _, err := newTaskRow().scan(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "task %s not found", id)
 	}
@@ -336,35 +336,44 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 			return n, err
 		},
 	}
-	return paginate(ctx, tx, l, req, func(s scanner) (*Task, string, error) {
-		t, _, err := scanTask(s)
-		if err != nil {
-			return nil, "", err
-		}
-		return t, t.ID, nil
-	})
+	return paginate(ctx, tx, l, req, newTaskRow().scan)
 }
 
-func scanTask(row scanner) (*Task, string, error) {
-	var t Task
-	var parent, text, createdBy, folder sql.NullString
-	var due sql.NullInt64
-	var status int
-	var created, updated int64
-	if err := row.Scan(&t.ID, &t.ClientID, &t.WorkspaceID, &parent, &t.Title, &text, &status, &due,
-		&createdBy, &t.ActorType, &folder, &created, &updated); err != nil {
+// taskRow is what a task row scans into. A page scans all its rows into one,
+// so that the scan's destinations are made once, not once per row.
+type taskRow struct {
+	task                            Task
+	parent, text, createdBy, folder sql.NullString
+	due                             sql.NullInt64
+	status                          int
+	created, updated                int64
+	dest                            []any
+}
+
+func newTaskRow() *taskRow {
+	r := &taskRow{}
+	t := &r.task
+	r.dest = []any{&t.ID, &t.ClientID, &t.WorkspaceID, &r.parent, &t.Title, &r.text, &r.status, &r.due,
+		&r.createdBy, &t.ActorType, &r.folder, &r.created, &r.updated}
+	return r
+}
+
+// scan reads a row of taskColumns.
+func (r *taskRow) scan(row scanner) (*Task, string, error) {
+	if err := row.Scan(r.dest...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, "", err
 		}
 		return nil, "", fmt.Errorf("scan task: %w", err)
 	}
-	if status < 0 || status >= len(TaskStatuses) {
-		return nil, "", fmt.Errorf("scan task %s: status %d out of range", t.ID, status)
+	t := r.task
+	if r.status < 0 || r.status >= len(TaskStatuses) {
+		return nil, "", fmt.Errorf("scan task %s: status %d out of range", t.ID, r.status)
 	}
-	t.Status = TaskStatuses[status]
-	t.ParentID, t.Text, t.CreatedByID, t.DestinationFolderID = nullString(parent), nullString(text), nullString(createdBy), nullString(folder)
-	t.DueDate = nullTime(due)
-	t.CreatedAt, t.UpdatedAt = fromUnix(created), fromUnix(updated)
+	t.Status = TaskStatuses[r.status]
+	t.ParentID, t.Text, t.CreatedByID, t.DestinationFolderID = nullString(r.parent), nullString(r.text), nullString(r.createdBy), nullString(r.folder)
+	t.DueDate = nullTime(r.due)
+	t.CreatedAt, t.UpdatedAt = fromUnix(r.created), fromUnix(r.updated)
 	return &t, t.ID, nil
 }
 
