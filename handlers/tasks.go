@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -46,11 +47,8 @@ var (
 
 // listTasks answers GET /v1/tasks.
 func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	q := v.Query(r.URL.Query())
-	filter := db.TaskFilter{WorkspaceID: q.ID("workspaceId"), ParentID: q.ID("parentId")}
-	req := pageRequest(q, db.TaskSorts)
-	if err := v.Err(); err != nil {
+	filter, req, err := taskListQuery(r.URL.Query())
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -58,28 +56,40 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter
 	respond(h, w, r, http.StatusOK, page, err, listOf(newTaskResponse))
 }
 
+func taskListQuery(values url.Values) (db.TaskFilter, db.PageRequest, error) {
+	var v Validator
+	q := v.Query(values)
+	filter := db.TaskFilter{WorkspaceID: q.ID("workspaceId"), ParentID: q.ID("parentId")}
+	req := pageRequest(q, db.TaskSorts)
+	return filter, req, v.Err()
+}
+
 // createTask answers POST /v1/tasks.
 func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	body, err := decodeBody(w, r, &v)
+	in, err := taskCreateBody(w, r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	task, err := h.store.CreateTask(r.Context(), stateOf(r).clientID, in)
+	respond(h, w, r, http.StatusCreated, task, err, newTaskResponse)
+}
+
+func taskCreateBody(w http.ResponseWriter, r *http.Request) (db.TaskCreate, error) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		return db.TaskCreate{}, err
 	}
 	title := body.String("title", newTaskTitle)
 	workspaceID := body.ID("workspaceId", true, false)
 	text := body.String("text", StringRule{Max: maxTaskText})
 	due := body.Time("dueDate", false, false)
 	parentID := body.ID("parentId", false, false)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	task, err := h.store.CreateTask(r.Context(), stateOf(r).clientID, db.TaskCreate{
+	return db.TaskCreate{
 		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
 		DueDate: optional(due), ParentID: optional(parentID),
-	})
-	respond(h, w, r, http.StatusCreated, task, err, newTaskResponse)
+	}, v.Err()
 }
 
 // updateTask answers PATCH /v1/tasks/{id}.
