@@ -33,7 +33,7 @@ func newClientResponse(c *db.Client) clientResponse {
 	return clientResponse{
 		ID: c.ID, Name: c.Name, Slug: c.Slug, Type: c.Type, CustomID: c.CustomID, LegalName: c.LegalName,
 		ArchivedAt: timestampPtr(c.ArchivedAt), LedgerClientID: c.LedgerClientID,
-		CreatedAt: timestamp(c.CreatedAt), UpdatedAt: timestamp(c.UpdatedAt),
+		CreatedAt: timestampOf(c.CreatedAt), UpdatedAt: timestampOf(c.UpdatedAt),
 	}
 }
 
@@ -55,7 +55,7 @@ type accountantUserResponse struct {
 
 func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
 	return accountantUserResponse{
-		ID: u.ID, CreatedAt: timestamp(u.CreatedAt), Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		ID: u.ID, CreatedAt: timestampOf(u.CreatedAt), Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
 		Roles: []roleResponse{{ID: u.Role.ID, Name: u.Role.Name, CustomName: u.Role.CustomName}},
 	}
 }

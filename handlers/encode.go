@@ -7,20 +7,23 @@ import (
 	"acctapi/db"
 )
 
-// timestamp is a time as the API writes it: YYYY-MM-DDTHH:MM:SSZ, UTC.
-type timestamp time.Time
+// timestamp is a time as the API writes it: YYYY-MM-DDTHH:MM:SSZ, UTC. It is
+// formatted when the answer is built, so that encoding/json writes it as the
+// plain string it is (a MarshalJSON method would cost an extra pass over
+// its output for every timestamp of a page).
+type timestamp string
 
-// MarshalJSON formats with time.RFC3339, which for a UTC time without
-// fractions writes exactly that, and which the time package formats on a
-// fast path.
-func (t timestamp) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(time.RFC3339)+2)
-	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, time.RFC3339)
-	return append(b, '"'), nil
+// timestampOf formats with time.RFC3339, which for a UTC time writes
+// exactly that (no fractions), on the time package's fast path.
+func timestampOf(t time.Time) timestamp { return timestamp(t.UTC().Format(time.RFC3339)) }
+
+func timestampPtr(t *time.Time) *timestamp {
+	if t == nil {
+		return nil
+	}
+	ts := timestampOf(*t)
+	return &ts
 }
-
-func timestampPtr(t *time.Time) *timestamp { return (*timestamp)(t) }
 
 // listResponse is the envelope of every paginated list.
 type listResponse[T any] struct {

@@ -53,7 +53,7 @@ type fileResponse struct {
 
 func newFileResponse(f *db.File) fileResponse {
 	return fileResponse{
-		ID: f.ID, DocumentDate: timestamp(f.DocumentDate), CreatedAt: timestamp(f.CreatedAt), UpdatedAt: timestamp(f.UpdatedAt),
+		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
 		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs,
 	}

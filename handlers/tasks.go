@@ -36,7 +36,7 @@ func newTaskResponse(t *db.Task) taskResponse {
 		ID: t.ID, Title: t.Title, Text: t.Text, Status: t.Status, DueDate: timestampPtr(t.DueDate),
 		WorkspaceID: t.WorkspaceID, CreatedByID: t.CreatedByID, ActorType: t.ActorType,
 		ParentID: t.ParentID, DestinationFolderID: t.DestinationFolderID,
-		CreatedAt: timestamp(t.CreatedAt), UpdatedAt: timestamp(t.UpdatedAt),
+		CreatedAt: timestampOf(t.CreatedAt), UpdatedAt: timestampOf(t.UpdatedAt),
 	}
 }
 

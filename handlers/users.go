@@ -24,7 +24,7 @@ type clientUserResponse struct {
 }
 
 func newClientUserResponse(u *db.ClientUser) clientUserResponse {
-	return clientUserResponse{ID: u.ID, CreatedAt: timestamp(u.CreatedAt), Email: u.Email,
+	return clientUserResponse{ID: u.ID, CreatedAt: timestampOf(u.CreatedAt), Email: u.Email,
 		FirstName: u.FirstName, LastName: u.LastName, Roles: []string{u.Role}}
 }
 

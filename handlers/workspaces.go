@@ -25,7 +25,7 @@ type workspaceResponse struct {
 
 func newWorkspaceResponse(w *db.Workspace) workspaceResponse {
 	return workspaceResponse{
-		ID: w.ID, Name: w.Name, CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
+		ID: w.ID, Name: w.Name, CreatedAt: timestampOf(w.CreatedAt), UpdatedAt: timestampOf(w.UpdatedAt),
 		ArchivedAt: timestampPtr(w.ArchivedAt), ClientID: w.ClientID,
 	}
 }
@@ -49,7 +49,7 @@ type memberUserResponse struct {
 
 func newMemberResponse(m *db.Member) memberResponse {
 	return memberResponse{
-		CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt), WorkspaceID: m.WorkspaceID,
+		CreatedAt: timestampOf(m.CreatedAt), UpdatedAt: timestampOf(m.UpdatedAt), WorkspaceID: m.WorkspaceID,
 		IsMuted: m.IsMuted, UserID: m.UserID,
 		User: memberUserResponse{ID: m.User.ID, Email: m.User.Email, FirstName: m.User.FirstName, LastName: m.User.LastName, Image: m.User.Image},
 	}
@@ -72,7 +72,7 @@ type folderResponse struct {
 
 func newFolderResponse(f *db.Folder) folderResponse {
 	return folderResponse{ID: f.ID, Name: f.Name, WorkspaceID: f.WorkspaceID, ParentID: f.ParentID,
-		CreatedAt: timestamp(f.CreatedAt), UpdatedAt: timestamp(f.UpdatedAt)}
+		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt)}
 }
 
 type labelResponse struct {
@@ -85,7 +85,7 @@ type labelResponse struct {
 
 func newLabelResponse(l *db.Label) labelResponse {
 	return labelResponse{ID: l.ID, Name: l.Name, WorkspaceID: l.WorkspaceID,
-		CreatedAt: timestamp(l.CreatedAt), UpdatedAt: timestamp(l.UpdatedAt)}
+		CreatedAt: timestampOf(l.CreatedAt), UpdatedAt: timestampOf(l.UpdatedAt)}
 }
 
 // listWorkspaces answers GET /v1/workspaces.
