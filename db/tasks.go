@@ -186,11 +186,25 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 		if status < 0 {
 			return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Path: []any{"status"}}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET title = ?, text = ?, status = ?, due_date = ?,
-			destination_folder_id = ?, parent_id = ?, updated_at = ?
-			WHERE client_id = ? AND id = ?`,
-			t.Title, t.Text, status, unixPtr(t.DueDate), t.DestinationFolderID, t.ParentID, unix(t.UpdatedAt),
-			clientID, id); err != nil {
+		// Only the columns the update sets: SQLite rewrites the entries of
+		// every index on a column named in SET, changed or not, and most of
+		// the sixteen indexes hold one of these.
+		var sets []string
+		var args []any
+		column := func(set bool, name string, value any) {
+			if set {
+				sets, args = append(sets, name+" = ?"), append(args, value)
+			}
+		}
+		column(u.Title.Set, "title", t.Title)
+		column(u.Text.Set, "text", t.Text)
+		column(u.Status.Set, "status", status)
+		column(u.DueDate.Set, "due_date", unixPtr(t.DueDate))
+		column(u.DestinationFolderID.Set, "destination_folder_id", t.DestinationFolderID)
+		column(u.ParentID.Set, "parent_id", t.ParentID)
+		column(true, "updated_at", unix(t.UpdatedAt))
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE client_id = ? AND id = ?`,
+			append(args, clientID, id)...); err != nil {
 			return nil, fmt.Errorf("update task: %w", err)
 		}
 		return t, nil
