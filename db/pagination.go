@@ -133,25 +133,20 @@ func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan
 	// The previous page is the limit rows before the cursor's place; its
 	// first item is the farthest of them.
 	if cursorKey != nil {
-		query := "SELECT id FROM " + l.table + " WHERE " + filter + " AND (" + expr + ", id) " + before + " (?, ?)" +
-			" ORDER BY " + expr + " " + reverse + ", id " + reverse + " LIMIT ?"
+		// SQLite picks the farthest itself: the rows in between never
+		// reach Go.
+		query := "SELECT id FROM (SELECT " + expr + " AS k, id FROM " + l.table + " WHERE " + filter +
+			" AND (" + expr + ", id) " + before + " (?, ?)" +
+			" ORDER BY " + expr + " " + reverse + ", id " + reverse + " LIMIT ?)" +
+			" ORDER BY k " + dir + ", id " + dir + " LIMIT 1"
 		prevArgs := append(append(append([]any(nil), args...), cursorKey...), req.Limit)
 		var first string
-		rows, err := tx.QueryContext(ctx, query, prevArgs...)
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", l.table, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := rows.Scan(&first); err != nil {
-				return nil, fmt.Errorf("list %s: %w", l.table, err)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("list %s: %w", l.table, err)
-		}
-		if first != "" {
+		err := tx.QueryRowContext(ctx, query, prevArgs...).Scan(&first)
+		switch {
+		case err == nil:
 			page.PreviousCursor = &first
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, fmt.Errorf("list %s: %w", l.table, err)
 		}
 	}
 
