@@ -200,7 +200,7 @@ func (b *bench) measure(ctx context.Context) error {
 	if err := b.writeScripts(); err != nil {
 		return err
 	}
-	defer b.stopServer()
+	defer b.stopServer() // on failure; success stops it below, to see its error
 	for i := range b.opts.syncs {
 		var todo []scenario
 		for _, sc := range b.opts.scenarios {
@@ -214,6 +214,9 @@ func (b *bench) measure(ctx context.Context) error {
 		if err := b.measureUnder(ctx, i, todo); err != nil {
 			return err
 		}
+	}
+	if err := b.stopServer(); err != nil {
+		return err
 	}
 	for _, r := range b.results {
 		if r.Errors.total() > 0 {
@@ -229,9 +232,9 @@ func (b *bench) measureUnder(ctx context.Context, setting int, todo []scenario) 
 	if err := b.stopServer(); err != nil {
 		return err
 	}
-	sync := b.opts.syncs[setting]
-	log := filepath.Join(b.work, fmt.Sprintf("server-%d-%s.log", setting+1, sync))
-	srv, err := startServer(ctx, b.bin, b.opts.data, sync, log)
+	mode := b.opts.syncs[setting]
+	log := filepath.Join(b.work, fmt.Sprintf("server-%d-%s.log", setting+1, mode))
+	srv, err := startServer(ctx, b.bin, b.opts.data, mode, log)
 	if err != nil {
 		return err
 	}
@@ -245,7 +248,7 @@ func (b *bench) measureUnder(ctx context.Context, setting int, todo []scenario) 
 		for _, conns := range b.opts.conns {
 			res, err := b.runOne(ctx, sc, setting, conns)
 			if err != nil {
-				return fmt.Errorf("%s, %s, %s: %w", sc.name, sync, connections(conns), err)
+				return fmt.Errorf("%s, %s, %s: %w", sc.name, mode, connections(conns), err)
 			}
 			b.results = append(b.results, res)
 		}
@@ -305,15 +308,15 @@ func (b *bench) scriptPath(sc scenario) string {
 
 // runOne runs wrk once and reads the server's peak memory around it.
 func (b *bench) runOne(ctx context.Context, sc scenario, setting, conns int) (result, error) {
-	sync := b.opts.syncs[setting]
-	res := result{Scenario: sc.name, Synchronous: sync, Connections: conns}
+	mode := b.opts.syncs[setting]
+	res := result{Scenario: sc.name, Synchronous: mode, Connections: conns}
 	if err := b.srv.alive(); err != nil {
 		return res, err
 	}
-	data := filepath.Join(b.work, fmt.Sprintf("%s-%s-c%d.data", sc.name, sync, conns))
+	data := filepath.Join(b.work, fmt.Sprintf("%s-%s-c%d.data", sc.name, mode, conns))
 	p := sc.params(b.fix.under(setting))
 	// The tag makes created titles unique across runs on the same data dir.
-	p.add("tag", fmt.Sprintf("%s %s c%d", time.Now().UTC().Format("20060102T150405"), sync, conns))
+	p.add("tag", fmt.Sprintf("%s %s c%d", time.Now().UTC().Format("20060102T150405"), mode, conns))
 	if err := os.WriteFile(data, []byte(p.String()), 0o600); err != nil {
 		return res, err
 	}
@@ -338,7 +341,7 @@ func (b *bench) runOne(ctx context.Context, sc scenario, setting, conns int) (re
 		}
 	}
 	fmt.Fprintf(os.Stderr, "%-20s %-6s %3d conns  %8.0f req/s  p99 %s  errors %d\n",
-		sc.name, sync, conns, res.RequestsPerSecond, formatMs(res.P99Ms), res.Errors.total())
+		sc.name, mode, conns, res.RequestsPerSecond, formatMs(res.P99Ms), res.Errors.total())
 	return res, nil
 }
 
@@ -417,7 +420,7 @@ type server struct {
 
 // startServer starts the server on a free loopback port, its output going
 // to logPath, and waits until it answers /v1/health.
-func startServer(ctx context.Context, bin, dataDir, sync, logPath string) (*server, error) {
+func startServer(ctx context.Context, bin, dataDir, mode, logPath string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -427,7 +430,7 @@ func startServer(ctx context.Context, bin, dataDir, sync, logPath string) (*serv
 		return nil, err
 	}
 	defer logFile.Close() // the child keeps its own descriptor
-	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--addr", addr, "--synchronous", sync)
+	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--addr", addr, "--synchronous", mode)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// A process group of its own: Ctrl-C in the terminal reaches bench and
 	// wrk, and bench stops the server with SIGTERM like an operator would.
@@ -440,7 +443,7 @@ func startServer(ctx context.Context, bin, dataDir, sync, logPath string) (*serv
 		s.waitErr = cmd.Wait()
 		close(s.exited)
 	}()
-	fmt.Fprintf(os.Stderr, "serving on %s with synchronous=%s (log: %s)\n", addr, sync, logPath)
+	fmt.Fprintf(os.Stderr, "serving on %s with synchronous=%s (log: %s)\n", addr, mode, logPath)
 	if err := s.waitHealthy(ctx); err != nil {
 		return nil, errors.Join(err, s.stop())
 	}
