@@ -49,9 +49,13 @@ permission) and a key of the first client, both with a rate limit of
 limiter. The data dir must not hold a database yet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if spec.Clients < 1 || spec.Workspaces < 1 || spec.Tasks < 0 || spec.OtherTasks < 0 ||
-				spec.ClientUsers < 0 || spec.AccountantUsers < 0 || rateLimit < 1 {
-				return fmt.Errorf("--clients, --workspaces and --rate-limit must be at least 1, the other counts at least 0")
+			// Checked before anything is written, so that a bad flag leaves
+			// no database behind.
+			if err := spec.Check(); err != nil {
+				return err
+			}
+			if rateLimit < 1 {
+				return fmt.Errorf("--rate-limit must be at least 1")
 			}
 			if _, err := os.Stat(cfg.DatabasePath()); !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("seed fills a new data dir, and %s already exists", cfg.DatabasePath())

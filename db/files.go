@@ -156,7 +156,9 @@ func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, 
 		for i, id := range batch {
 			args[i] = id
 		}
-		rows, err := db.query(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
+		// Not through the statement cache: one statement per batch length,
+		// run once at start-up, would stay prepared for nothing.
+		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("known files: %w", err)
 		}

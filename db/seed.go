@@ -24,6 +24,14 @@ type SeedSpec struct {
 	ClientUsers, AccountantUsers int
 }
 
+// Check reports a spec Seed cannot fill.
+func (s SeedSpec) Check() error {
+	if s.Clients < 1 || s.Workspaces < 1 || s.Tasks < 0 || s.OtherTasks < 0 || s.ClientUsers < 0 || s.AccountantUsers < 0 {
+		return fmt.Errorf("a dataset needs at least one client, one workspace a client and no negative counts")
+	}
+	return nil
+}
+
 // Seeded names what Seed generated.
 type Seeded struct {
 	Clients []SeededClient
@@ -52,9 +60,8 @@ const seedBatch = 250_000
 // after it (one sort per index instead of a million random inserts into
 // each), and the counters the triggers keep are then counted once.
 func Seed(ctx context.Context, path, firmID string, spec SeedSpec, now time.Time) (*Seeded, error) {
-	if spec.Clients < 1 || spec.Workspaces < 1 || spec.Tasks < 0 || spec.OtherTasks < 0 ||
-		spec.ClientUsers < 0 || spec.AccountantUsers < 0 {
-		return nil, fmt.Errorf("seed: at least one client and one workspace, and no negative counts")
+	if err := spec.Check(); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
 	}
 	conn, err := sql.Open("sqlite", "file:"+uriPath.Replace(path)+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"+
 		"&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=threads(2)")

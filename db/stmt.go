@@ -9,7 +9,8 @@ import (
 // Preparing a statement costs more than running it for most of the store's
 // queries (an INSERT into tasks compiles its sixteen indexes and triggers), so
 // statements are prepared once and kept. Queries are built from fixed
-// fragments only, so the set of statements is small and bounded.
+// fragments only, so the set of statements is small and bounded; the one
+// query whose text grows with its input (KnownFileIDs) does not use the cache.
 
 // stmtCache holds statements prepared on the read pool, each prepared on a
 // connection the first time it runs there.
@@ -44,8 +45,9 @@ func (c *stmtCache) prepareLater(query string) {
 		return
 	}
 	go func() {
-		// The query ran once already; an error here only means it will be
-		// prepared again next time.
+		// Done either way: prepared, or failed and to be tried again by the
+		// next transaction that runs the query.
+		defer c.pending.Delete(query)
 		c.get(context.Background(), query)
 	}()
 }
