@@ -1094,3 +1094,22 @@ func TestCreateFirm(t *testing.T) {
 		}
 	})
 }
+
+func TestCheckFindsDamage(t *testing.T) {
+	ctx := context.Background()
+	store := mustOpenDB(t)
+	if err := store.Check(ctx); err != nil {
+		t.Fatalf("Check on a new store: %v", err)
+	}
+	write, _ := store.Handles()
+	if _, err := write.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := write.ExecContext(ctx, `INSERT INTO clients (id, firm_id, name, slug, type, created_at, updated_at)
+		VALUES ('corphan', 'cnofirm', 'Orphan', 'orphan', 'legal_person', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Check(ctx); err == nil || !strings.Contains(err.Error(), "foreign key") {
+		t.Fatalf("Check with a client of no firm = %v, want a foreign key problem", err)
+	}
+}
