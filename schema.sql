@@ -73,6 +73,17 @@ CREATE TABLE folders (
     updated_at   INTEGER NOT NULL
 );
 
+CREATE TABLE idempotency_keys (
+    api_key_id   TEXT    NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+    key          TEXT    NOT NULL,
+    fingerprint  BLOB,
+    status       INTEGER,
+    content_type TEXT,
+    body         BLOB,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (api_key_id, key)
+) WITHOUT ROWID;
+
 CREATE TABLE labels (
     id           TEXT    NOT NULL PRIMARY KEY,
     client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -207,6 +218,8 @@ CREATE INDEX folders_workspace_created ON folders (client_id, workspace_id, crea
 CREATE INDEX folders_workspace_name ON folders (client_id, workspace_id, name, id);
 
 CREATE UNIQUE INDEX folders_workspace_parent_name ON folders (workspace_id, coalesce(parent_id, ''), name);
+
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
 CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, created_at, id);
 

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -47,6 +48,10 @@ type DB struct {
 	writerDone chan struct{}
 	closeOnce  sync.Once
 	closeErr   error
+
+	// idempotencyPurgedAt is when expired idempotency answers were last
+	// deleted, in unix seconds.
+	idempotencyPurgedAt atomic.Int64
 }
 
 // Open opens (creating if needed) the SQLite database at path. It does not

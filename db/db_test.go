@@ -1113,3 +1113,66 @@ func TestCheckFindsDamage(t *testing.T) {
 		t.Fatalf("Check with a client of no firm = %v, want a foreign key problem", err)
 	}
 }
+
+// TestStorageFaults makes SQLite itself report a full disk, a read-only
+// database and a lock held too long, and checks how each is classified,
+// and that the store writes again once the fault is gone.
+func TestStorageFaults(t *testing.T) {
+	ctx := context.Background()
+	store := mustOpenDB(t)
+	write, _ := store.Handles()
+	var pages int
+	if err := write.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := write.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.CreateFirm(ctx, strings.Repeat("a firm that needs a new page ", 200))
+	if !db.IsStorageFull(err) || db.IsStorageUnavailable(err) {
+		t.Fatalf("CreateFirm on a database at its size limit: %v; want a full-storage error", err)
+	}
+	if _, err := write.ExecContext(ctx, `PRAGMA max_page_count = 1073741823`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateFirm(ctx, "room again"); err != nil {
+		t.Fatalf("CreateFirm once there is room: %v", err)
+	}
+
+	readOnly, err := sql.Open("sqlite", "file:"+store.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readOnly.Close()
+	_, err = readOnly.ExecContext(ctx, `DELETE FROM firms`)
+	if !db.IsStorageUnavailable(err) || db.IsStorageFull(err) {
+		t.Fatalf("a write on a read-only connection: %v; want an unavailable-storage error", err)
+	}
+
+	holder, err := sql.Open("sqlite", "file:"+store.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	conn, err := holder.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	impatient, err := sql.Open("sqlite", "file:"+store.Path()+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impatient.Close()
+	_, err = impatient.ExecContext(ctx, `DELETE FROM firms`)
+	if !db.IsStorageUnavailable(err) {
+		t.Fatalf("a write while another connection holds the lock: %v; want an unavailable-storage error", err)
+	}
+	if db.IsStorageFull(errors.New("disk full")) || db.IsStorageUnavailable(errors.New("busy")) {
+		t.Fatal("errors that are not SQLite's are classified as storage faults")
+	}
+}

@@ -46,3 +46,39 @@ func withPath(err error, path ...any) error {
 	}
 	return err
 }
+
+// SQLite's primary result codes for the faults of the storage under the
+// database rather than of the request.
+const (
+	sqliteBusy     = 5
+	sqliteLocked   = 6
+	sqliteReadOnly = 8
+	sqliteIOErr    = 10
+	sqliteFull     = 13
+	sqliteCantOpen = 14
+)
+
+// IsStorageFull reports whether err is SQLite finding the disk full.
+func IsStorageFull(err error) bool {
+	return sqliteCode(err) == sqliteFull
+}
+
+// IsStorageUnavailable reports whether err says the database cannot be used
+// right now for a reason a retry may outlive: a read-only or failing disk,
+// a lock held beyond the busy timeout, or the store closing.
+func IsStorageUnavailable(err error) bool {
+	switch sqliteCode(err) {
+	case sqliteBusy, sqliteLocked, sqliteReadOnly, sqliteIOErr, sqliteCantOpen:
+		return true
+	}
+	return errors.Is(err, ErrClosed)
+}
+
+// sqliteCode returns the primary result code of a SQLite error in err, or 0.
+func sqliteCode(err error) int {
+	var e interface{ Code() int }
+	if errors.As(err, &e) {
+		return e.Code() & 0xff
+	}
+	return 0
+}

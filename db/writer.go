@@ -114,7 +114,7 @@ func (db *DB) runBatch(batch []*writeJob) {
 				return
 			}
 		}
-		job.err = runJob(t, job)
+		job.err = db.runJob(t, job)
 		if single {
 			break
 		}
@@ -140,16 +140,21 @@ func (db *DB) runBatch(batch []*writeJob) {
 	}
 }
 
-// runJob runs one job's function, turning a panic into an error for the
-// batch and keeping the value for the job's caller.
-func runJob(tx *txn, job *writeJob) (err error) {
+// runJob runs one job's function, and records the idempotency key of its
+// request in the same transaction; it turns a panic into an error for the
+// batch and keeps the value for the job's caller.
+func (db *DB) runJob(tx *txn, job *writeJob) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			job.panicked = p
 			err = fmt.Errorf("panic in a write: %v", p)
 		}
 	}()
-	return job.fn(context.WithoutCancel(job.ctx), tx)
+	ctx := context.WithoutCancel(job.ctx)
+	if err := job.fn(ctx, tx); err != nil {
+		return err
+	}
+	return db.recordIdempotencyKey(ctx, tx)
 }
 
 // failBatch rolls the transaction back and gives err to every job that has

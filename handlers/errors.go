@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"acctapi/auth"
 	"acctapi/db"
@@ -43,6 +44,23 @@ var (
 	errInternal = &Error{http.StatusInternalServerError, "internal_error", "internal_error",
 		"internal server error; the request id identifies it in the server log"}
 )
+
+// storageRetryAfter is the Retry-After of a 503, in seconds.
+const storageRetryAfter = 5
+
+var (
+	errStorageFull = &Error{http.StatusInsufficientStorage, "storage_error", "insufficient_storage",
+		"the server's disk is full: nothing was written; retry once space is freed"}
+	errStorageUnavailable = &Error{http.StatusServiceUnavailable, "storage_error", "service_unavailable",
+		"the server's storage is unavailable right now (read-only, failing or busy): the request was not carried out; retry later"}
+)
+
+// logStorageFault tells the operator what the caller only sees as 507 or 503.
+func (h *Handler) logStorageFault(r *http.Request, err error) {
+	st := stateOf(r)
+	h.log.LogAttrs(r.Context(), slog.LevelError, "storage fault",
+		slog.String("request_id", st.id), slog.String("route", st.route), slog.Any("error", err))
+}
 
 func errBadRequest(code, message string) *Error {
 	return &Error{http.StatusBadRequest, "bad_request", code, message}
@@ -92,6 +110,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	case errors.As(err, &tooLarge):
 		apiErr = errPayloadTooLarge(tooLarge.Limit)
+	case db.IsStorageFull(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		h.logStorageFault(r, err)
+		apiErr = errStorageFull
+	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO):
+		h.logStorageFault(r, err)
+		w.Header().Set("Retry-After", strconv.Itoa(storageRetryAfter))
+		apiErr = errStorageUnavailable
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The caller hung up: nobody reads the answer.
 		st.canceled = true

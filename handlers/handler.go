@@ -57,6 +57,8 @@ type Handler struct {
 	openapi []byte
 	router  *httprouter.Router
 	clients clientCache
+	// idempotency holds the Idempotency-Keys of the requests running.
+	idempotency idempotencyLocks
 
 	baseURL   string
 	files     *filestore.Store
@@ -171,7 +173,8 @@ func (h *Handler) routes() *httprouter.Router {
 
 // handle registers a route with the checks its endpoint names, in the order
 // callers see them: authentication (401), rate limit (429), permission (403),
-// then the client header (400, 422, 404).
+// then the client header (400, 422, 404), then the Idempotency-Key of a POST
+// or PATCH.
 func (h *Handler) handle(r *httprouter.Router, method, path string, e endpoint, fn httprouter.Handle) {
 	r.Handle(method, path, func(w http.ResponseWriter, req *http.Request, p httprouter.Params) {
 		st := stateOf(req)
@@ -198,6 +201,17 @@ func (h *Handler) handle(r *httprouter.Router, method, path string, e endpoint, 
 				return
 			}
 			st.clientID = clientID
+		}
+		if method == http.MethodPost || method == http.MethodPatch {
+			key, sent, err := idempotencyKeyOf(req)
+			if err != nil {
+				h.fail(w, req, err)
+				return
+			}
+			if sent {
+				h.serveIdempotent(w, req, p, fn, key)
+				return
+			}
 		}
 		fn(w, req, p)
 	})
