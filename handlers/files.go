@@ -386,7 +386,6 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 	header.Set("Content-Disposition", contentDisposition(f.Name))
 	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
 	header.Set("Cache-Control", "private, no-cache")
-	header.Set("X-Content-Type-Options", "nosniff")
 	rc := http.NewResponseController(w)
 	extend := func(t time.Time) { _ = rc.SetWriteDeadline(t) } // where a connection has no deadlines, the server's stay
 	extend(time.Now().Add(transferIdle))

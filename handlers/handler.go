@@ -396,7 +396,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := &requestState{id: ksuid.New().String()}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
-	w.Header().Set("X-Request-Id", st.id)
+	header := w.Header()
+	header.Set("X-Request-Id", st.id)
+	// Answers hold tenants' data: no cache may keep them, no browser may
+	// guess another type for them or frame them.
+	header.Set("Cache-Control", "no-store")
+	header.Set("X-Content-Type-Options", "nosniff")
+	header.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	header.Set("X-Frame-Options", "DENY")
 	rec := &statusRecorder{ResponseWriter: w, state: st}
 
 	h.router.ServeHTTP(rec, r)
