@@ -138,12 +138,12 @@ func (h *Handler) serveIdempotent(w http.ResponseWriter, r *http.Request, p http
 	}{tee, body}
 	captured := &capturedAnswer{ResponseWriter: w}
 
-	fn(captured, r.WithContext(db.WithIdempotencyKey(r.Context(), k)), p)
+	// The request runs to its end even if its caller hangs up, so that the
+	// retry the caller will send gets the answer instead of running again.
+	fn(captured, r.WithContext(db.WithIdempotencyKey(context.WithoutCancel(r.Context()), k)), p)
 
 	if captured.status == 0 {
-		// The caller hung up, and fail wrote nothing.
-		pw.CloseWithError(io.ErrClosedPipe)
-		<-digest
+		// Every handler answers; one that did not has nothing to record.
 		return
 	}
 	if captured.status < 500 && captured.status != http.StatusRequestEntityTooLarge {
