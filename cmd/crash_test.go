@@ -468,6 +468,10 @@ type crashStats struct {
 	tasks, files                      int
 }
 
+// TestCrashSafety holds acctapi to its promise that nothing acknowledged is
+// lost: rounds of concurrent writes against a real server, each ended by
+// SIGKILL at a random moment and checked after a restart on the same data
+// dir, with the expectations carried from round to round.
 func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
