@@ -99,6 +99,8 @@ type crashOp struct {
 	file        crashFile
 	body        []byte
 	contentType string
+	// key is the Idempotency-Key of a create, patch or upload.
+	key string
 }
 
 // crashState is what the server acknowledged, so what it must hold: it
@@ -135,29 +137,39 @@ type crashAPI struct {
 // send returns the status and body of a full answer, or the error that kept
 // the request from getting one.
 func (a *crashAPI) send(method, path, contentType string, body []byte) (int, []byte, error) {
+	status, _, data, err := a.sendKeyed(method, path, contentType, "", body)
+	return status, data, err
+}
+
+// sendKeyed is send with an Idempotency-Key when key is not "", and the
+// answer's header.
+func (a *crashAPI) sendKeyed(method, path, contentType, key string, body []byte) (int, http.Header, []byte, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, a.base+path, r)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.key)
 	req.Header.Set("x-client-id", a.clientID)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	res, err := a.http.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
-	return res.StatusCode, data, nil
+	return res.StatusCode, res.Header, data, nil
 }
 
 // must sends a request (a JSON body when body is not nil), requires the
@@ -277,6 +289,8 @@ type crashWriter struct {
 	// happened, unless refused says it never reached the server.
 	pending *crashOp
 	refused bool
+	// pendingApplied says the checks after the restart found pending applied.
+	pendingApplied bool
 }
 
 func (w *crashWriter) name() string {
@@ -389,22 +403,34 @@ func (w *crashWriter) upload(ids []string) *crashOp {
 	return &crashOp{kind: "upload", file: f, body: body.Bytes(), contentType: mw.FormDataContentType()}
 }
 
+// route is the method, path and success status of the write.
+func (op *crashOp) route() (method, path string, status int) {
+	switch op.kind {
+	case "patch":
+		return http.MethodPatch, "/tasks/" + op.id, http.StatusOK
+	case "delete":
+		return http.MethodDelete, "/tasks/" + op.id, http.StatusOK
+	case "upload":
+		return http.MethodPost, "/files", http.StatusCreated
+	}
+	return http.MethodPost, "/tasks", http.StatusCreated
+}
+
 // run sends writes until one gets no answer (the kill) or a wrong one.
 func (w *crashWriter) run(t *testing.T) {
 	for {
 		op := w.next()
-		method, path, want := http.MethodPost, "/tasks", http.StatusCreated
-		switch op.kind {
-		case "patch":
-			method, path, want = http.MethodPatch, "/tasks/"+op.id, http.StatusOK
-		case "delete":
-			method, path, want = http.MethodDelete, "/tasks/"+op.id, http.StatusOK
-		case "upload":
-			path = "/files"
+		method, path, want := op.route()
+		if op.kind != "delete" {
+			op.key = strings.ReplaceAll(w.name(), " ", "-")
 		}
-		status, answer, err := w.api.send(method, path, op.contentType, op.body)
+		status, _, answer, err := w.api.sendKeyed(method, path, op.contentType, op.key, op.body)
 		if err != nil {
-			w.pending, w.refused = op, errors.Is(err, syscall.ECONNREFUSED)
+			// net/http sends a request with an Idempotency-Key again on a
+			// new connection when the first breaks, so a refused
+			// connection only proves that a write without a key never
+			// reached the server.
+			w.pending, w.refused = op, op.key == "" && errors.Is(err, syscall.ECONNREFUSED)
 			return
 		}
 		if status != want {
@@ -463,9 +489,12 @@ func (w *crashWriter) acknowledge(t *testing.T, op *crashOp, answer []byte) bool
 // crashStats counts a round's writes and checks.
 type crashStats struct {
 	acked, inFlight, applied, refused int
-	ackedBy                           map[string]int
-	uploaded, downloaded              int64
-	tasks, files                      int
+	// Retries of the writes in flight: answers replayed, answers lost
+	// (409), and writes run by the retry because the first never landed.
+	replayed, lost, rerun int
+	ackedBy               map[string]int
+	uploaded, downloaded  int64
+	tasks, files          int
 }
 
 // TestCrashSafety holds acctapi to its promise that nothing acknowledged is
@@ -576,6 +605,7 @@ func TestCrashSafety(t *testing.T) {
 		p, api = crashServer(t, bin, d.dir, synchronous, key, d.clientID)
 		crashCheckTasks(t, api, state, writers, gone, &stats)
 		crashCheckFiles(t, d, api, state, writers, &stats)
+		crashRetryPending(t, d, api, state, writers, &stats)
 
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -600,10 +630,10 @@ func TestCrashSafety(t *testing.T) {
 		}
 
 		t.Logf("round %d/%d (synchronous %s), killed after %v: %d writes acknowledged (%d creates, %d patches, %d deletes, %d uploads of %.1f MiB); "+
-			"%d in flight at the kill, %d of them applied, %d refused; checked %d tasks and %d files (%.1f MiB downloaded)",
+			"%d in flight at the kill, %d of them applied, %d refused; their retries: %d replayed, %d answered lost, %d run; checked %d tasks and %d files (%.1f MiB downloaded)",
 			round, rounds, synchronous, delay.Round(time.Millisecond), stats.acked, stats.ackedBy["create"], stats.ackedBy["patch"],
 			stats.ackedBy["delete"], stats.ackedBy["upload"], float64(stats.uploaded)/(1<<20),
-			stats.inFlight, stats.applied, stats.refused, stats.tasks, stats.files, float64(stats.downloaded)/(1<<20))
+			stats.inFlight, stats.applied, stats.refused, stats.replayed, stats.lost, stats.rerun, stats.tasks, stats.files, float64(stats.downloaded)/(1<<20))
 		if t.Failed() {
 			t.Fatalf("round %d lost or damaged acknowledged writes; replay with %s=%d", round, crashSeedEnv, seed)
 		}
@@ -662,6 +692,7 @@ func crashCheckTasks(t *testing.T, api *crashAPI, state *crashState, writers []*
 				applied = true
 			}
 		}
+		w.pendingApplied = applied
 		if applied {
 			stats.applied++
 			if w.refused {
@@ -734,6 +765,7 @@ func crashCheckFiles(t *testing.T, d *flDemo, api *crashAPI, state *crashState, 
 			continue
 		}
 		state.files[id] = uploads[i].pending.file
+		uploads[i].pendingApplied = true
 		stats.applied++
 		if uploads[i].refused {
 			t.Errorf("an upload the server refused the connection for was recorded")
@@ -777,5 +809,76 @@ func crashCheckFiles(t *testing.T, d *flDemo, api *crashAPI, state *crashState, 
 	stats.files = len(state.files)
 	if len(recorded) != len(state.files) {
 		t.Errorf("%d file records, want %d", len(recorded), len(state.files))
+	}
+}
+
+// crashRetryPending sends each create, patch and upload that was in flight
+// at the kill again, with its Idempotency-Key, as a client whose connection
+// broke would. One that was applied must not run again: its retry gets the
+// recorded answer, or 409 when the kill came between the commit and the
+// recording. One that was not applied runs now. Either way the server then
+// holds each write once.
+func crashRetryPending(t *testing.T, d *flDemo, api *crashAPI, state *crashState, writers []*crashWriter, stats *crashStats) {
+	for _, w := range writers {
+		op := w.pending
+		if op == nil || op.key == "" {
+			continue
+		}
+		method, path, want := op.route()
+		status, header, answer, err := api.sendKeyed(method, path, op.contentType, op.key, op.body)
+		if err != nil {
+			t.Errorf("retry of the %s in flight: %v", op.kind, err)
+			continue
+		}
+		replayed := header.Get("Idempotent-Replayed") == "true"
+		switch {
+		case w.pendingApplied && status == http.StatusConflict && bytes.Contains(answer, []byte(`"idempotency_answer_lost"`)):
+			stats.lost++
+			continue
+		case status != want:
+			t.Errorf("retry of the %s in flight (applied: %v): %d %s, want %d", op.kind, w.pendingApplied, status, answer, want)
+			continue
+		case replayed != w.pendingApplied:
+			t.Errorf("retry of the %s in flight (applied: %v) answered with Idempotent-Replayed %v: %s", op.kind, w.pendingApplied, replayed, answer)
+			continue
+		case replayed:
+			stats.replayed++
+		default:
+			stats.rerun++
+		}
+		var j crashTaskJSON
+		var f crashFileJSON
+		if op.kind == "upload" {
+			err = json.Unmarshal(answer, &f)
+		} else {
+			err = json.Unmarshal(answer, &j)
+		}
+		if err != nil {
+			t.Errorf("retry of the %s in flight answered %s: %v", op.kind, answer, err)
+			continue
+		}
+		switch op.kind {
+		case "create":
+			if got, known := state.tasks[j.ID]; j.task() != op.task || replayed && (!known || got != op.task) {
+				t.Errorf("retry of the create in flight answered %s, want %+v", answer, op.task)
+			}
+			state.tasks[j.ID], state.owner[j.ID] = op.task, w.n
+		case "patch":
+			if j.ID != op.id || j.task() != op.task {
+				t.Errorf("retry of the patch in flight answered %s, want %s as %+v", answer, op.id, op.task)
+			}
+			state.tasks[op.id] = op.task
+		case "upload":
+			if _, known := state.files[f.ID]; f.Name != op.file.Name || replayed != known {
+				t.Errorf("retry of the upload in flight answered %s, want %q (recorded before: %v)", answer, op.file.Name, known)
+			}
+			state.files[f.ID] = op.file
+		}
+	}
+	if listed, _ := api.allTasks(t); len(listed) != len(state.tasks) {
+		t.Errorf("after the retries the server lists %d tasks, want %d: a retry ran twice", len(listed), len(state.tasks))
+	}
+	if recorded := flRawStrings(t, d.dbPath, `SELECT id FROM files`); len(recorded) != len(state.files) {
+		t.Errorf("after the retries there are %d file records, want %d: a retry ran twice", len(recorded), len(state.files))
 	}
 }
