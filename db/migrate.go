@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,19 +153,6 @@ func (db *DB) migrate(step func(*migrate.Migrate) error) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return errors.Join(srcErr, dbErr)
-}
-
-// Backup writes a consistent copy of the database to dest with VACUUM INTO,
-// which reads one snapshot and so works while the server writes. dest must
-// not exist.
-func (db *DB) Backup(ctx context.Context, dest string) error {
-	if _, err := os.Stat(dest); err == nil {
-		return fmt.Errorf("backup: %s already exists", dest)
-	}
-	if _, err := db.write.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
-		return fmt.Errorf("backup to %s: %w", dest, err)
-	}
-	return nil
 }
 
 // Dump returns the schema the migrations built, as SQL statements in a stable
