@@ -87,7 +87,7 @@ DIR must not exist or be empty.`,
 			if asJSON {
 				return json.NewEncoder(cfg.Stdout).Encode(res)
 			}
-			fmt.Fprintf(cfg.Stdout, "backed up %s to %s in %.1f s: schema version %d, database %s, %d files (%s)\n",
+			fmt.Fprintf(cfg.Stdout, "backed up %s to %s in %.1f s: schema version %d, database %s, files: %d (%s)\n",
 				cfg.DataDir, out, res.Seconds, m.SchemaVersion, byteSize(m.Database.Size), m.Files.Count, byteSize(m.Files.Bytes))
 			return nil
 		},
@@ -125,7 +125,7 @@ DIR2's database open.`,
 			if asJSON {
 				return json.NewEncoder(cfg.Stdout).Encode(res)
 			}
-			fmt.Fprintf(cfg.Stdout, "restored %s (taken %s) into %s in %.1f s: schema version %d, database %s, %d files (%s)\n",
+			fmt.Fprintf(cfg.Stdout, "restored %s (taken %s) into %s in %.1f s: schema version %d, database %s, files: %d (%s)\n",
 				from, m.CreatedAt.Format(time.RFC3339), cfg.DataDir, res.Seconds, m.SchemaVersion,
 				byteSize(m.Database.Size), m.Files.Count, byteSize(m.Files.Bytes))
 			if latest := db.LatestVersion(); m.SchemaVersion < latest {
