@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -50,14 +49,8 @@ func TestFileDigests(t *testing.T) {
 
 func TestInUse(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "acct.db")
-	d, err := db.Open(path, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.MigrateUp(); err != nil {
-		t.Fatal(err)
-	}
+	d := mustOpenDB(t)
+	path := d.Path()
 	if inUse, err := db.InUse(ctx, path); err != nil || !inUse {
 		t.Errorf("InUse of an open store: got %v, %v, want true, nil", inUse, err)
 	}
