@@ -549,4 +549,15 @@ func TestBackupRestoreRefusals(t *testing.T) {
 	if status != http.StatusNotFound {
 		t.Errorf("the replaced data dir's client: %d, want 404", status)
 	}
+
+	// Stored bytes that no longer match their row fail the backup, which
+	// leaves nothing behind.
+	bkFlipByte(t, filepath.Join(d.dir, filesName, filepath.FromSlash(flStorePath(d.demoFile))))
+	stderr = mustFail(t, "backup", "--data-dir", d.dir, "--out", filepath.Join(tmp, "backup2"))
+	if !strings.Contains(stderr, "do not match its row") {
+		t.Errorf("backup of a damaged file store: %s, want the file's mismatch named", stderr)
+	}
+	if names := bkNames(t, tmp); !slices.Equal(names, []string{"backup", "target"}) {
+		t.Errorf("after a failed backup, %s holds %v, want no backup and no temporary directory", tmp, names)
+	}
 }
