@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 
-	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -97,8 +96,7 @@ func InUse(ctx context.Context, path string) (bool, error) {
 	defer conn.Close()
 	var n int
 	err = conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n)
-	var serr *sqlite.Error
-	if errors.As(err, &serr) && serr.Code()&0xff == sqlite3.SQLITE_BUSY {
+	if sqliteCode(err) == sqlite3.SQLITE_BUSY {
 		return true, nil
 	}
 	if err != nil {

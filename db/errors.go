@@ -3,6 +3,9 @@ package db
 import (
 	"errors"
 	"fmt"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Error codes the store returns. The HTTP layer maps each to one status.
@@ -47,20 +50,9 @@ func withPath(err error, path ...any) error {
 	return err
 }
 
-// SQLite's primary result codes for the faults of the storage under the
-// database rather than of the request.
-const (
-	sqliteBusy     = 5
-	sqliteLocked   = 6
-	sqliteReadOnly = 8
-	sqliteIOErr    = 10
-	sqliteFull     = 13
-	sqliteCantOpen = 14
-)
-
 // IsStorageFull reports whether err is SQLite finding the disk full.
 func IsStorageFull(err error) bool {
-	return sqliteCode(err) == sqliteFull
+	return sqliteCode(err) == sqlite3.SQLITE_FULL
 }
 
 // IsStorageUnavailable reports whether err says the database cannot be used
@@ -68,7 +60,7 @@ func IsStorageFull(err error) bool {
 // a lock held beyond the busy timeout, or the store closing.
 func IsStorageUnavailable(err error) bool {
 	switch sqliteCode(err) {
-	case sqliteBusy, sqliteLocked, sqliteReadOnly, sqliteIOErr, sqliteCantOpen:
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
 		return true
 	}
 	return errors.Is(err, ErrClosed)
@@ -76,7 +68,7 @@ func IsStorageUnavailable(err error) bool {
 
 // sqliteCode returns the primary result code of a SQLite error in err, or 0.
 func sqliteCode(err error) int {
-	var e interface{ Code() int }
+	var e *sqlite.Error
 	if errors.As(err, &e) {
 		return e.Code() & 0xff
 	}
