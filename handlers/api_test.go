@@ -78,7 +78,7 @@ type tenant struct {
 // testAPI is the real handler on a real SQLite database, served through
 // httptest, with a second firm to prove that nothing crosses tenants.
 type testAPI struct {
-	t       *testing.T
+	t       testing.TB
 	store   *db.DB
 	handler *Handler
 	server  *httptest.Server
@@ -98,7 +98,7 @@ type testAPI struct {
 // tests can cross it.
 const testMaxUpload = 1 << 20
 
-func newTestAPI(t *testing.T) *testAPI {
+func newTestAPI(t testing.TB) *testAPI {
 	t.Helper()
 	clock := &testClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	store, err := db.Open(filepath.Join(t.TempDir(), "acctapi.db"), db.Options{Now: clock.Now})

@@ -190,7 +190,7 @@ func (api *testAPI) allTasks(t *testing.T, key, clientID string) map[string]task
 }
 
 // sqlColumn reads one column of a query on the test database, "NULL" for null.
-func (api *testAPI) sqlColumn(t *testing.T, query string, args ...any) []string {
+func (api *testAPI) sqlColumn(t testing.TB, query string, args ...any) []string {
 	t.Helper()
 	conn, err := sql.Open("sqlite", "file:"+api.store.Path()+"?_pragma=busy_timeout(5000)")
 	if err != nil {
