@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"reflect"
@@ -24,8 +25,10 @@ type fuzzFixture struct {
 	// acct, cli and otherAcct are keys (of the first firm, its client, and
 	// the second firm) whose rate limit no fuzzing session reaches.
 	acct, cli, otherAcct string
-	// Records of the first firm's client.
-	ws, task, folder, file, clientUser string
+	// Records of the first firm's client; file has bytes in the store.
+	ws, task, folder, label, file, clientUser string
+	// fileContent is the file's bytes.
+	fileContent []byte
 	// Records of the first firm: an accountant user and a custom role.
 	acctUser, role string
 	// Records of the second firm, which answers must never show.
@@ -42,7 +45,9 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		acct: unlimited(api.firm.ID, ""), cli: unlimited(api.firm.ID, api.client.ID), otherAcct: unlimited(api.other.firm.ID, "")}
 	fx.ws = api.mustCreateWorkspace(api.client.ID, "Fuzz")
 	fx.folder = api.mustCreateFolder(api.client.ID, fx.ws, "Folder")
-	fx.file = api.mustCreateFile(api.client.ID, fx.ws, "")
+	fx.label = api.flLabel(f, api.client.ID, fx.ws, "Label")
+	fx.fileContent = flPDF
+	fx.file = fuzzStoreFile(f, api, fx.ws, fx.fileContent)
 	fx.clientUser = api.wsClientUser(api.firm.ID, api.client.ID, "member@fuzz.example", nil, nil, nil)
 	fx.acctUser = api.wsAccountantUser(api.firm.ID, "accountant@fuzz.example")
 	role, err := api.store.CreateRole(ctx, api.firm.ID, "Fuzz role")
@@ -61,7 +66,46 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		f.Fatal(err)
 	}
 	fx.otherTask = other.ID
+	fx.populate(f)
 	return fx
+}
+
+// populate gives every list a few pages' worth of items at limit 2.
+func (fx *fuzzFixture) populate(f *testing.F) {
+	api, ctx := fx.base, context.Background()
+	due := api.clock.Now().Add(48 * time.Hour)
+	for i := range 5 {
+		in := db.TaskCreate{WorkspaceID: fx.ws, Title: fmt.Sprintf("Task %d", i)}
+		if i%2 == 0 {
+			in.ParentID, in.DueDate = &fx.task, &due
+		}
+		if _, err := api.store.CreateTask(ctx, api.client.ID, in); err != nil {
+			f.Fatal(err)
+		}
+		api.mustCreateWorkspace(api.client.ID, fmt.Sprintf("Workspace %d", i))
+		api.mustCreateFolder(api.client.ID, fx.ws, fmt.Sprintf("Folder %d", i))
+		api.flLabel(f, api.client.ID, fx.ws, fmt.Sprintf("Label %d", i))
+		api.mustCreateClient(api.firm.ID, fmt.Sprintf("Client %d", i))
+		api.wsAccountantUser(api.firm.ID, fmt.Sprintf("accountant%d@fuzz.example", i))
+	}
+}
+
+// fuzzStoreFile records a file of the workspace with its bytes in the store.
+func fuzzStoreFile(f *testing.F, api *testAPI, workspaceID string, content []byte) string {
+	pending, err := api.files.Write(bytes.NewReader(content), int64(len(content)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	id := db.NewID()
+	if err := api.files.Commit(pending, id); err != nil {
+		f.Fatal(err)
+	}
+	_, err = api.store.CreateFile(context.Background(), api.client.ID, db.FileCreate{ID: id, WorkspaceID: workspaceID,
+		Name: "receipt.pdf", MimeType: "application/pdf", Size: pending.Size, SHA256: pending.SHA256})
+	if err != nil {
+		f.Fatal(err)
+	}
+	return id
 }
 
 // on returns the fixture's API reporting to the test of one input.
@@ -76,7 +120,7 @@ func (fx *fuzzFixture) on(t *testing.T) *testAPI {
 // ids, and would otherwise never get past "not found".
 func (fx *fuzzFixture) expand(s string) string {
 	return strings.NewReplacer(
-		"$W", fx.ws, "$T", fx.task, "$F", fx.folder, "$A", fx.file, "$U", fx.clientUser,
+		"$W", fx.ws, "$T", fx.task, "$F", fx.folder, "$L", fx.label, "$A", fx.file, "$U", fx.clientUser,
 		"$M", fx.acctUser, "$R", fx.role, "$C", fx.base.client.ID,
 		"$w", fx.otherWS, "$t", fx.otherTask, "$c", fx.base.other.client.ID,
 	).Replace(s)

@@ -374,7 +374,7 @@ func flWantFile(t *testing.T, got, want flFile) {
 }
 
 // flLabel creates a label in a workspace of the client.
-func (api *testAPI) flLabel(t *testing.T, clientID, workspaceID, name string) string {
+func (api *testAPI) flLabel(t testing.TB, clientID, workspaceID, name string) string {
 	t.Helper()
 	l, err := api.store.CreateLabel(context.Background(), clientID, workspaceID, name)
 	if err != nil {
