@@ -1,0 +1,169 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fuzzFilePart returns the content of the first part named file of a
+// multipart body, as mime/multipart reads it.
+func fuzzFilePart(t *testing.T, contentType string, body []byte) []byte {
+	t.Helper()
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		t.Fatalf("an upload with Content-Type %q was accepted: %v", contentType, err)
+	}
+	r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		part, err := r.NextPart()
+		if err != nil {
+			t.Fatalf("an upload without a file part was accepted: %v", err)
+		}
+		if part.FormName() == "file" {
+			content, err := io.ReadAll(part)
+			if err != nil {
+				t.Fatalf("an upload whose file part does not read was accepted: %v", err)
+			}
+			return content
+		}
+	}
+}
+
+// FuzzUpload sends a fuzzed multipart body with a fuzzed Content-Type to
+// POST /v1/files. An answer is never a 500; an accepted upload downloads
+// back byte for byte, with the SHA-256 of what was sent.
+func FuzzUpload(f *testing.F) {
+	seed := func(parts ...flPart) []byte { return flBody(f, parts...) }
+	for _, in := range []struct {
+		contentType string
+		body        []byte
+	}{
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("receipt.pdf", "application/pdf", flPDF))},
+		{flMultipart, seed(flFilePart("", "", nil), flField("workspaceId", "$W"), flField("taskId", "$T"),
+			flField("folderId", "$F"), flField("labelIds", "$L, $L"), flField("documentDate", "2026-01-02T03:04:05+01:00"))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("façade €.png", "", flPNG))},
+		{flMultipart, seed(flField("workspaceId", "$w"), flFilePart("x", "text/plain", []byte("hello")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("a", "", []byte("1")), flFilePart("b", "", []byte("2")))},
+		{flMultipart, seed(flField("workspaceId", "$W"))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart(strings.Repeat("n", 300), "", []byte("x")))},
+		{flMultipart, []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nunterminated")},
+		{"multipart/form-data; boundary=\"a b\"", []byte("--a b\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n$W\r\n" +
+			"--a b\r\nContent-Disposition: form-data; name=file; filename*=UTF-8''%E2%82%AC.txt\r\n\r\n€\r\n--a b--\r\n")},
+		{"multipart/form-data", []byte("")},
+		{"application/json", []byte(`{"workspaceId":"$W"}`)},
+		{"multipart/form-data; boundary=x", []byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=41=42\r\n--x\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n$W\r\n--x--")},
+	} {
+		f.Add(in.contentType, in.body)
+	}
+	fx := newFuzzFixture(f)
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		api := fx.on(t)
+		contentType = fx.expand(contentType)
+		if !validHeaderValue(contentType) {
+			t.Skip("Go's HTTP client does not send this header value")
+		}
+		body = []byte(fx.expand(string(body)))
+		res := api.flPost(t, fx.acct, api.client.ID, contentType, bytes.NewReader(body))
+		out := fuzzCheckAnswer(t, api, res, []int{http.StatusCreated, http.StatusBadRequest, http.StatusNotFound,
+			http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity})
+		if out == nil {
+			return
+		}
+		content := fuzzFilePart(t, contentType, body)
+		file := flDecodeFile(t, res, http.StatusCreated)
+		if file.Size != int64(len(content)) {
+			t.Errorf("size: got %d, want the %d bytes sent", file.Size, len(content))
+		}
+		if got := api.flGetFile(fx.acct, api.client.ID, file.ID); got.status != http.StatusOK || !bytes.Equal(got.body, res.body) {
+			t.Errorf("GET /v1/files/%s: %d %s, want the upload's answer %s", file.ID, got.status, got.body, res.body)
+		}
+		link := api.flLink(t, fx.acct, api.client.ID, file.ID)
+		download := api.flMustDownload(t, link.URL, content)
+		if etag, want := download.header.Get("ETag"), `"`+flSHA256(content)+`"`; etag != want {
+			t.Errorf("ETag: got %s, want the SHA-256 of the bytes sent %s", etag, want)
+		}
+	})
+}
+
+// FuzzDownloadLink sends GET /v1/files/{id}/download with a fuzzed id and
+// query. Only the genuine link to the file, unexpired, downloads it (an
+// expired genuine one answers 410); anything else is a 403, 404 or 422 with
+// the standard body, never a 500.
+func FuzzDownloadLink(f *testing.F) {
+	for _, in := range []struct{ id, query string }{
+		{"$A", "expires=$E&signature=$S"},
+		{"$A", "signature=$S&expires=$E"},
+		{"$A", "expires=$e&signature=$s"},
+		{"$A", "expires=$E&signature=$s"},
+		{"$A", "expires=$e&signature=$S"},
+		{"$W", "expires=$E&signature=$S"},
+		{"$A", "expires=+$E&signature=$S"},
+		{"$A", "expires=0$E&signature=$S&expires=1"},
+		{"$A", "expires=$E&signature=$S00"},
+		{"$A", "expires=$E"},
+		{"$A", "expires=99999999999999999999&signature=$S"},
+		{"$A", "expires=-1&signature=" + strings.Repeat("0", 64)},
+		{"$A", "expires=$E&signature=%zz"},
+		{"$A", ""},
+		{"cnosuchfile00000", "expires=$E&signature=$S"},
+		{"../$A", "expires=$E&signature=$S"},
+		{"", "expires=$E&signature=$S"},
+	} {
+		f.Add(in.id, in.query)
+	}
+	fx := newFuzzFixture(f)
+	api := fx.base
+	ctx := context.Background()
+	expires, signature, err := api.handler.signer.Sign(ctx, fx.file)
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := api.clock.Now()
+	api.clock.Set(now.Add(-time.Hour))
+	oldExpires, oldSignature, err := api.handler.signer.Sign(ctx, fx.file)
+	api.clock.Set(now)
+	if err != nil {
+		f.Fatal(err)
+	}
+	links := strings.NewReplacer("$E", strconv.FormatInt(expires, 10), "$S", signature,
+		"$e", strconv.FormatInt(oldExpires, 10), "$s", oldSignature)
+	genuine := func(id string, query url.Values, expires int64, signature string) bool {
+		got, err := strconv.ParseInt(query.Get("expires"), 10, 64)
+		sig, _ := hex.DecodeString(query.Get("signature"))
+		want, _ := hex.DecodeString(signature)
+		return strings.ToLower(id) == fx.file && err == nil && got == expires && bytes.Equal(sig, want)
+	}
+	f.Fuzz(func(t *testing.T, id, rawQuery string) {
+		api := fx.on(t)
+		id, rawQuery = fx.expand(links.Replace(id)), links.Replace(rawQuery)
+		if strings.ContainsAny(rawQuery, "# \x7f") || strings.ContainsFunc(rawQuery, func(r rune) bool { return r < ' ' || r > '~' }) {
+			rawQuery = url.PathEscape(rawQuery)
+		}
+		res := api.do(request{method: "GET", path: "/v1/files/" + url.PathEscape(id) + "/download?" + rawQuery})
+		query, _ := url.ParseQuery(rawQuery)
+		switch {
+		case genuine(id, query, expires, signature):
+			if res.status != http.StatusOK || !bytes.Equal(res.body, fx.fileContent) {
+				t.Fatalf("the genuine link ?%s answered %d %q, want 200 with the file", rawQuery, res.status, res.body)
+			}
+			if sum := sha256.Sum256(res.body); res.header.Get("ETag") != `"`+hex.EncodeToString(sum[:])+`"` {
+				t.Errorf("ETag %s is not the SHA-256 of the content", res.header.Get("ETag"))
+			}
+		case genuine(id, query, oldExpires, oldSignature):
+			wantError(t, res, http.StatusGone, "bad_request", "link_expired", flLinkExpired)
+		default:
+			fuzzCheckAnswer(t, api, res, []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity})
+		}
+	})
+}
