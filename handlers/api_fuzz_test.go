@@ -121,7 +121,7 @@ func (fx *fuzzFixture) on(t *testing.T) *testAPI {
 func (fx *fuzzFixture) expand(s string) string {
 	return strings.NewReplacer(
 		"$W", fx.ws, "$T", fx.task, "$F", fx.folder, "$L", fx.label, "$A", fx.file, "$U", fx.clientUser,
-		"$M", fx.acctUser, "$R", fx.role, "$C", fx.base.client.ID,
+		"$M", fx.acctUser, "$R", fx.role, "$C", fx.base.client.ID, "$O", fx.base.otherClient.ID,
 		"$w", fx.otherWS, "$t", fx.otherTask, "$c", fx.base.other.client.ID,
 	).Replace(s)
 }
