@@ -294,9 +294,10 @@ func (up *upload) fieldsJSON() json.RawMessage {
 }
 
 // mimeType is the part's Content-Type when it says something, else what the
-// first bytes look like.
+// first bytes look like. ParseMediaType takes a lone token ("0") too, which
+// is no media type: a download could not send it as its Content-Type.
 func mimeType(partType string, head []byte) string {
-	if t, _, err := mime.ParseMediaType(partType); err == nil && t != "application/octet-stream" && len(partType) <= maxMimeType {
+	if t, _, err := mime.ParseMediaType(partType); err == nil && strings.Contains(t, "/") && t != "application/octet-stream" && len(partType) <= maxMimeType {
 		return partType
 	}
 	return http.DetectContentType(head)
