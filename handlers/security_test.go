@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"acctapi/auth"
+)
+
+// apiSecurityHeaders are the headers every API answer carries, whatever its
+// status, so that no cache keeps tenants' data and no browser sniffs,
+// runs or frames it.
+var apiSecurityHeaders = map[string]string{
+	"Cache-Control":           "no-store",
+	"X-Content-Type-Options":  "nosniff",
+	"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+	"X-Frame-Options":         "DENY",
+}
+
+// wantSecurityHeaders checks the headers of one answer; cacheControl is
+// what Cache-Control must say.
+func wantSecurityHeaders(t *testing.T, what string, res *response, status int, cacheControl string) {
+	t.Helper()
+	if res.status != status {
+		t.Errorf("%s: got %d, want %d (body %s)", what, res.status, status, res.body)
+	}
+	for name, want := range apiSecurityHeaders {
+		if name == "Cache-Control" {
+			want = cacheControl
+		}
+		if got := res.header.Values(name); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %s is %q, want exactly %q", what, name, got, want)
+		}
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	api := newTestAPI(t)
+	addProbeRoutes(api)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	file := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("a.html", "text/html", []byte("<script>alert(1)</script>")))
+	link := api.flLink(t, api.accountantKey, api.client.ID, file.ID).URL
+	limited := api.mustMintKey(api.firm.ID, auth.KeySpec{RateLimitMax: 1})
+	api.do(request{method: "GET", path: "/v1/me", key: limited})
+
+	for _, c := range []struct {
+		what   string
+		res    *response
+		status int
+	}{
+		{"health", api.do(request{method: "GET", path: "/v1/health"}), http.StatusOK},
+		{"openapi.json", api.do(request{method: "GET", path: "/v1/openapi.json"}), http.StatusOK},
+		{"me", api.do(request{method: "GET", path: "/v1/me", key: api.accountantKey}), http.StatusOK},
+		{"list", api.do(request{method: "GET", path: "/v1/tasks", key: api.accountantKey, clientID: api.client.ID}), http.StatusOK},
+		{"create", api.do(request{method: "POST", path: "/v1/workspaces", key: api.accountantKey, clientID: api.client.ID,
+			body: map[string]any{"name": "Payroll"}}), http.StatusCreated},
+		{"file link", api.do(request{method: "GET", path: "/v1/files/" + file.ID + "/content", key: api.accountantKey, clientID: api.client.ID}), http.StatusOK},
+		{"no key", api.do(request{method: "GET", path: "/v1/me"}), http.StatusUnauthorized},
+		{"bad key", api.do(request{method: "GET", path: "/v1/me", key: "ak_nosuchkey_" + strings.Repeat("0", 64)}), http.StatusUnauthorized},
+		{"missing scope", api.do(request{method: "GET", path: "/v1/admin/clients", key: api.clientKey}), http.StatusForbidden},
+		{"rate limited", api.do(request{method: "GET", path: "/v1/me", key: limited}), http.StatusTooManyRequests},
+		{"unknown route", api.do(request{method: "GET", path: "/v1/nothing-here"}), http.StatusNotFound},
+		{"outside /v1", api.do(request{method: "GET", path: "/"}), http.StatusNotFound},
+		{"wrong method", api.do(request{method: "DELETE", path: "/v1/me", key: api.accountantKey}), http.StatusMethodNotAllowed},
+		{"OPTIONS", sendOptions(t, api.server.URL+"/v1/tasks", nil), http.StatusOK},
+		{"invalid JSON", api.do(request{method: "POST", path: "/v1/workspaces", key: api.accountantKey, clientID: api.client.ID, body: "{"}), http.StatusBadRequest},
+		{"validation", api.do(request{method: "POST", path: "/v1/workspaces", key: api.accountantKey, clientID: api.client.ID, body: map[string]any{}}), http.StatusUnprocessableEntity},
+		{"body too large", api.do(request{method: "POST", path: "/v1/workspaces", key: api.accountantKey, clientID: api.client.ID,
+			body: `{"name":"` + strings.Repeat("a", maxJSONBody) + `"}`}), http.StatusRequestEntityTooLarge},
+		{"not found", api.flGetFile(api.accountantKey, api.client.ID, "cnosuchfilenosuchfile0000"), http.StatusNotFound},
+		{"panic", api.do(request{method: "GET", path: "/v1/test/fail/panic", key: api.accountantKey}), http.StatusInternalServerError},
+		{"internal error", api.do(request{method: "GET", path: "/v1/test/fail/internal", key: api.accountantKey}), http.StatusInternalServerError},
+		{"download, bad signature", api.flDownload(t, api.flSignedURL(file.ID, "9999999999", strings.Repeat("0", 64)), nil), http.StatusForbidden},
+	} {
+		t.Run(c.what, func(t *testing.T) { wantSecurityHeaders(t, c.what, c.res, c.status, "no-store") })
+	}
+
+	// A download is revalidated by its ETag rather than never stored, and
+	// keeps the rest: an uploaded HTML file is never run or framed.
+	t.Run("download", func(t *testing.T) {
+		res := api.flMustDownload(t, link, []byte("<script>alert(1)</script>"))
+		wantSecurityHeaders(t, "download", res, http.StatusOK, "private, no-cache")
+		if res.header.Get("ETag") == "" || !strings.HasPrefix(res.header.Get("Content-Disposition"), "attachment;") {
+			t.Errorf("download: ETag %q, Content-Disposition %q; want an ETag and an attachment",
+				res.header.Get("ETag"), res.header.Get("Content-Disposition"))
+		}
+	})
+	t.Run("download, not modified", func(t *testing.T) {
+		etag := api.flMustDownload(t, link, []byte("<script>alert(1)</script>")).header.Get("ETag")
+		res := api.flDownload(t, link, http.Header{"If-None-Match": {etag}})
+		wantSecurityHeaders(t, "304", res, http.StatusNotModified, "private, no-cache")
+	})
+}
+
+// sendOptions sends OPTIONS, which openapi.json does not list, so its answer
+// is not checked against it.
+func sendOptions(t *testing.T, url string, header http.Header) *response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodOptions, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = header.Clone()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: body}
+}
+
+// No answer invites a cross-origin caller: the API is called by servers
+// with keys, not by browsers, so it sends no CORS headers at all, and a
+// preflight gets the plain OPTIONS answer, which a browser refuses.
+func TestNoCORS(t *testing.T) {
+	api := newTestAPI(t)
+	origin := http.Header{"Origin": {"https://evil.example"}}
+	preflight := http.Header{"Origin": {"https://evil.example"}, "Access-Control-Request-Method": {"POST"},
+		"Access-Control-Request-Headers": {"authorization, x-client-id"}}
+	for what, res := range map[string]*response{
+		"preflight": sendOptions(t, api.server.URL+"/v1/tasks", preflight),
+		"health":    api.do(request{method: "GET", path: "/v1/health", header: origin}),
+		"me":        api.do(request{method: "GET", path: "/v1/me", key: api.accountantKey, header: origin}),
+		"401":       api.do(request{method: "GET", path: "/v1/me", header: origin}),
+	} {
+		if res.status >= 500 {
+			t.Errorf("%s: got %d", what, res.status)
+		}
+		for name := range res.header {
+			if strings.HasPrefix(strings.ToLower(name), "access-control-") {
+				t.Errorf("%s with an Origin: answered %s: %q", what, name, res.header.Values(name))
+			}
+		}
+	}
+}
+
+// Names that try to reach outside the store land under it by id, and go
+// back out only in the Content-Disposition header, made safe.
+func TestUploadHostileFileNames(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	before := api.flStoredFiles(t)
+	var want []string
+	for _, name := range []string{"/etc/passwd", "../../../../tmp/x", "a\x00b.pdf", `..\..\boot.ini`, strings.Repeat("../", 85)} {
+		content := []byte("hostile " + name)
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(name, "", content))
+		want = append(want, flStoredPath(f.ID))
+		res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+		disposition := res.header.Get("Content-Disposition")
+		fallback := flDispositionRE.FindStringSubmatch(disposition)
+		if fallback == nil || strings.ContainsAny(fallback[1], "/\\\x00\"") || strings.HasPrefix(fallback[1], ".") {
+			t.Errorf("%q: Content-Disposition %q, want a fallback name without separators, NUL or a leading dot", name, disposition)
+		}
+		if strings.ContainsAny(disposition, "\x00\r\n") {
+			t.Errorf("%q: Content-Disposition %q holds control characters", name, disposition)
+		}
+	}
+	want = append(want, before...)
+	slices.Sort(want)
+	if got := api.flStoredFiles(t); !slices.Equal(got, want) {
+		t.Errorf("file store:\n got %v\nwant %v (each file under its id)", got, want)
+	}
+}
