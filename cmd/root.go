@@ -33,6 +33,10 @@ type Config struct {
 	LogFormat       string
 	ShutdownTimeout time.Duration
 	MaxUploadBytes  int64
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers; 0 means 10 s. Tests shorten it to meet a slow
+	// client without waiting.
+	ReadHeaderTimeout time.Duration
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
