@@ -168,3 +168,47 @@ func TestUploadHostileFileNames(t *testing.T) {
 		t.Errorf("file store:\n got %v\nwant %v (each file under its id)", got, want)
 	}
 }
+
+// Properties the server owns are not the caller's to set: a create that
+// names another client, an id, an author or timestamps gets them ignored.
+func TestServerOwnedPropertiesIgnored(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Payroll")
+	forged := "cforgedforgedforged000001"
+	task := api.createTask(t, api.clientKey, api.client.ID, map[string]any{
+		"title": "Mine", "workspaceId": ws,
+		"id": forged, "clientId": api.other.client.ID, "firmId": api.other.firm.ID, "createdById": forged,
+		"actorType": "USER", "createdAt": "2001-01-01T00:00:00.000Z", "updatedAt": "2001-01-01T00:00:00.000Z",
+	})
+	if task.ID == forged || task.CreatedByID != nil || task.ActorType != "API" || strings.HasPrefix(task.CreatedAt, "2001") || strings.HasPrefix(task.UpdatedAt, "2001") {
+		t.Errorf("the create took server-owned properties from the body: %s", task)
+	}
+	if got := api.sqlColumn(t, `SELECT client_id FROM tasks WHERE id = ?`, task.ID); len(got) != 1 || got[0] != api.client.ID {
+		t.Errorf("the task belongs to %v, want the x-client-id client %s", got, api.client.ID)
+	}
+}
+
+// A download link is built from the configured base URL, never from the
+// request's Host header, so a forged Host cannot send a client's link
+// elsewhere.
+func TestDownloadLinkIgnoresHost(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("a.pdf", "", []byte("%PDF-")))
+	res := api.do(request{method: "GET", path: "/v1/files/" + f.ID + "/content", key: api.accountantKey, clientID: api.client.ID,
+		header: http.Header{"X-Forwarded-Host": {"evil.example"}, "Forwarded": {"host=evil.example"}}})
+	req, err := http.NewRequest("GET", api.server.URL+"/v1/files/"+f.ID+"/content", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "evil.example"
+	req.Header.Set("Authorization", "Bearer "+api.accountantKey)
+	req.Header.Set("x-client-id", api.client.ID)
+	for _, r := range []*response{res, api.flSend(t, req)} {
+		var link flLinkBody
+		r.decode(t, &link)
+		if !strings.HasPrefix(link.URL, api.server.URL+"/v1/files/"+f.ID+"/download?") {
+			t.Errorf("link %q, want it under the configured base %s", link.URL, api.server.URL)
+		}
+	}
+}
