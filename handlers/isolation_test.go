@@ -24,11 +24,7 @@ import (
 	"acctapi/db"
 )
 
-// TestTenantIsolation sends random requests of every route, with keys of
-// every kind, x-client-id of every tenant and ids of every tenant, and
-// checks each answer against an oracle that knows who owns every id and
-// marker string. A longer run:
-// go test -race -run TestTenantIsolation ./handlers -iso.steps=20000 -iso.seed=N
+// A longer run: go test -race -run TestTenantIsolation ./handlers -iso.steps=20000 [-iso.seed=N]
 var (
 	isoSeed  = flag.Uint64("iso.seed", 0, "seed of TestTenantIsolation; 0 picks one, which the test logs")
 	isoSteps = flag.Int("iso.steps", 200, "number of random steps of TestTenantIsolation")
@@ -49,14 +45,6 @@ type isoKey struct {
 	secret string
 	firmID string
 	client string // set for a client key
-}
-
-// label is the owner label of what the key itself is: its client, or its firm.
-func (k *isoKey) label() string {
-	if k.client != "" {
-		return k.client
-	}
-	return "firm:" + k.firmID
 }
 
 // isoRoute is how a route is reached: it decides whose data an answer may show.
@@ -87,7 +75,7 @@ func (r *isoReq) String() string {
 	if r.key != nil {
 		key = r.key.name
 	}
-	return fmt.Sprintf("%s %s (key %s, x-client-id %q) %s", r.method, r.path, key, r.clientID, r.body)
+	return fmt.Sprintf("%s: %s %s (key %s, x-client-id %q) %s", r.op, r.method, r.path, key, r.clientID, r.body)
 }
 
 // text is everything the request names: its tokens are the caller's own.
@@ -255,6 +243,12 @@ type isoSuite struct {
 // isoLink is a download link a step was given.
 type isoLink struct{ file, expires, signature string }
 
+// TestTenantIsolation sends random requests of every route, with keys of
+// every kind, the x-client-id of every tenant and ids of every tenant, and
+// checks each step against an oracle that knows who owns every id and
+// marker string: no answer shows what its key may not see, an answer about
+// another tenant's record is the answer about a missing one, and no step
+// changes a row or file that its request may not change.
 func TestTenantIsolation(t *testing.T) {
 	seed := *isoSeed
 	if seed == 0 {
@@ -274,8 +268,10 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	s := &isoSuite{t: t, api: api, conn: conn, storeDir: api.flStoreDir(t), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed,
-		reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{}, firmOf: map[string]string{}, parentOf: map[string]string{}}}
+	s := &isoSuite{t: t, api: api, conn: conn, storeDir: api.flStoreDir(t), seed: seed,
+		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{},
+			firmOf: map[string]string{}, parentOf: map[string]string{}}}
 	s.setUp()
 	before := s.snapshot()
 	s.reg.update(before)
