@@ -27,7 +27,7 @@ import (
 // A longer run: go test -race -run TestTenantIsolation ./handlers -iso.steps=20000 [-iso.seed=N]
 var (
 	isoSeed  = flag.Uint64("iso.seed", 0, "seed of TestTenantIsolation; 0 picks one, which the test logs")
-	isoSteps = flag.Int("iso.steps", 200, "number of random steps of TestTenantIsolation")
+	isoSteps = flag.Int("iso.steps", 300, "number of random steps of TestTenantIsolation")
 )
 
 // Tokens the oracle follows: record ids (cuids, sent in any case) and the
@@ -755,9 +755,9 @@ type isoCtx struct {
 	s   *isoSuite
 	req *isoReq
 	own func(owner string) bool // the tenant ids are mostly drawn from
-	// A clean request names only records of its own tenant that exist, of
-	// one workspace, so that steps also succeed and change data; the other
-	// requests mix tenants.
+	// A clean request names only records of its own tenant that exist, in
+	// one workspace, so that steps also succeed and change data; the others
+	// draw each id now and then from another tenant, another kind or none.
 	clean bool
 	ws    string
 }
@@ -765,35 +765,31 @@ type isoCtx struct {
 // inWorkspace are the kinds of record that are in a workspace.
 var inWorkspace = []string{"task", "folder", "label", "file"}
 
-// ownIDs are the ids of the kinds that the tenant owns; for a clean
-// request, only those that exist and are in its workspace.
+// ownIDs are the ids of the kinds of records of the tenant that exist, in
+// the request's workspace if it has one.
 func (c *isoCtx) ownIDs(kinds ...string) []string {
 	var ids []string
 	for _, kind := range kinds {
 		for _, id := range c.s.reg.kinds[kind] {
-			if !c.s.reg.visibleTo(id, c.own) || c.clean && (!c.s.reg.live[id] ||
-				c.ws != "" && slices.Contains(inWorkspace, kind) && c.s.reg.parentOf[id] != c.ws) {
-				continue
+			if c.s.reg.live[id] && c.s.reg.visibleTo(id, c.own) &&
+				(c.ws == "" || !slices.Contains(inWorkspace, kind) || c.s.reg.parentOf[id] == c.ws) {
+				ids = append(ids, id)
 			}
-			ids = append(ids, id)
 		}
 	}
 	return ids
 }
 
-// id draws an id of one of the kinds: mostly the tenant's, else any
-// tenant's, any kind's, or none's; sometimes in capitals.
+// id draws an id of one of the kinds: the tenant's own, or for a request
+// that is not clean, now and then any tenant's, any kind's or none's; each
+// sometimes in capitals.
 func (c *isoCtx) id(kinds ...string) string {
 	s := c.s
 	var pool []string
-	n := s.rng.IntN(20)
-	if c.clean {
-		n = 0
-	}
-	switch {
-	case n < 5:
+	switch n := s.rng.IntN(20); {
+	case c.clean || n < 12:
 		pool = c.ownIDs(kinds...)
-	case n < 16:
+	case n < 17:
 		for _, kind := range kinds {
 			pool = append(pool, s.reg.kinds[kind]...)
 		}
@@ -813,31 +809,6 @@ func (c *isoCtx) id(kinds ...string) string {
 	return id
 }
 
-// optional draws an id for an optional field, or says to leave the field
-// out: a clean request leaves it out when the tenant has no fitting record.
-func (c *isoCtx) optional(kinds ...string) (string, bool) {
-	if !c.maybe() || c.clean && len(c.ownIDs(kinds...)) == 0 {
-		return "", false
-	}
-	return c.id(kinds...), true
-}
-
-// workspace draws a workspace id, and makes it the one a clean request's
-// other records are in.
-func (c *isoCtx) workspace() string {
-	id := c.id("workspace")
-	c.ws = strings.ToLower(id)
-	return id
-}
-
-// task draws a task id, and makes its workspace the one a clean request's
-// other records are in.
-func (c *isoCtx) task() string {
-	id := c.id("task")
-	c.ws = c.s.reg.parentOf[strings.ToLower(id)]
-	return id
-}
-
 // ids draws up to three ids.
 func (c *isoCtx) ids(kinds ...string) []string {
 	out := []string{}
@@ -847,6 +818,31 @@ func (c *isoCtx) ids(kinds ...string) []string {
 		}
 	}
 	return out
+}
+
+// optional draws an id for an optional field, or says to leave the field
+// out, as it does when the tenant has no fitting record.
+func (c *isoCtx) optional(kinds ...string) (string, bool) {
+	if !c.maybe() || len(c.ownIDs(kinds...)) == 0 {
+		return "", false
+	}
+	return c.id(kinds...), true
+}
+
+// workspace draws a workspace id, and makes it the one the request's other
+// own records are drawn from.
+func (c *isoCtx) workspace() string {
+	id := c.id("workspace")
+	c.ws = strings.ToLower(id)
+	return id
+}
+
+// task draws a task id, and makes its workspace the one the request's other
+// own records are drawn from.
+func (c *isoCtx) task() string {
+	id := c.id("task")
+	c.ws = c.s.reg.parentOf[strings.ToLower(id)]
+	return id
 }
 
 func (c *isoCtx) maybe() bool { return c.s.rng.IntN(2) == 0 }
@@ -1099,7 +1095,7 @@ func (s *isoSuite) clientHeader(k *isoKey, admin, clean bool) string {
 	}
 	clients := s.reg.kinds["client"]
 	switch {
-	case n < 11:
+	case n < 15:
 		if k.client != "" {
 			return k.client
 		}
@@ -1110,7 +1106,7 @@ func (s *isoSuite) clientHeader(k *isoKey, admin, clean bool) string {
 			}
 		}
 		return own[s.rng.IntN(len(own))]
-	case n < 17:
+	case n < 18:
 		return clients[s.rng.IntN(len(clients))]
 	case n < 19:
 		return s.freshID()
