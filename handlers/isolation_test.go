@@ -27,7 +27,7 @@ import (
 // A longer run: go test -race -run TestTenantIsolation ./handlers -iso.steps=20000 [-iso.seed=N]
 var (
 	isoSeed  = flag.Uint64("iso.seed", 0, "seed of TestTenantIsolation; 0 picks one, which the test logs")
-	isoSteps = flag.Int("iso.steps", 300, "number of random steps of TestTenantIsolation")
+	isoSteps = flag.Int("iso.steps", 1000, "number of random steps of TestTenantIsolation")
 )
 
 // Tokens the oracle follows: record ids (cuids, sent in any case) and the
