@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,40 +143,11 @@ func (l *bkLoad) waitFor(t *testing.T, sentIn int32, n int) {
 	}
 }
 
-// bkTasks lists every task of the client through the API, page by page,
-// and returns their ids and the total the first page announced.
-func bkTasks(t *testing.T, base, key, clientID string) (ids []string, total int) {
+// bkTasks lists every task of the client through the API and returns them
+// by id, with the total the first page announced.
+func bkTasks(t *testing.T, load *bkLoad, base string) (map[string]crashTask, int) {
 	t.Helper()
-	cursor := ""
-	for page := 0; ; page++ {
-		u := base + "/tasks?limit=100"
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		status, _, body := flDo(t, http.MethodGet, u, key, clientID, "", nil)
-		var res struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-			Pagination struct {
-				Total      int     `json:"total"`
-				NextCursor *string `json:"nextCursor"`
-			} `json:"pagination"`
-		}
-		if status != http.StatusOK || json.Unmarshal(body, &res) != nil {
-			t.Fatalf("GET %s: %d %s", u, status, body)
-		}
-		if page == 0 {
-			total = res.Pagination.Total
-		}
-		for _, d := range res.Data {
-			ids = append(ids, d.ID)
-		}
-		if res.Pagination.NextCursor == nil || *res.Pagination.NextCursor == "" {
-			return ids, total
-		}
-		cursor = *res.Pagination.NextCursor
-	}
+	return (&crashAPI{base: base, key: load.key, clientID: load.clientID, http: load.client}).allTasks(t)
 }
 
 // bkServe starts the binary serving dataDir and returns its base URL.
@@ -209,7 +179,7 @@ func TestBackupUnderLoad(t *testing.T) {
 		workspaceID: flDemoWorkspaceRE.FindStringSubmatch(banner)[1], changed: make(chan struct{}, 1),
 		client: &http.Client{Timeout: time.Minute, Transport: &http.Transport{}}}
 	defer load.client.CloseIdleConnections()
-	demoTasks, _ := bkTasks(t, base, load.key, load.clientID)
+	demoTasks, _ := bkTasks(t, load, base)
 
 	stop := make(chan struct{})
 	var writers sync.WaitGroup
@@ -274,18 +244,14 @@ func TestBackupUnderLoad(t *testing.T) {
 	}
 
 	_, restoredBase := bkServe(t, bin, restoredDir)
-	ids, total := bkTasks(t, restoredBase, load.key, load.clientID)
-	if total != len(ids) {
-		t.Errorf("the restored task list announces a total of %d and lists %d tasks", total, len(ids))
-	}
-	restoredTasks := map[string]bool{}
-	for _, id := range ids {
-		restoredTasks[id] = true
+	restoredTasks, total := bkTasks(t, load, restoredBase)
+	if total != len(restoredTasks) {
+		t.Errorf("the restored task list announces a total of %d and lists %d tasks", total, len(restoredTasks))
 	}
 	known := map[string]bool{}
-	for _, id := range demoTasks {
+	for id := range demoTasks {
 		known[id] = true
-		if !restoredTasks[id] {
+		if _, ok := restoredTasks[id]; !ok {
 			t.Errorf("demo task %s is missing from the restore", id)
 		}
 	}
@@ -296,7 +262,7 @@ func TestBackupUnderLoad(t *testing.T) {
 			continue
 		}
 		counts[[2]int32{w.sent, w.acked}]++
-		present := restoredTasks[w.id]
+		_, present := restoredTasks[w.id]
 		if w.file {
 			contents[w.id] = w.content
 			present = slices.ContainsFunc(fileRows, func(row string) bool { return strings.HasPrefix(row, w.id+" ") })
@@ -311,7 +277,7 @@ func TestBackupUnderLoad(t *testing.T) {
 		}
 	}
 	t.Logf("writes by (sent, answered) phase: %v; the backup took %.2f s", counts, res.Seconds)
-	for _, id := range ids {
+	for id := range restoredTasks {
 		if !known[id] {
 			t.Errorf("the restore lists task %s, which neither the demo nor the load wrote", id)
 		}
