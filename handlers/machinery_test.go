@@ -103,6 +103,13 @@ func TestClientHeader(t *testing.T) {
 		if res := get(api.accountantKey, strings.ToUpper(api.client.ID)); res.status != http.StatusOK {
 			t.Errorf("upper-case id: got %d, want 200", res.status)
 		}
+		// Only ASCII letters fold: a Unicode letter whose lower case is an
+		// ASCII one (the Kelvin sign, the long s) stays itself, so that no
+		// other spelling names a record.
+		var v Validator
+		if id, ok := checkID(&v, nil, "cABC\u212aDEF\u017fGH"); !ok || id != "cabc\u212adef\u017fgh" {
+			t.Errorf("checkID: got %q, %v; want only the ASCII letters lower-cased", id, ok)
+		}
 	})
 	t.Run("client key reaches its own client", func(t *testing.T) {
 		if res := get(api.clientKey, api.client.ID); res.status != http.StatusOK {

@@ -450,7 +450,20 @@ func checkID(v *Validator, path []any, s string) (string, bool) {
 		v.Add(Issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"})
 		return "", false
 	}
-	return strings.ToLower(s), true
+	return asciiLower(s), true
+}
+
+// asciiLower lower-cases the ASCII letters of s only: our ids are ASCII, and
+// Unicode lower-casing would let another spelling (the Kelvin sign for k)
+// name the same record.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 func typeIssue(path []any, expected, received string) Issue {
