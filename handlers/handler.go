@@ -390,6 +390,16 @@ func (st *requestState) validationName() string {
 	return "ValidationError"
 }
 
+// securityHeaders go on every answer, which holds tenants' data: no cache
+// may keep it, no browser may guess another type for it or frame it. The
+// value slices are shared by all answers, which only ever replace them.
+var securityHeaders = http.Header{
+	"Cache-Control":           {"no-store"},
+	"X-Content-Type-Options":  {"nosniff"},
+	"Content-Security-Policy": {"default-src 'none'; frame-ancestors 'none'"},
+	"X-Frame-Options":         {"DENY"},
+}
+
 // ServeHTTP gives each request an id (X-Request-Id), logs it when done, and
 // turns a panic into a 500 so that the server goes on serving.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -398,12 +408,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	header := w.Header()
 	header.Set("X-Request-Id", st.id)
-	// Answers hold tenants' data: no cache may keep them, no browser may
-	// guess another type for them or frame them.
-	header.Set("Cache-Control", "no-store")
-	header.Set("X-Content-Type-Options", "nosniff")
-	header.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-	header.Set("X-Frame-Options", "DENY")
+	for name, value := range securityHeaders {
+		header[name] = value
+	}
 	rec := &statusRecorder{ResponseWriter: w, state: st}
 
 	h.router.ServeHTTP(rec, r)
