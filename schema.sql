@@ -175,6 +175,57 @@ CREATE TABLE users (
         OR (client_id IS NOT NULL AND role_id IS NULL AND client_role IS NOT NULL))
 );
 
+CREATE TABLE webhook_attempts (
+    delivery_id TEXT    NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+    n           INTEGER NOT NULL,
+    at          INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    error       TEXT,
+    PRIMARY KEY (delivery_id, n)
+) WITHOUT ROWID;
+
+CREATE TABLE webhook_deliveries (
+    id              TEXT    NOT NULL PRIMARY KEY,
+    webhook_id      TEXT    NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    event_seq       INTEGER NOT NULL REFERENCES webhook_events (seq) ON DELETE CASCADE,
+    status          TEXT    NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    UNIQUE (webhook_id, event_seq)
+);
+
+CREATE TABLE webhook_events (
+    seq        INTEGER NOT NULL PRIMARY KEY,
+    id         TEXT    NOT NULL UNIQUE,
+    firm_id    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id  TEXT    REFERENCES clients (id) ON DELETE CASCADE,
+    type       TEXT    NOT NULL,
+    payload    BLOB    NOT NULL,
+    created_at INTEGER NOT NULL
+);
+
+CREATE TABLE webhooks (
+    id                         TEXT    NOT NULL PRIMARY KEY,
+    firm_id                    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    -- NULL: the events of every client of the firm, and the firm's own.
+    client_id                  TEXT    REFERENCES clients (id) ON DELETE CASCADE,
+    url                        TEXT    NOT NULL,
+    -- A JSON array of event types, or ["*"].
+    events                     TEXT    NOT NULL CHECK (json_valid(events) AND json_type(events) = 'array'),
+    description                TEXT,
+    secret                     TEXT    NOT NULL,
+    -- The secret before the last rotation, still signed with until it expires.
+    previous_secret            TEXT,
+    previous_secret_expires_at INTEGER,
+    status                     TEXT    NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'failing', 'disabled')),
+    failing_since              INTEGER,
+    created_at                 INTEGER NOT NULL,
+    updated_at                 INTEGER NOT NULL
+);
+
 CREATE TABLE workspace_members (
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     user_id      TEXT    NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -280,6 +331,14 @@ CREATE INDEX users_accountant_updated ON users (firm_id, updated_at, id) WHERE c
 CREATE UNIQUE INDEX users_client_email ON users (client_id, email) WHERE client_id IS NOT NULL;
 
 CREATE INDEX users_role ON users (role_id);
+
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending';
+
+CREATE INDEX webhook_deliveries_webhook_created ON webhook_deliveries (webhook_id, created_at, id);
+
+CREATE INDEX webhooks_firm_created ON webhooks (firm_id, created_at, id);
+
+CREATE INDEX webhooks_firm_updated ON webhooks (firm_id, updated_at, id);
 
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 

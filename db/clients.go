@@ -79,7 +79,7 @@ func (db *DB) CreateClient(ctx context.Context, firmID string, in ClientCreate) 
 			a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now)); err != nil {
 			return nil, fmt.Errorf("create client: %w", err)
 		}
-		return c, nil
+		return c, db.emit(ctx, tx, event{typ: EventClientCreated, firmID: firmID, clientID: &c.ID, record: c})
 	})
 }
 
@@ -247,8 +247,26 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 			unix(c.UpdatedAt), firmID, id); err != nil {
 			return nil, fmt.Errorf("update client: %w", err)
 		}
-		return c, nil
+		return c, db.emit(ctx, tx, event{typ: EventClientUpdated, firmID: firmID, clientID: &c.ID, record: c, changes: u.fields()})
 	})
+}
+
+// fields names the fields u sets, as the API names them; "address" for any
+// of the address's.
+func (u ClientUpdate) fields() []string {
+	var names []string
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{
+		{u.Name.Set, "name"}, {u.Type.Set, "type"}, {u.CustomID.Set, "customId"}, {u.LegalName.Set, "legalName"},
+		{u.Address.Line1.Set || u.Address.Line2.Set || u.Address.City.Set || u.Address.PostalCode.Set || u.Address.CountryCode.Set, "address"},
+	} {
+		if f.set {
+			names = append(names, f.name)
+		}
+	}
+	return names
 }
 
 // ListClients returns a page of the firm's clients.

@@ -29,6 +29,9 @@ type Options struct {
 	Synchronous string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// EventData renders the records of webhook events; only a store with
+	// subscriptions needs it.
+	EventData EventData
 }
 
 // DB is the store. Writes go through a single connection so that concurrent
@@ -52,6 +55,9 @@ type DB struct {
 	// idempotencyPurgedAt is when expired idempotency answers were last
 	// deleted, in unix seconds.
 	idempotencyPurgedAt atomic.Int64
+
+	eventData     EventData
+	eventsWritten chan struct{}
 }
 
 // Open opens (creating if needed) the SQLite database at path. It does not
@@ -100,7 +106,8 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
-		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{})}
+		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
+		eventData: opts.EventData, eventsWritten: make(chan struct{}, 1)}
 	go db.writeLoop()
 	return db, nil
 }

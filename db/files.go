@@ -93,7 +93,7 @@ func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*
 				return nil, fmt.Errorf("label file: %w", err)
 			}
 		}
-		return f, nil
+		return f, db.emit(ctx, tx, event{typ: EventFileCreated, clientID: &clientID, record: f})
 	})
 }
 

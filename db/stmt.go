@@ -66,6 +66,8 @@ type txn struct {
 	*sql.Tx
 	shared *stmtCache
 	local  map[string]*sql.Stmt
+	// emitted says the transaction wrote webhook events.
+	emitted bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

@@ -123,7 +123,7 @@ func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*
 			t.CreatedByID, t.ActorType, unix(now), unix(now)); err != nil {
 			return nil, fmt.Errorf("create task: %w", err)
 		}
-		return t, nil
+		return t, db.emit(ctx, tx, event{typ: EventTaskCreated, clientID: &clientID, record: t})
 	})
 }
 
@@ -207,8 +207,25 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 			append(args, clientID, id)...); err != nil {
 			return nil, fmt.Errorf("update task: %w", err)
 		}
-		return t, nil
+		return t, db.emit(ctx, tx, event{typ: EventTaskUpdated, clientID: &clientID, record: t, changes: u.fields()})
 	})
+}
+
+// fields names the fields u sets, as the API names them.
+func (u TaskUpdate) fields() []string {
+	var names []string
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{
+		{u.Title.Set, "title"}, {u.Text.Set, "text"}, {u.Status.Set, "status"}, {u.DueDate.Set, "dueDate"},
+		{u.DestinationFolderID.Set, "destinationFolderId"}, {u.ParentID.Set, "parentId"}, {u.AssetFileIDs.Set, "assetFileIds"},
+	} {
+		if f.set {
+			names = append(names, f.name)
+		}
+	}
+	return names
 }
 
 func apply[T any](u Update[T], set func(*T)) {
@@ -302,7 +319,7 @@ func (db *DB) DeleteTask(ctx context.Context, clientID, id string) (*Task, error
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
 			return nil, fmt.Errorf("delete task: %w", err)
 		}
-		return t, nil
+		return t, db.emit(ctx, tx, event{typ: EventTaskDeleted, clientID: &clientID, record: t})
 	})
 }
 

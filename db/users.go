@@ -76,7 +76,7 @@ func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUs
 				return nil, fmt.Errorf("invite client user: %w", err)
 			}
 		}
-		return u, nil
+		return u, db.emit(ctx, tx, event{typ: EventUserInvited, clientID: &clientID, record: u})
 	})
 }
 
@@ -98,7 +98,7 @@ func (db *DB) SetClientUserRole(ctx context.Context, clientID, id, role string) 
 		}
 		u.FirstName, u.LastName, u.InvitedAt = nullString(first), nullString(last), nullTime(invited)
 		u.CreatedAt, u.UpdatedAt = fromUnix(created), fromUnix(updated)
-		return &u, nil
+		return &u, db.emit(ctx, tx, event{typ: EventUserUpdated, clientID: &clientID, record: &u, changes: []string{"role"}})
 	})
 }
 
@@ -169,7 +169,7 @@ func (db *DB) InviteAccountantUser(ctx context.Context, firmID string, in Accoun
 			u.ID, firmID, u.Email, u.FirstName, u.LastName, u.RoleID, unix(now), unix(now), unix(now)); err != nil {
 			return nil, fmt.Errorf("invite accountant user: %w", err)
 		}
-		return u, nil
+		return u, db.emit(ctx, tx, event{typ: EventAccountantUserInvited, firmID: firmID, record: u})
 	})
 }
 
@@ -222,7 +222,7 @@ func (db *DB) SetAccountantUserRole(ctx context.Context, firmID, id string, ref 
 		if err != nil {
 			return nil, err
 		}
-		return u, nil
+		return u, db.emit(ctx, tx, event{typ: EventAccountantUserUpdated, firmID: firmID, record: u, changes: []string{"role"}})
 	})
 }
 

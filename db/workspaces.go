@@ -32,7 +32,7 @@ func (db *DB) CreateWorkspace(ctx context.Context, clientID, name string) (*Work
 			w.ID, clientID, name, unix(now), unix(now)); err != nil {
 			return nil, fmt.Errorf("create workspace: %w", err)
 		}
-		return w, nil
+		return w, db.emit(ctx, tx, event{typ: EventWorkspaceCreated, clientID: &clientID, record: w})
 	})
 }
 
@@ -49,7 +49,7 @@ func (db *DB) RenameWorkspace(ctx context.Context, clientID, id, name string) (*
 		if err != nil {
 			return nil, err
 		}
-		return w, nil
+		return w, db.emit(ctx, tx, event{typ: EventWorkspaceUpdated, clientID: &clientID, record: w, changes: []string{"name"}})
 	})
 }
 
@@ -187,7 +187,7 @@ func (db *DB) AddMember(ctx context.Context, clientID, workspaceID, userID strin
 		if err != nil {
 			return nil, err
 		}
-		return m, nil
+		return m, db.emit(ctx, tx, event{typ: EventWorkspaceMemberAdded, clientID: &clientID, record: m})
 	})
 }
 
@@ -199,19 +199,21 @@ func (db *DB) RemoveMember(ctx context.Context, clientID, workspaceID, userID st
 		if err := findWorkspace(ctx, tx, clientID, workspaceID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM workspace_members WHERE workspace_id = ? AND user_id = ?
-			AND workspace_id IN (SELECT id FROM workspaces WHERE client_id = ?)`, workspaceID, userID, clientID)
-		if err != nil {
-			return fmt.Errorf("remove member: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("remove member: %w", err)
-		}
-		if n == 0 {
+		// The member as it was is the event's data.
+		m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
+			FROM workspace_members m JOIN users u ON u.id = m.user_id
+			WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
+		if errors.Is(err, sql.ErrNoRows) {
 			return &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " is not a member of the workspace"}
 		}
-		return nil
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM workspace_members WHERE workspace_id = ? AND user_id = ?
+			AND workspace_id IN (SELECT id FROM workspaces WHERE client_id = ?)`, workspaceID, userID, clientID); err != nil {
+			return fmt.Errorf("remove member: %w", err)
+		}
+		return db.emit(ctx, tx, event{typ: EventWorkspaceMemberRemoved, clientID: &clientID, record: m})
 	})
 }
 

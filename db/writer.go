@@ -137,6 +137,13 @@ func (db *DB) runBatch(batch []*writeJob) {
 	}
 	if err := tx.Commit(); err != nil {
 		failBatch(tx, batch, fmt.Errorf("commit: %w", err))
+		return
+	}
+	if t.emitted {
+		select {
+		case db.eventsWritten <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -1,0 +1,131 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The event types, one per kind of change the API makes.
+const (
+	EventTaskCreated            = "task.created"
+	EventTaskUpdated            = "task.updated"
+	EventTaskDeleted            = "task.deleted"
+	EventFileCreated            = "file.created"
+	EventWorkspaceCreated       = "workspace.created"
+	EventWorkspaceUpdated       = "workspace.updated"
+	EventWorkspaceMemberAdded   = "workspace.member_added"
+	EventWorkspaceMemberRemoved = "workspace.member_removed"
+	EventUserInvited            = "user.invited"
+	EventUserUpdated            = "user.updated"
+	EventClientCreated          = "client.created"
+	EventClientUpdated          = "client.updated"
+	EventAccountantUserInvited  = "accountant_user.invited"
+	EventAccountantUserUpdated  = "accountant_user.updated"
+)
+
+// EventTypes lists every event type, in the catalogue's order.
+var EventTypes = []string{
+	EventTaskCreated, EventTaskUpdated, EventTaskDeleted, EventFileCreated,
+	EventWorkspaceCreated, EventWorkspaceUpdated, EventWorkspaceMemberAdded, EventWorkspaceMemberRemoved,
+	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
+	EventAccountantUserInvited, EventAccountantUserUpdated,
+}
+
+// EventData renders a record of the store (*Task, *File, *Workspace,
+// *Member, *ClientUser, *Client, *AccountantUser) as the API returns it, for
+// the data of an event. The HTTP layer owns that form and hands it to Open.
+type EventData func(record any) (any, error)
+
+// event is a change to record in the outbox.
+type event struct {
+	typ string
+	// firmID is the firm of the change; "" where the client says it.
+	firmID   string
+	clientID *string
+	record   any
+	// changes names the fields an update changed, as the API names them.
+	changes []string
+}
+
+// eventPayload is the body every delivery of an event carries.
+type eventPayload struct {
+	ID        string   `json:"id"`
+	Type      string   `json:"type"`
+	CreatedAt string   `json:"createdAt"`
+	ClientID  *string  `json:"clientId"`
+	Data      any      `json:"data"`
+	Changes   []string `json:"changes,omitempty"`
+}
+
+// emit records e in the transaction of the change it describes, with one
+// delivery for each subscription that wants it, so that an event exists
+// exactly when its change does. With no subscription it writes nothing.
+func (db *DB) emit(ctx context.Context, tx *txn, e event) error {
+	var firm any
+	if e.firmID != "" {
+		firm = e.firmID
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT w.id, w.firm_id FROM webhooks w
+		WHERE w.firm_id = coalesce(?, (SELECT firm_id FROM clients WHERE id = ?)) AND w.status <> 'disabled'
+		  AND (w.client_id IS NULL OR w.client_id = ?)
+		  AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?))
+		ORDER BY w.id`, firm, e.clientID, e.clientID, e.typ)
+	if err != nil {
+		return fmt.Errorf("find webhooks for %s: %w", e.typ, err)
+	}
+	var webhooks []string
+	firmID := e.firmID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &firmID); err != nil {
+			rows.Close()
+			return fmt.Errorf("find webhooks for %s: %w", e.typ, err)
+		}
+		webhooks = append(webhooks, id)
+	}
+	if err := errors.Join(rows.Close(), rows.Err()); err != nil {
+		return fmt.Errorf("find webhooks for %s: %w", e.typ, err)
+	}
+	if len(webhooks) == 0 {
+		return nil
+	}
+
+	if db.eventData == nil {
+		return fmt.Errorf("event %s: the store was opened without Options.EventData", e.typ)
+	}
+	data, err := db.eventData(e.record)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", e.typ, err)
+	}
+	now := db.now().UTC().Truncate(time.Second)
+	p := eventPayload{ID: NewID(), Type: e.typ, CreatedAt: now.Format(time.RFC3339), ClientID: e.clientID, Data: data, Changes: e.changes}
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", e.typ, err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO webhook_events (id, firm_id, client_id, type, payload, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, p.ID, firmID, e.clientID, e.typ, payload, unix(now))
+	if err != nil {
+		return fmt.Errorf("record event %s: %w", e.typ, err)
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("record event %s: %w", e.typ, err)
+	}
+	for _, webhookID := range webhooks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+			(id, webhook_id, event_seq, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			NewID(), webhookID, seq, unix(now), unix(now), unix(now)); err != nil {
+			return fmt.Errorf("record delivery of %s: %w", e.typ, err)
+		}
+	}
+	tx.emitted = true
+	return nil
+}
+
+// EventsWritten is signalled after a commit that wrote events, so that the
+// dispatcher delivers them without waiting for its next round.
+func (db *DB) EventsWritten() <-chan struct{} { return db.eventsWritten }
