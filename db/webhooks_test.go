@@ -1,0 +1,358 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"acctapi/db"
+)
+
+// recordData renders a record as itself: the store's tests check which
+// events are written, not the API's form of their data.
+func recordData(record any) (any, error) { return record, nil }
+
+// whEvent is an outbox row with its payload decoded.
+type whEvent struct {
+	Type     string
+	ClientID *string
+	Changes  []string
+	To       []string // the subscriptions it is delivered to
+}
+
+// whEvents reads the outbox in order, with each event's deliveries.
+func whEvents(t *testing.T, store *db.DB) []whEvent {
+	t.Helper()
+	_, read := store.Handles()
+	rows, err := read.Query(`SELECT e.payload, (SELECT json_group_array(webhook_id) FROM
+		(SELECT webhook_id FROM webhook_deliveries WHERE event_seq = e.seq ORDER BY webhook_id))
+		FROM webhook_events e ORDER BY e.seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var events []whEvent
+	for rows.Next() {
+		var payload, to string
+		if err := rows.Scan(&payload, &to); err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			ID, Type, CreatedAt string
+			ClientID            *string
+			Data                json.RawMessage
+			Changes             []string
+		}
+		if err := json.Unmarshal([]byte(payload), &p); err != nil || p.ID == "" || p.CreatedAt == "" || len(p.Data) == 0 {
+			t.Fatalf("payload %s (%v): want id, createdAt and data", payload, err)
+		}
+		e := whEvent{Type: p.Type, ClientID: p.ClientID, Changes: p.Changes}
+		if err := json.Unmarshal([]byte(to), &e.To); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+func TestWebhookEvents(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	store := mustOpenDBWith(t, db.Options{Now: clock.Now, EventData: recordData})
+	firm := mustCreateFirm(t, store, "Firm")
+	other := mustCreateFirm(t, store, "Other firm")
+	client := mustCreateClient(t, store, firm.ID, "Client")
+	second := mustCreateClient(t, store, firm.ID, "Second")
+	ws := mustCreateWorkspace(t, store, client.ID, "Books")
+
+	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "before any subscription"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := whEvents(t, store); len(got) != 0 {
+		t.Fatalf("events with no subscription: %+v, want none", got)
+	}
+
+	all, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://a.example/hook", Events: []string{"*"}, Secret: "whsec_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasksOfClient, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://b.example/hook",
+		Events: []string{db.EventTaskCreated, db.EventTaskUpdated}, ClientID: &client.ID, Secret: "whsec_b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ofSecond, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://c.example/hook", Events: []string{"*"}, ClientID: &second.ID, Secret: "whsec_c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disabled, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://d.example/hook", Events: []string{"*"}, Secret: "whsec_d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	if _, err := store.UpdateWebhook(ctx, firm.ID, disabled.ID, db.WebhookUpdate{Enabled: db.Update[bool]{Set: true, Value: &no}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateWebhook(ctx, other.ID, db.WebhookCreate{URL: "https://e.example/hook", Events: []string{"*"}, Secret: "whsec_e"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateWebhook(ctx, other.ID, db.WebhookCreate{URL: "https://e.example/hook", Events: []string{"*"},
+		ClientID: &client.ID, Secret: "whsec_e"}); db.ErrorCode(err) != db.ENOTFOUND {
+		t.Fatalf("a subscription of another firm's client: %v, want ENOTFOUND", err)
+	}
+
+	// Every change the API makes, once each.
+	title := "Q4"
+	task, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "Pay VAT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: db.Update[string]{Set: true, Value: &title}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateFile(ctx, client.ID, db.FileCreate{ID: db.NewID(), WorkspaceID: ws, Name: "r.pdf",
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
+		t.Fatal(err)
+	}
+	workspace, err := store.CreateWorkspace(ctx, client.ID, "Payroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RenameWorkspace(ctx, client.ID, workspace.ID, "Wages"); err != nil {
+		t.Fatal(err)
+	}
+	user, err := store.InviteClientUser(ctx, client.ID, db.ClientUserInvite{Email: "a@client.example", Role: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.SetClientUserRole(ctx, client.ID, user.ID, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.AddMember(ctx, client.ID, workspace.ID, user.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RemoveMember(ctx, client.ID, workspace.ID, user.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DeleteTask(ctx, client.ID, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	name := "Second client, renamed"
+	if _, err := store.UpdateClient(ctx, firm.ID, second.ID, db.ClientUpdate{Name: db.Update[string]{Set: true, Value: &name}}); err != nil {
+		t.Fatal(err)
+	}
+	third, err := store.CreateClient(ctx, firm.ID, db.ClientCreate{Name: "Third", Type: db.ClientLegalPerson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accountant, err := store.InviteAccountantUser(ctx, firm.ID, db.AccountantUserInvite{Email: "b@firm.example", Role: db.RoleRef{Name: "user"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.SetAccountantUserRole(ctx, firm.ID, accountant.ID, db.RoleRef{Name: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	// A write that fails writes no event.
+	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: "cnosuchworkspace000000000", Title: "x"}); err == nil {
+		t.Fatal("CreateTask in a missing workspace succeeded")
+	}
+
+	sorted := func(ids ...string) []string { slices.Sort(ids); return ids }
+	want := []whEvent{
+		{Type: db.EventTaskCreated, ClientID: &client.ID, To: sorted(all.ID, tasksOfClient.ID)},
+		{Type: db.EventTaskUpdated, ClientID: &client.ID, Changes: []string{"title"}, To: sorted(all.ID, tasksOfClient.ID)},
+		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventWorkspaceCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventWorkspaceUpdated, ClientID: &client.ID, Changes: []string{"name"}, To: []string{all.ID}},
+		{Type: db.EventUserInvited, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventUserUpdated, ClientID: &client.ID, Changes: []string{"role"}, To: []string{all.ID}},
+		{Type: db.EventWorkspaceMemberAdded, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventWorkspaceMemberRemoved, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventTaskDeleted, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventClientUpdated, ClientID: &second.ID, Changes: []string{"name"}, To: sorted(all.ID, ofSecond.ID)},
+		{Type: db.EventClientCreated, ClientID: &third.ID, To: []string{all.ID}},
+		{Type: db.EventAccountantUserInvited, To: []string{all.ID}},
+		{Type: db.EventAccountantUserUpdated, Changes: []string{"role"}, To: []string{all.ID}},
+	}
+	got := whEvents(t, store)
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Type != w.Type || (g.ClientID == nil) != (w.ClientID == nil) || g.ClientID != nil && *g.ClientID != *w.ClientID ||
+			!slices.Equal(g.Changes, w.Changes) || !slices.Equal(g.To, w.To) {
+			t.Errorf("event %d: %+v, want %+v", i, g, w)
+		}
+	}
+	var types []string
+	for _, e := range got {
+		types = append(types, e.Type)
+	}
+	for _, typ := range db.EventTypes {
+		if !slices.Contains(types, typ) {
+			t.Errorf("no %s event", typ)
+		}
+	}
+}
+
+func TestWebhookDeliveries(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	store := mustOpenDBWith(t, db.Options{Now: clock.Now, EventData: recordData})
+	firm := mustCreateFirm(t, store, "Firm")
+	other := mustCreateFirm(t, store, "Other")
+	client := mustCreateClient(t, store, firm.ID, "Client")
+	ws := mustCreateWorkspace(t, store, client.ID, "Books")
+	hook, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://a.example/hook", Events: []string{"*"}, Secret: "whsec_one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for _, title := range []string{"first", "second", "third"} {
+		task, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, task.ID)
+	}
+	select {
+	case <-store.EventsWritten():
+	default:
+		t.Fatal("no signal after commits that wrote events")
+	}
+
+	head := func() db.DueDelivery {
+		t.Helper()
+		due, err := store.DueDeliveries(ctx, 10)
+		if err != nil || len(due) != 1 {
+			t.Fatalf("DueDeliveries: %+v (%v), want the subscription's head alone", due, err)
+		}
+		return due[0]
+	}
+	payloadTitle := func(d db.DueDelivery) string {
+		var p struct{ Data struct{ Title string } }
+		json.Unmarshal(d.Payload, &p)
+		return p.Data.Title
+	}
+	first := head()
+	if payloadTitle(first) != "first" || !slices.Equal(first.Secrets, []string{"whsec_one"}) || first.URL != hook.URL {
+		t.Fatalf("head %+v, want the first task's event signed with the one secret", first)
+	}
+
+	// A failure keeps the head until its retry, and the later events wait.
+	retry := clock.Now().Add(5 * time.Second)
+	if err := store.RecordAttempt(ctx, first.ID, db.AttemptResult{At: clock.Now(), Duration: time.Second, StatusCode: 500, Error: "status 500", Retry: &retry}); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := store.DueDeliveries(ctx, 10); err != nil || len(due) != 0 {
+		t.Fatalf("due before the retry: %+v (%v), want none (order holds)", due, err)
+	}
+	clock.Advance(5 * time.Second)
+	if again := head(); again.ID != first.ID || again.Attempts != 1 {
+		t.Fatalf("head after the retry time: %+v, want the first delivery again after 1 attempt", again)
+	}
+	if err := store.RecordAttempt(ctx, first.ID, db.AttemptResult{At: clock.Now(), Duration: time.Millisecond, StatusCode: 204}); err != nil {
+		t.Fatal(err)
+	}
+	second := head()
+	if payloadTitle(second) != "second" {
+		t.Fatalf("head after a success: %s, want the second event", payloadTitle(second))
+	}
+	if err := store.RecordAttempt(ctx, first.ID, db.AttemptResult{At: clock.Now()}); db.ErrorCode(err) != db.ENOTFOUND {
+		t.Fatalf("an attempt of a delivery that ended: %v, want ENOTFOUND", err)
+	}
+
+	// Exhausted: the delivery fails, the subscription is failing, the next
+	// event is due; failing for five days, it is disabled.
+	if err := store.RecordAttempt(ctx, second.ID, db.AttemptResult{At: clock.Now(), Error: "timeout"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := store.FindWebhook(ctx, firm.ID, hook.ID); w.Status != db.WebhookFailing || w.FailingSince == nil {
+		t.Fatalf("after an exhausted delivery: %+v, want failing", w)
+	}
+	third := head()
+	if payloadTitle(third) != "third" {
+		t.Fatalf("head after a failed delivery: %s, want the third event", payloadTitle(third))
+	}
+	clock.Advance(db.WebhookDisableAfter)
+	if err := store.RecordAttempt(ctx, third.ID, db.AttemptResult{At: clock.Now(), Error: "connection refused"}); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := store.FindWebhook(ctx, firm.ID, hook.ID); w.Status != db.WebhookDisabled {
+		t.Fatalf("failing for %v: %s, want disabled", db.WebhookDisableAfter, w.Status)
+	}
+	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "while disabled"}); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := store.DueDeliveries(ctx, 10); len(due) != 0 {
+		t.Fatalf("a disabled subscription has due deliveries %+v", due)
+	}
+
+	// Enabled again, with a rotated secret: a retried delivery is signed
+	// with both secrets for a day.
+	yes := true
+	if _, err := store.UpdateWebhook(ctx, firm.ID, hook.ID, db.WebhookUpdate{Enabled: db.Update[bool]{Set: true, Value: &yes}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RotateWebhookSecret(ctx, firm.ID, hook.ID, "whsec_two"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RetryDelivery(ctx, firm.ID, hook.ID, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d := head(); d.ID != second.ID || !slices.Equal(d.Secrets, []string{"whsec_two", "whsec_one"}) {
+		t.Fatalf("the retried delivery: %+v, want the second event signed with both secrets", d)
+	}
+	clock.Advance(db.PreviousSecretLifetime)
+	if d := head(); !slices.Equal(d.Secrets, []string{"whsec_two"}) {
+		t.Fatalf("a day after the rotation: secrets %v, want the new one alone", d.Secrets)
+	}
+
+	page, err := store.ListDeliveries(ctx, firm.ID, hook.ID, db.PageRequest{Limit: 10, Sort: "createdAt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The task made while the subscription was disabled has no delivery.
+	if len(page.Items) != 3 || page.Total != 3 {
+		t.Fatalf("%d deliveries (total %d), want 3", len(page.Items), page.Total)
+	}
+	for i, want := range []struct {
+		status   string
+		attempts int
+	}{{db.DeliverySucceeded, 2}, {db.DeliveryPending, 1}, {db.DeliveryFailed, 1}} {
+		if d := page.Items[i]; d.Status != want.status || len(d.Attempts) != want.attempts || d.EventType != db.EventTaskCreated {
+			t.Errorf("delivery %d: %+v, want %s after %d attempts", i, d, want.status, want.attempts)
+		}
+	}
+	if a := page.Items[0].Attempts[0]; a.StatusCode == nil || *a.StatusCode != 500 || a.Error == nil || *a.Error != "status 500" {
+		t.Errorf("first attempt %+v, want status 500", a)
+	}
+
+	// Another firm reaches none of it.
+	for name, err := range map[string]error{
+		"find":   func() error { _, err := store.FindWebhook(ctx, other.ID, hook.ID); return err }(),
+		"update": func() error { _, err := store.UpdateWebhook(ctx, other.ID, hook.ID, db.WebhookUpdate{}); return err }(),
+		"rotate": func() error { _, err := store.RotateWebhookSecret(ctx, other.ID, hook.ID, "whsec_x"); return err }(),
+		"list": func() error {
+			_, err := store.ListDeliveries(ctx, other.ID, hook.ID, db.PageRequest{Limit: 10, Sort: "createdAt"})
+			return err
+		}(),
+		"retry":  store.RetryDelivery(ctx, other.ID, hook.ID, second.ID),
+		"delete": store.DeleteWebhook(ctx, other.ID, hook.ID),
+	} {
+		if db.ErrorCode(err) != db.ENOTFOUND {
+			t.Errorf("%s by another firm: %v, want ENOTFOUND", name, err)
+		}
+	}
+	if err := store.DeleteWebhook(ctx, firm.ID, hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, read := store.Handles()
+	var left int
+	if err := read.QueryRow(`SELECT count(*) FROM webhook_deliveries`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("deliveries left after the delete: %d (%v)", left, err)
+	}
+}
