@@ -120,10 +120,10 @@ func (c *Client) Send(ctx context.Context, url, id string, timestamp int64, body
 	if err != nil {
 		return Attempt{Err: "url not allowed: url is not a valid URL"}
 	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
 	// Set directly rather than with Header.Set so that the names go out in
 	// the lower case Standard Webhooks writes them in.
-	req.Header["content-type"] = []string{"application/json"}
-	req.Header["user-agent"] = []string{userAgent}
 	req.Header["webhook-id"] = []string{id}
 	req.Header["webhook-timestamp"] = []string{strconv.FormatInt(timestamp, 10)}
 	req.Header["webhook-signature"] = []string{strings.Join(sigs, " ")}
