@@ -47,11 +47,12 @@ func (db *DB) recordIdempotencyKey(ctx context.Context, tx *txn) error {
 	if !ok {
 		return nil
 	}
+	now := db.now()
 	_, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, key, created_at) VALUES (?, ?, ?)
 		ON CONFLICT DO UPDATE SET fingerprint = NULL, status = NULL, content_type = NULL, body = NULL,
 			created_at = excluded.created_at
 		WHERE idempotency_keys.created_at < ?`,
-		k.APIKeyID, k.Key, unix(db.now()), unix(db.now().Add(-IdempotencyRetention)))
+		k.APIKeyID, k.Key, unix(now), unix(now.Add(-IdempotencyRetention)))
 	if err != nil {
 		return fmt.Errorf("record idempotency key: %w", err)
 	}

@@ -55,10 +55,11 @@ var (
 		"the server's storage is unavailable right now (read-only, failing or busy): the request was not carried out; retry later"}
 )
 
-// logStorageFault tells the operator what the caller only sees as 507 or 503.
-func (h *Handler) logStorageFault(r *http.Request, err error) {
+// logFailure tells the operator what the caller sees only as a generic
+// 500, 503 or 507.
+func (h *Handler) logFailure(r *http.Request, msg string, err error) {
 	st := stateOf(r)
-	h.log.LogAttrs(r.Context(), slog.LevelError, "storage fault",
+	h.log.LogAttrs(r.Context(), slog.LevelError, msg,
 		slog.String("request_id", st.id), slog.String("route", st.route), slog.Any("error", err))
 }
 
@@ -111,10 +112,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &tooLarge):
 		apiErr = errPayloadTooLarge(tooLarge.Limit)
 	case db.IsStorageFull(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
-		h.logStorageFault(r, err)
+		h.logFailure(r, "storage fault", err)
 		apiErr = errStorageFull
 	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO):
-		h.logStorageFault(r, err)
+		h.logFailure(r, "storage fault", err)
 		w.Header().Set("Retry-After", strconv.Itoa(storageRetryAfter))
 		apiErr = errStorageUnavailable
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
@@ -122,8 +123,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		st.canceled = true
 		return
 	default:
-		h.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
-			slog.String("request_id", st.id), slog.String("route", st.route), slog.Any("error", err))
+		h.logFailure(r, "internal error", err)
 		apiErr = errInternal
 	}
 	writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, apiErr.Message})
