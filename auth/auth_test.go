@@ -203,7 +203,7 @@ func TestPermissions(t *testing.T) {
 	})
 
 	t.Run("client may not hold admin permissions", func(t *testing.T) {
-		for _, p := range []string{"clients:read", "clients:write", "accountant_users:read", "accountant_users:write"} {
+		for _, p := range []string{"clients:read", "clients:write", "accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write"} {
 			if _, err := auth.ParsePermissions(auth.Client, []string{p}); err == nil {
 				t.Errorf("ParsePermissions(Client, [%s]): got nil, want an error", p)
 			}

@@ -4,6 +4,7 @@ package auth
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,8 @@ const (
 	ClientsWrite         Permission = "clients:write"
 	AccountantUsersRead  Permission = "accountant_users:read"
 	AccountantUsersWrite Permission = "accountant_users:write"
+	WebhooksRead         Permission = "webhooks:read"
+	WebhooksWrite        Permission = "webhooks:write"
 )
 
 // Kind is the kind of a key: the firm's own, or bound to one client.
@@ -40,18 +43,22 @@ const (
 var accountantPermissions = []Permission{
 	TasksRead, TasksWrite, WorkspacesRead, WorkspacesWrite, MembersRead, MembersWrite,
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
-	AccountantUsersRead, AccountantUsersWrite,
+	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
 }
 
+// firmOnlyResources are the resources of the firm as a whole, which client
+// keys never reach.
+var firmOnlyResources = []string{"clients:", "accountant_users:", "webhooks:"}
+
 // PermissionsFor returns every permission a key of the kind may hold.
-// Client keys never reach the admin area (clients:*, accountant_users:*).
+// Client keys never reach the firm's own resources (firmOnlyResources).
 func PermissionsFor(kind Kind) []Permission {
 	if kind == Accountant {
 		return append([]Permission(nil), accountantPermissions...)
 	}
 	var perms []Permission
 	for _, p := range accountantPermissions {
-		if !strings.HasPrefix(string(p), "clients:") && !strings.HasPrefix(string(p), "accountant_users:") {
+		if !slices.ContainsFunc(firmOnlyResources, func(prefix string) bool { return strings.HasPrefix(string(p), prefix) }) {
 			perms = append(perms, p)
 		}
 	}

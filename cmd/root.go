@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/db"
+	"acctapi/handlers"
 )
 
 // version and commit are set at build time with -ldflags "-X acctapi/cmd.version=...".
@@ -99,7 +100,7 @@ func openStore(cfg *Config) (*db.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	return db.Open(cfg.DatabasePath(), db.Options{Synchronous: cfg.Synchronous, Now: cfg.Now})
+	return db.Open(cfg.DatabasePath(), db.Options{Synchronous: cfg.Synchronous, Now: cfg.Now, EventData: handlers.EventData})
 }
 
 // openExistingStore opens the database of the data dir, refusing to create

@@ -277,6 +277,64 @@ func TestMigrations(t *testing.T) {
 		mustCreateFirm(t, d, "Back again")
 	})
 
+	t.Run("version 3 gives webhooks permissions to keys that held every one", func(t *testing.T) {
+		d := mustOpenDB(t)
+		firm := mustCreateFirm(t, d, "Keys")
+		client := mustCreateClient(t, d, firm.ID, "Client")
+		if err := d.MigrateDown(1); err != nil {
+			t.Fatalf("MigrateDown(1): got %v, want nil", err)
+		}
+		before := "tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write " +
+			"files:read files:write clients:read clients:write accountant_users:read accountant_users:write"
+		keys := []struct {
+			name     string
+			clientID *string
+			perms    string
+			want     string
+		}{
+			{"every permission", nil, before, before + " webhooks:read webhooks:write"},
+			{"chosen permissions", nil, "tasks:read clients:read", "tasks:read clients:read"},
+			{"client key", &client.ID, "tasks:read tasks:write", "tasks:read tasks:write"},
+		}
+		for i, k := range keys {
+			key, err := d.CreateAPIKey(ctx, firm.ID, db.APIKeyCreate{ID: db.NewID(), ClientID: k.clientID, Name: k.name,
+				SecretHash: hash(k.name), Permissions: strings.Fields(k.perms), RateLimitMax: 10, RateLimitWindowMS: 1000})
+			if err != nil {
+				t.Fatalf("CreateAPIKey(%q): got %v, want nil", k.name, err)
+			}
+			keys[i].name = key.ID
+		}
+		permissions := func() map[string]string {
+			got := map[string]string{}
+			for _, k := range keys {
+				key, err := d.FindAPIKey(ctx, k.name)
+				if err != nil {
+					t.Fatalf("FindAPIKey: got %v, want nil", err)
+				}
+				got[k.name] = strings.Join(key.Permissions, " ")
+			}
+			return got
+		}
+		if err := d.MigrateUp(); err != nil {
+			t.Fatalf("MigrateUp: got %v, want nil", err)
+		}
+		got := permissions()
+		for _, k := range keys {
+			if got[k.name] != k.want {
+				t.Errorf("permissions after migrating up, key with %q: got %q, want %q", k.perms, got[k.name], k.want)
+			}
+		}
+		if err := d.MigrateDown(1); err != nil {
+			t.Fatalf("MigrateDown(1): got %v, want nil", err)
+		}
+		got = permissions()
+		for _, k := range keys {
+			if got[k.name] != k.perms {
+				t.Errorf("permissions after migrating down again, key with %q: got %q, want %q", k.perms, got[k.name], k.perms)
+			}
+		}
+	})
+
 	t.Run("newer than the binary", func(t *testing.T) {
 		d := mustOpenDB(t)
 		raw := mustOpenRaw(t, d.Path())

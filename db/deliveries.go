@@ -175,20 +175,14 @@ func (db *DB) ListDeliveries(ctx context.Context, firmID, webhookID string, req 
 	}
 	tenant := condition{"webhook_id = ?", []any{webhookID}}
 	page, err := paginate(ctx, tx, list{
-		table: "webhook_deliveries",
-		columns: `id, webhook_id, (SELECT id FROM webhook_events WHERE seq = event_seq),
-			(SELECT type FROM webhook_events WHERE seq = event_seq), status, next_attempt_at, created_at, updated_at`,
-		tenant: tenant, where: []condition{tenant},
+		table: "webhook_deliveries", columns: deliveryColumns, tenant: tenant, where: []condition{tenant},
 		sorts: map[string]sortKey{"createdAt": column("created_at")},
 	}, req, func(s scanner) (*Delivery, string, error) {
-		var d Delivery
-		var next sql.NullInt64
-		var created, updated int64
-		if err := s.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &next, &created, &updated); err != nil {
-			return nil, "", fmt.Errorf("scan delivery: %w", err)
+		d, err := scanDelivery(s)
+		if err != nil {
+			return nil, "", err
 		}
-		d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = nullTime(next), fromUnix(created), fromUnix(updated)
-		return &d, d.ID, nil
+		return d, d.ID, nil
 	})
 	if err != nil {
 		return nil, err
@@ -199,6 +193,20 @@ func (db *DB) ListDeliveries(ctx context.Context, firmID, webhookID string, req 
 		}
 	}
 	return page, nil
+}
+
+const deliveryColumns = `id, webhook_id, (SELECT id FROM webhook_events WHERE seq = event_seq),
+	(SELECT type FROM webhook_events WHERE seq = event_seq), status, next_attempt_at, created_at, updated_at`
+
+func scanDelivery(s scanner) (*Delivery, error) {
+	var d Delivery
+	var next sql.NullInt64
+	var created, updated int64
+	if err := s.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &next, &created, &updated); err != nil {
+		return nil, fmt.Errorf("scan delivery: %w", err)
+	}
+	d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = nullTime(next), fromUnix(created), fromUnix(updated)
+	return &d, nil
 }
 
 func deliveryAttempts(ctx context.Context, tx *txn, deliveryID string) ([]Attempt, error) {
@@ -229,20 +237,24 @@ func deliveryAttempts(ctx context.Context, tx *txn, deliveryID string) ([]Attemp
 
 // RetryDelivery makes a delivery of the firm's subscription pending and due
 // now, whatever its status, so that it is sent again (after the pending
-// deliveries of older events of the subscription). Returns ENOTFOUND.
-func (db *DB) RetryDelivery(ctx context.Context, firmID, webhookID, deliveryID string) error {
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+// deliveries of older events of the subscription), and returns it.
+// Returns ENOTFOUND.
+func (db *DB) RetryDelivery(ctx context.Context, firmID, webhookID, deliveryID string) (*Delivery, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*Delivery, error) {
 		now := unix(db.now())
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ?
-			WHERE id = ? AND webhook_id = (SELECT id FROM webhooks WHERE firm_id = ? AND id = ?)`,
-			now, now, deliveryID, firmID, webhookID)
-		if err != nil {
-			return fmt.Errorf("retry delivery: %w", err)
+		d, err := scanDelivery(tx.QueryRowContext(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ?
+			WHERE id = ? AND webhook_id = (SELECT id FROM webhooks WHERE firm_id = ? AND id = ?)
+			RETURNING `+deliveryColumns, now, now, deliveryID, firmID, webhookID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, Errorf(ENOTFOUND, "delivery %s not found", deliveryID)
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return Errorf(ENOTFOUND, "delivery %s not found", deliveryID)
+		if err != nil {
+			return nil, fmt.Errorf("retry delivery: %w", err)
+		}
+		if d.Attempts, err = deliveryAttempts(ctx, tx, d.ID); err != nil {
+			return nil, err
 		}
 		tx.emitted = true
-		return nil
+		return d, nil
 	})
 }

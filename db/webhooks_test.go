@@ -300,8 +300,12 @@ func TestWebhookDeliveries(t *testing.T) {
 	if _, err := store.RotateWebhookSecret(ctx, firm.ID, hook.ID, "whsec_two"); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.RetryDelivery(ctx, firm.ID, hook.ID, second.ID); err != nil {
+	retried, err := store.RetryDelivery(ctx, firm.ID, hook.ID, second.ID)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if retried.ID != second.ID || retried.Status != db.DeliveryPending || retried.EventType == "" || len(retried.Attempts) == 0 {
+		t.Fatalf("RetryDelivery: got %+v, want the delivery pending with its event type and attempts", retried)
 	}
 	if d := head(); d.ID != second.ID || !slices.Equal(d.Secrets, []string{"whsec_two", "whsec_one"}) {
 		t.Fatalf("the retried delivery: %+v, want the second event signed with both secrets", d)
@@ -340,7 +344,7 @@ func TestWebhookDeliveries(t *testing.T) {
 			_, err := store.ListDeliveries(ctx, other.ID, hook.ID, db.PageRequest{Limit: 10, Sort: "createdAt"})
 			return err
 		}(),
-		"retry":  store.RetryDelivery(ctx, other.ID, hook.ID, second.ID),
+		"retry":  func() error { _, err := store.RetryDelivery(ctx, other.ID, hook.ID, second.ID); return err }(),
 		"delete": store.DeleteWebhook(ctx, other.ID, hook.ID),
 	} {
 		if db.ErrorCode(err) != db.ENOTFOUND {

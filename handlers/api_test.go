@@ -98,10 +98,12 @@ type testAPI struct {
 // tests can cross it.
 const testMaxUpload = 1 << 20
 
-func newTestAPI(t testing.TB) *testAPI {
+// newTestAPI starts the API on a new store; configure changes the handler's
+// configuration before it is built.
+func newTestAPI(t testing.TB, configure ...func(*Config)) *testAPI {
 	t.Helper()
 	clock := &testClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	store, err := db.Open(filepath.Join(t.TempDir(), "acctapi.db"), db.Options{Now: clock.Now})
+	store, err := db.Open(filepath.Join(t.TempDir(), "acctapi.db"), db.Options{Now: clock.Now, EventData: EventData})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func newTestAPI(t testing.TB) *testAPI {
 	if api.files, err = filestore.Open(filepath.Join(t.TempDir(), "files")); err != nil {
 		t.Fatal(err)
 	}
-	api.handler, err = New(Config{
+	cfg := Config{
 		Store:   store,
 		Auth:    auth.NewAuthenticator(store, clock.Now),
 		Limiter: auth.NewLimiter(clock.Now),
@@ -131,7 +133,11 @@ func newTestAPI(t testing.TB) *testAPI {
 		Signer:  auth.NewSigner(store, clock.Now),
 
 		MaxUploadBytes: testMaxUpload,
-	})
+	}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	api.handler, err = New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

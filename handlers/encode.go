@@ -25,6 +25,13 @@ func timestampPtr(t *time.Time) *timestamp {
 	return &ts
 }
 
+// deletedResponse answers a removal that has no record left to show.
+type deletedResponse struct {
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+	ID      string `json:"id"`
+}
+
 // listResponse is the envelope of every paginated list.
 type listResponse[T any] struct {
 	Data       []T        `json:"data"`

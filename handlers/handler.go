@@ -45,6 +45,9 @@ type Config struct {
 	Signer *auth.Signer
 	// MaxUploadBytes bounds the size of one uploaded file.
 	MaxUploadBytes int64
+	// AllowPrivateWebhooks lets subscription URLs use http and reach private
+	// and loopback addresses (development and tests).
+	AllowPrivateWebhooks bool
 }
 
 // Handler serves the API.
@@ -64,6 +67,8 @@ type Handler struct {
 	files     *filestore.Store
 	signer    *auth.Signer
 	maxUpload int64
+
+	allowPrivateWebhooks bool
 }
 
 // New returns the API handler.
@@ -76,6 +81,7 @@ func New(cfg Config) (*Handler, error) {
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -143,6 +149,14 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/v1/admin/users", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.inviteAccountantUser},
 		{http.MethodGet, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersRead, zod: true}, h.getAccountantUser},
 		{http.MethodPatch, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.updateAccountantUser},
+		{http.MethodPost, "/v1/webhooks", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.createWebhook},
+		{http.MethodGet, "/v1/webhooks", endpoint{access: keyed, permission: auth.WebhooksRead}, h.listWebhooks},
+		{http.MethodGet, "/v1/webhooks/:id", endpoint{access: keyed, permission: auth.WebhooksRead}, h.getWebhook},
+		{http.MethodPatch, "/v1/webhooks/:id", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.updateWebhook},
+		{http.MethodDelete, "/v1/webhooks/:id", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.deleteWebhook},
+		{http.MethodPost, "/v1/webhooks/:id/rotate-secret", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.rotateWebhookSecret},
+		{http.MethodGet, "/v1/webhooks/:id/deliveries", endpoint{access: keyed, permission: auth.WebhooksRead}, h.listDeliveries},
+		{http.MethodPost, "/v1/webhooks/:id/deliveries/:deliveryId/retry", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.retryDelivery},
 	}
 }
 

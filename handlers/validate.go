@@ -273,6 +273,19 @@ func (o *Object) ID(name string, required, nullable bool) Field[string] {
 
 // IDs reads an array of at most maxIDList record ids, without duplicates.
 func (o *Object) IDs(name string, required bool) Field[[]string] {
+	return o.stringArray(name, required, 0, maxIDList, func(path []any, s string) (string, bool) { return checkID(o.v, path, s) })
+}
+
+// Enums reads an array of 1 to maxIDList of options, without duplicates.
+func (o *Object) Enums(name string, options []string, required bool) Field[[]string] {
+	return o.stringArray(name, required, 1, maxIDList, func(path []any, s string) (string, bool) {
+		return s, checkEnum(o.v, path, s, options)
+	})
+}
+
+// stringArray reads an array of min to max strings, each checked by item,
+// without duplicates (counted before they are dropped).
+func (o *Object) stringArray(name string, required bool, min, max int, item func(path []any, s string) (string, bool)) Field[[]string] {
 	raw, _, ok := o.get(name, "array", required, false)
 	if !ok {
 		return Field[[]string]{}
@@ -286,36 +299,40 @@ func (o *Object) IDs(name string, required bool) Field[[]string] {
 		o.v.Add(typeIssue(o.at(name), "array", "unknown"))
 		return Field[[]string]{}
 	}
-	if len(items) > maxIDList {
-		o.v.Add(sizeIssue("too_big", o.at(name), "array", maxIDList, fmt.Sprintf("Array must contain at most %d element(s)", maxIDList)))
+	if len(items) < min {
+		o.v.Add(sizeIssue("too_small", o.at(name), "array", min, fmt.Sprintf("Array must contain at least %d element(s)", min)))
 		return Field[[]string]{}
 	}
-	ids := make([]string, 0, len(items))
+	if len(items) > max {
+		o.v.Add(sizeIssue("too_big", o.at(name), "array", max, fmt.Sprintf("Array must contain at most %d element(s)", max)))
+		return Field[[]string]{}
+	}
+	values := make([]string, 0, len(items))
 	seen := map[string]bool{}
 	valid := true
-	for i, item := range items {
+	for i, raw := range items {
 		path := append(o.at(name), i)
-		if kind := jsonKind(item); kind != "string" {
+		if kind := jsonKind(raw); kind != "string" {
 			o.v.Add(typeIssue(path, "string", kind))
 			valid = false
 			continue
 		}
 		var s string
-		json.Unmarshal(item, &s)
-		id, ok := checkID(o.v, path, s)
+		json.Unmarshal(raw, &s)
+		value, ok := item(path, s)
 		if !ok {
 			valid = false
 			continue
 		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
+		if !seen[value] {
+			seen[value] = true
+			values = append(values, value)
 		}
 	}
 	if !valid {
 		return Field[[]string]{}
 	}
-	return Field[[]string]{Set: true, Value: ids}
+	return Field[[]string]{Set: true, Value: values}
 }
 
 // Time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.

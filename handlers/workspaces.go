@@ -55,12 +55,6 @@ func newMemberResponse(m *db.Member) memberResponse {
 	}
 }
 
-type memberRemovedResponse struct {
-	Object  string `json:"object"`
-	Deleted bool   `json:"deleted"`
-	ID      string `json:"id"`
-}
-
 type folderResponse struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
@@ -190,7 +184,7 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, memberRemovedResponse{Object: "workspace_member", Deleted: true, ID: userID})
+	writeJSON(w, http.StatusOK, deletedResponse{Object: "workspace_member", Deleted: true, ID: userID})
 }
 
 // listFolders answers GET /v1/workspaces/{id}/folders.

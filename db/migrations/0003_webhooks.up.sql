@@ -58,3 +58,7 @@ CREATE TABLE webhook_attempts (
     error       TEXT,
     PRIMARY KEY (delivery_id, n)
 ) WITHOUT ROWID;
+
+-- Keys that held every accountant permission keep holding every one.
+UPDATE api_keys SET permissions = permissions || ' webhooks:read webhooks:write'
+WHERE client_id IS NULL AND permissions = 'tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write files:read files:write clients:read clients:write accountant_users:read accountant_users:write';

@@ -1,0 +1,234 @@
+package handlers
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/db"
+	"acctapi/webhooks"
+)
+
+// Limits on subscriptions, documented in docs/webhooks.md.
+const (
+	maxWebhookURL         = 2048
+	maxWebhookDescription = 500
+)
+
+var (
+	webhookURL         = StringRule{Trim: true, Min: 1, Max: maxWebhookURL}
+	webhookDescription = StringRule{Nullable: true, Trim: true, Max: maxWebhookDescription}
+	// webhookEvents are the values an events list may hold.
+	webhookEvents = append([]string{db.AllEvents}, db.EventTypes...)
+)
+
+type webhookResponse struct {
+	ID           string     `json:"id"`
+	URL          string     `json:"url"`
+	Events       []string   `json:"events"`
+	ClientID     *string    `json:"clientId"`
+	Description  *string    `json:"description"`
+	Status       string     `json:"status"`
+	FailingSince *timestamp `json:"failingSince"`
+	CreatedAt    timestamp  `json:"createdAt"`
+	UpdatedAt    timestamp  `json:"updatedAt"`
+}
+
+func newWebhookResponse(w *db.Webhook) webhookResponse {
+	return webhookResponse{
+		ID: w.ID, URL: w.URL, Events: w.Events, ClientID: w.ClientID, Description: w.Description, Status: w.Status,
+		FailingSince: timestampPtr(w.FailingSince), CreatedAt: timestampOf(w.CreatedAt), UpdatedAt: timestampOf(w.UpdatedAt),
+	}
+}
+
+// webhookSecretResponse is a subscription with its signing secret: the
+// answer of a create and of a rotation, the only ones that show it.
+type webhookSecretResponse struct {
+	webhookResponse
+	Secret string `json:"secret"`
+}
+
+func newWebhookSecretResponse(w *db.Webhook) webhookSecretResponse {
+	return webhookSecretResponse{webhookResponse: newWebhookResponse(w), Secret: w.Secret}
+}
+
+type deliveryResponse struct {
+	ID            string            `json:"id"`
+	WebhookID     string            `json:"webhookId"`
+	EventID       string            `json:"eventId"`
+	EventType     string            `json:"eventType"`
+	Status        string            `json:"status"`
+	Attempts      []attemptResponse `json:"attempts"`
+	NextAttemptAt *timestamp        `json:"nextAttemptAt"`
+	CreatedAt     timestamp         `json:"createdAt"`
+	UpdatedAt     timestamp         `json:"updatedAt"`
+}
+
+type attemptResponse struct {
+	At         timestamp `json:"at"`
+	DurationMS int64     `json:"durationMs"`
+	StatusCode *int      `json:"statusCode"`
+	Error      *string   `json:"error"`
+}
+
+func newDeliveryResponse(d *db.Delivery) deliveryResponse {
+	attempts := make([]attemptResponse, len(d.Attempts))
+	for i, a := range d.Attempts {
+		attempts[i] = attemptResponse{At: timestampOf(a.At), DurationMS: a.Duration.Milliseconds(), StatusCode: a.StatusCode, Error: a.Error}
+	}
+	return deliveryResponse{
+		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: attempts,
+		NextAttemptAt: timestampPtr(d.NextAttemptAt), CreatedAt: timestampOf(d.CreatedAt), UpdatedAt: timestampOf(d.UpdatedAt),
+	}
+}
+
+// webhookURLField reads a subscription URL and checks it as a delivery
+// target: https, and not the server's own network unless the server allows
+// private webhooks.
+func (h *Handler) webhookURLField(body *Object, required bool) Field[string] {
+	rule := webhookURL
+	rule.Required = required
+	f := body.String("url", rule)
+	if !f.Set {
+		return f
+	}
+	if err := webhooks.CheckURL(f.Value, h.allowPrivateWebhooks); err != nil {
+		body.v.Add(Issue{Code: "invalid_string", Path: body.at("url"), Validation: "url", Message: err.Error()})
+		return Field[string]{}
+	}
+	return f
+}
+
+// webhookEventsField reads an events list; "*" in it stands for every type.
+func webhookEventsField(body *Object, required bool) Field[[]string] {
+	f := body.Enums("events", webhookEvents, required)
+	if slices.Contains(f.Value, db.AllEvents) {
+		f.Value = []string{db.AllEvents}
+	}
+	return f
+}
+
+// createWebhook answers POST /v1/webhooks.
+func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	url := h.webhookURLField(body, true)
+	events := webhookEventsField(body, true)
+	clientID := body.ID("clientId", false, true)
+	description := body.String("description", webhookDescription)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hook, err := h.store.CreateWebhook(r.Context(), stateOf(r).principal.FirmID, db.WebhookCreate{
+		URL: url.Value, Events: events.Value, ClientID: optional(clientID), Description: optional(description),
+		Secret: webhooks.NewSecret(),
+	})
+	respond(h, w, r, http.StatusCreated, hook, err, newWebhookSecretResponse)
+}
+
+// listWebhooks answers GET /v1/webhooks.
+func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v Validator
+	req := pageRequest(v.Query(r.URL.Query()), db.WebhookSorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListWebhooks(r.Context(), stateOf(r).principal.FirmID, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newWebhookResponse))
+}
+
+// getWebhook answers GET /v1/webhooks/{id}.
+func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hook, err := h.store.FindWebhook(r.Context(), stateOf(r).principal.FirmID, id)
+	respond(h, w, r, http.StatusOK, hook, err, newWebhookResponse)
+}
+
+// updateWebhook answers PATCH /v1/webhooks/{id}.
+func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	u := db.WebhookUpdate{
+		URL:         update(h.webhookURLField(body, false)),
+		Events:      update(webhookEventsField(body, false)),
+		ClientID:    update(body.ID("clientId", false, true)),
+		Description: update(body.String("description", webhookDescription)),
+		Enabled:     update(body.Bool("enabled", false)),
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hook, err := h.store.UpdateWebhook(r.Context(), stateOf(r).principal.FirmID, id, u)
+	respond(h, w, r, http.StatusOK, hook, err, newWebhookResponse)
+}
+
+// deleteWebhook answers DELETE /v1/webhooks/{id}.
+func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.store.DeleteWebhook(r.Context(), stateOf(r).principal.FirmID, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{Object: "webhook", Deleted: true, ID: id})
+}
+
+// rotateWebhookSecret answers POST /v1/webhooks/{id}/rotate-secret.
+func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hook, err := h.store.RotateWebhookSecret(r.Context(), stateOf(r).principal.FirmID, id, webhooks.NewSecret())
+	respond(h, w, r, http.StatusOK, hook, err, newWebhookSecretResponse)
+}
+
+// listDeliveries answers GET /v1/webhooks/{id}/deliveries.
+func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	req := pageRequest(v.Query(r.URL.Query()), db.DeliverySorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListDeliveries(r.Context(), stateOf(r).principal.FirmID, id, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newDeliveryResponse))
+}
+
+// retryDelivery answers POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry.
+func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v Validator
+	id := v.PathID(p, "id")
+	deliveryID := v.PathID(p, "deliveryId")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d, err := h.store.RetryDelivery(r.Context(), stateOf(r).principal.FirmID, id, deliveryID)
+	respond(h, w, r, http.StatusAccepted, d, err, newDeliveryResponse)
+}
