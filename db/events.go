@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,10 +103,14 @@ func (db *DB) emit(ctx context.Context, tx *txn, e event) error {
 	}
 	now := db.now().UTC().Truncate(time.Second)
 	p := eventPayload{ID: NewID(), Type: e.typ, CreatedAt: now.Format(time.RFC3339), ClientID: e.clientID, Data: data, Changes: e.changes}
-	payload, err := json.Marshal(p)
-	if err != nil {
+	// Written as the API writes its answers: & < > stay as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
 		return fmt.Errorf("event %s: %w", e.typ, err)
 	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	res, err := tx.ExecContext(ctx, `INSERT INTO webhook_events (id, firm_id, client_id, type, payload, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, p.ID, firmID, e.clientID, e.typ, payload, unix(now))
 	if err != nil {

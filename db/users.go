@@ -76,7 +76,18 @@ func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUs
 				return nil, fmt.Errorf("invite client user: %w", err)
 			}
 		}
-		return u, db.emit(ctx, tx, event{typ: EventUserInvited, clientID: &clientID, record: u})
+		if err := db.emit(ctx, tx, event{typ: EventUserInvited, clientID: &clientID, record: u}); err != nil {
+			return nil, err
+		}
+		// Each membership the invitation made is a change of its own.
+		for _, id := range in.WorkspaceIDs {
+			m := &Member{WorkspaceID: id, UserID: u.ID, CreatedAt: now, UpdatedAt: now,
+				User: MemberUser{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName}}
+			if err := db.emit(ctx, tx, event{typ: EventWorkspaceMemberAdded, clientID: &clientID, record: m}); err != nil {
+				return nil, err
+			}
+		}
+		return u, nil
 	})
 }
 
