@@ -366,6 +366,22 @@ func TestWebhookReadUpdateDelete(t *testing.T) {
 		}
 	})
 
+	t.Run("secrets stay out of the log", func(t *testing.T) {
+		stored, err := api.store.FindWebhook(context.Background(), api.firm.ID, h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs := api.logs.String()
+		for _, secret := range []string{h.Secret, stored.Secret, strings.TrimPrefix(stored.Secret, "whsec_")} {
+			if strings.Contains(logs, secret) {
+				t.Errorf("the log holds a signing secret")
+			}
+		}
+		if !strings.Contains(logs, "/v1/webhooks/:id/rotate-secret") {
+			t.Errorf("the log has no line of the rotation: the check above looked at nothing")
+		}
+	})
+
 	t.Run("delete", func(t *testing.T) {
 		res := api.do(request{method: "DELETE", path: "/v1/webhooks/" + h.ID, key: key})
 		if res.status != http.StatusOK || strings.TrimSpace(string(res.body)) != `{"object":"webhook","deleted":true,"id":"`+h.ID+`"}` {
