@@ -178,8 +178,8 @@ func TestPermissions(t *testing.T) {
 			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 10)
 		}
 		for _, p := range perms {
-			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") {
-				t.Errorf("PermissionsFor(Client) holds %v, want no clients:* or accountant_users:*", p)
+			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") {
+				t.Errorf("PermissionsFor(Client) holds %v, want no clients:*, accountant_users:* or webhooks:*", p)
 			}
 		}
 	})
@@ -189,7 +189,7 @@ func TestPermissions(t *testing.T) {
 			auth.TasksRead, auth.TasksWrite, auth.WorkspacesRead, auth.WorkspacesWrite,
 			auth.MembersRead, auth.MembersWrite, auth.UsersRead, auth.UsersWrite,
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
-			auth.AccountantUsersRead, auth.AccountantUsersWrite,
+			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {

@@ -211,7 +211,7 @@ func TestEndToEnd(t *testing.T) {
 	demoClientID := demoClientRE.FindStringSubmatch(banner)[1]
 	base := "http://" + listeningAddr(banner) + "/v1"
 
-	if p := me(t, base, firstKey); p.Type != "accountant" || len(p.Permissions) != 14 {
+	if p := me(t, base, firstKey); p.Type != "accountant" || len(p.Permissions) != len(allPermissions) {
 		t.Errorf("first key: %+v", p)
 	}
 	if p := me(t, base, demoKey); p.Type != "client" || p.ClientID == nil || *p.ClientID != demoClientID {

@@ -211,8 +211,8 @@ func TestServerFirstStart(t *testing.T) {
 	if p.APIKeyID != keyID(key) {
 		t.Errorf("apiKeyId = %q, want %q", p.APIKeyID, keyID(key))
 	}
-	if len(p.Permissions) != 14 {
-		t.Errorf("%d permissions %v, want 14", len(p.Permissions), p.Permissions)
+	if len(p.Permissions) != len(allPermissions) {
+		t.Errorf("%d permissions %v, want %d", len(p.Permissions), p.Permissions, len(allPermissions))
 	}
 	for _, perm := range allPermissions {
 		if !slices.Contains(p.Permissions, perm) {
