@@ -210,13 +210,10 @@ func TestWebhookDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
 	for _, title := range []string{"first", "second", "third"} {
-		task, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title})
-		if err != nil {
+		if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title}); err != nil {
 			t.Fatal(err)
 		}
-		tasks = append(tasks, task.ID)
 	}
 	select {
 	case <-store.EventsWritten():
