@@ -57,8 +57,8 @@ type DispatcherOptions struct {
 // deliveries of one subscription go one at a time, in the order their
 // events were made (the store hands out only the oldest pending delivery of
 // each subscription), so a slow receiver holds back its own deliveries
-// only. One Dispatcher serves a store: two would send the same delivery
-// twice.
+// only. One Dispatcher serves a store, running one Run or RunDue at a
+// time: two loops would send the same delivery twice.
 type Dispatcher struct {
 	store   *db.DB
 	client  *Client
