@@ -332,6 +332,8 @@ CREATE UNIQUE INDEX users_client_email ON users (client_id, email) WHERE client_
 
 CREATE INDEX users_role ON users (role_id);
 
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_seq);
+
 CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending';
 
 CREATE INDEX webhook_deliveries_webhook_created ON webhook_deliveries (webhook_id, created_at, id);

@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,15 @@ type Config struct {
 	// request's headers; 0 means 10 s. Tests shorten it to meet a slow
 	// client without waiting.
 	ReadHeaderTimeout time.Duration
+	// AllowPrivateWebhooks lets webhook subscriptions use http URLs and
+	// reach loopback, private, link-local and metadata addresses, which
+	// are refused otherwise (when a URL is set and again when delivering):
+	// for development and tests only.
+	AllowPrivateWebhooks bool
+	// WebhookTLS is the TLS configuration of webhook deliveries; nil (the
+	// only value serve sets) trusts the system's roots. For tests, which
+	// trust their httptest receiver's certificate with it.
+	WebhookTLS *tls.Config
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
@@ -83,6 +93,13 @@ func newRootCmd(cfg *Config) *cobra.Command {
 
 func envOr(name, fallback string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+func envBool(name string, fallback bool) bool {
+	if v, err := strconv.ParseBool(os.Getenv(name)); err == nil {
 		return v
 	}
 	return fallback

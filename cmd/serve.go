@@ -18,6 +18,7 @@ import (
 	"acctapi/db"
 	"acctapi/filestore"
 	"acctapi/handlers"
+	"acctapi/webhooks"
 )
 
 func newServeCmd(cfg *Config) *cobra.Command {
@@ -51,6 +52,8 @@ differs from this binary's: run acctapi migrate first.`,
 	flags.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish on SIGTERM")
 	flags.Int64Var(&cfg.MaxUploadBytes, "max-upload-bytes", envInt("ACCTAPI_MAX_UPLOAD_BYTES", defaultMaxUpload),
 		"largest file an upload may hold, in bytes (env ACCTAPI_MAX_UPLOAD_BYTES)")
+	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
+		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
 	return cmd
 }
 
@@ -66,6 +69,8 @@ type Server struct {
 	listener net.Listener
 	http     *http.Server
 	log      *slog.Logger
+	// dispatcher delivers the webhook outbox while Run runs.
+	dispatcher *webhooks.Dispatcher
 	// FirstKey is the accountant key minted on first start, if this start made one.
 	FirstKey string
 }
@@ -117,7 +122,8 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Files:   files,
 		Signer:  auth.NewSigner(store, cfg.Now),
 
-		MaxUploadBytes: maxUpload,
+		MaxUploadBytes:       maxUpload,
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
 	if err != nil {
 		s.Close()
@@ -135,6 +141,15 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	s.dispatcher = webhooks.NewDispatcher(webhooks.DispatcherOptions{
+		Store:  store,
+		Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: cfg.AllowPrivateWebhooks, TLSConfig: cfg.WebhookTLS}),
+		Now:    cfg.Now, // the store's clock, as the dispatcher requires
+		Logger: logger,
+	})
+	if cfg.AllowPrivateWebhooks {
+		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
 	}
 	logger.Info("listening", "addr", s.listener.Addr().String(), "base_url", baseURL,
 		"database", cfg.DatabasePath(), "version", version)
@@ -256,8 +271,23 @@ func (s *Server) seedDemoFile(ctx context.Context, demo *db.Demo) error {
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
 // Run serves until ctx is done, then stops accepting connections and lets
-// in-flight requests finish within the shutdown timeout.
+// in-flight requests finish within the shutdown timeout. The webhook
+// dispatcher runs beside the server and stops after it has drained, so that
+// the events of the last requests are in the outbox: attempts still under
+// way are cut off unrecorded, and every pending delivery goes out after the
+// next start.
 func (s *Server) Run(ctx context.Context) error {
+	dispatchCtx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopDispatch()
+	dispatched := make(chan error, 1)
+	go func() { dispatched <- s.dispatcher.Run(dispatchCtx) }()
+	err := s.serve(ctx)
+	stopDispatch()
+	return errors.Join(err, <-dispatched)
+}
+
+// serve runs the HTTP server until ctx is done and it has shut down.
+func (s *Server) serve(ctx context.Context) error {
 	served := make(chan error, 1)
 	go func() { served <- s.http.Serve(s.listener) }()
 	select {

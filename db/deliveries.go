@@ -258,3 +258,32 @@ func (db *DB) RetryDelivery(ctx context.Context, firmID, webhookID, deliveryID s
 		return d, nil
 	})
 }
+
+// DeliveryRetention is how long a delivery that ended (succeeded, or failed
+// for good) is kept, with its attempts, for GET .../deliveries: 30 days after
+// its last change. A pending delivery is kept until it ends; a retry makes an
+// ended one pending again and so restarts its retention.
+const DeliveryRetention = 30 * 24 * time.Hour
+
+// PurgeDeliveries deletes the deliveries that are no longer pending and
+// were last updated before before, with their attempts, then the events
+// left with no delivery (also those of deleted subscriptions), and returns
+// how many deliveries it deleted. The dispatcher calls it with
+// now - DeliveryRetention.
+func (db *DB) PurgeDeliveries(ctx context.Context, before time.Time) (int, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (int, error) {
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ?`, unix(before))
+		if err != nil {
+			return 0, fmt.Errorf("purge deliveries: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("purge deliveries: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_events
+			WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_seq = webhook_events.seq)`); err != nil {
+			return 0, fmt.Errorf("purge events: %w", err)
+		}
+		return int(n), nil
+	})
+}

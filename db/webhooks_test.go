@@ -210,13 +210,10 @@ func TestWebhookDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []string
 	for _, title := range []string{"first", "second", "third"} {
-		task, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title})
-		if err != nil {
+		if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title}); err != nil {
 			t.Fatal(err)
 		}
-		tasks = append(tasks, task.ID)
 	}
 	select {
 	case <-store.EventsWritten():
@@ -358,5 +355,137 @@ func TestWebhookDeliveries(t *testing.T) {
 	var left int
 	if err := read.QueryRow(`SELECT count(*) FROM webhook_deliveries`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("deliveries left after the delete: %d (%v)", left, err)
+	}
+}
+
+func TestPurgeDeliveries(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	store := mustOpenDBWith(t, db.Options{Now: clock.Now, EventData: recordData})
+	firm := mustCreateFirm(t, store, "Firm")
+	client := mustCreateClient(t, store, firm.ID, "Client")
+	ws := mustCreateWorkspace(t, store, client.ID, "Books")
+	all, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://a.example/hook", Events: []string{"*"}, Secret: "whsec_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://b.example/hook", Events: []string{db.EventTaskCreated}, Secret: "whsec_b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, read := store.Handles()
+	counts := func() (deliveries, attempts, events int) {
+		t.Helper()
+		return count(t, read, `SELECT count(*) FROM webhook_deliveries`), count(t, read, `SELECT count(*) FROM webhook_attempts`),
+			count(t, read, `SELECT count(*) FROM webhook_events`)
+	}
+	// head returns the due delivery of the subscription.
+	head := func(webhookID string) db.DueDelivery {
+		t.Helper()
+		due, err := store.DueDeliveries(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range due {
+			if d.WebhookID == webhookID {
+				return d
+			}
+		}
+		t.Fatalf("no due delivery of %s in %+v", webhookID, due)
+		return db.DueDelivery{}
+	}
+	record := func(d db.DueDelivery, r db.AttemptResult) {
+		t.Helper()
+		r.At = clock.Now()
+		if err := store.RecordAttempt(ctx, d.ID, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Two task events for both subscriptions, a workspace event for the
+	// first alone.
+	for _, title := range []string{"first", "second"} {
+		if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: title}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.CreateWorkspace(ctx, client.ID, "Payroll"); err != nil {
+		t.Fatal(err)
+	}
+	start := clock.Now()
+	// The first event: succeeded to one, failed for good to the other.
+	record(head(all.ID), db.AttemptResult{StatusCode: 200})
+	record(head(tasks.ID), db.AttemptResult{StatusCode: 500, Error: "status 500"})
+	// The second: still pending to the first subscription (its retry far
+	// off), succeeded to the other 20 days later.
+	retry := start.Add(60 * 24 * time.Hour)
+	record(head(all.ID), db.AttemptResult{StatusCode: 503, Error: "status 503", Retry: &retry})
+	clock.Advance(20 * 24 * time.Hour)
+	record(head(tasks.ID), db.AttemptResult{StatusCode: 204})
+	if d, a, e := counts(); d != 5 || a != 4 || e != 3 {
+		t.Fatalf("before any purge: %d deliveries, %d attempts, %d events, want 5, 4, 3", d, a, e)
+	}
+
+	// Nothing ended before the cut-off: nothing goes.
+	if n, err := store.PurgeDeliveries(ctx, start); err != nil || n != 0 {
+		t.Fatalf("PurgeDeliveries(the first attempts' time): got %d, %v, want 0, nil", n, err)
+	}
+	if d, a, e := counts(); d != 5 || a != 4 || e != 3 {
+		t.Fatalf("after purging nothing: %d deliveries, %d attempts, %d events, want 5, 4, 3", d, a, e)
+	}
+
+	// Past the retention of the first event's deliveries: they go with
+	// their attempts and their event; the pending one stays, old as it is.
+	clock.Advance(10*24*time.Hour + time.Second)
+	if n, err := store.PurgeDeliveries(ctx, clock.Now().Add(-db.DeliveryRetention)); err != nil || n != 2 {
+		t.Fatalf("PurgeDeliveries(30 days ago): got %d, %v, want 2, nil", n, err)
+	}
+	if d, a, e := counts(); d != 3 || a != 2 || e != 2 {
+		t.Fatalf("after the purge: %d deliveries, %d attempts, %d events, want 3, 2, 2", d, a, e)
+	}
+	page, err := store.ListDeliveries(ctx, firm.ID, all.ID, db.PageRequest{Limit: 10, Sort: "createdAt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 2 || page.Items[0].Status != db.DeliveryPending || page.Items[1].Status != db.DeliveryPending {
+		t.Fatalf("the first subscription's deliveries after the purge: %+v, want its two pending ones", page.Items)
+	}
+
+	// Deleting the first subscription leaves the workspace event with no
+	// delivery: the next purge drops it, whatever its age. The second task
+	// event keeps its delivery to the other subscription.
+	if err := store.DeleteWebhook(ctx, firm.ID, all.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := store.PurgeDeliveries(ctx, clock.Now().Add(-db.DeliveryRetention)); err != nil || n != 0 {
+		t.Fatalf("PurgeDeliveries after the delete: got %d, %v, want 0, nil", n, err)
+	}
+	if d, a, e := counts(); d != 1 || a != 1 || e != 1 {
+		t.Fatalf("after the delete and a purge: %d deliveries, %d attempts, %d events, want 1, 1, 1", d, a, e)
+	}
+	var left string
+	if err := read.QueryRow(`SELECT type FROM webhook_events`).Scan(&left); err != nil || left != db.EventTaskCreated {
+		t.Fatalf("the event left: %q (%v), want %s", left, err, db.EventTaskCreated)
+	}
+
+	// A retry makes an ended delivery pending again: it is kept.
+	tpage, err := store.ListDeliveries(ctx, firm.ID, tasks.ID, db.PageRequest{Limit: 10, Sort: "createdAt"})
+	if err != nil || len(tpage.Items) != 1 {
+		t.Fatalf("the second subscription's deliveries: %+v (%v), want one", tpage, err)
+	}
+	if _, err := store.RetryDelivery(ctx, firm.ID, tasks.ID, tpage.Items[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(db.DeliveryRetention + time.Second)
+	if n, err := store.PurgeDeliveries(ctx, clock.Now().Add(-db.DeliveryRetention)); err != nil || n != 0 {
+		t.Fatalf("PurgeDeliveries of a retried delivery: got %d, %v, want 0, nil", n, err)
+	}
+	record(head(tasks.ID), db.AttemptResult{StatusCode: 200})
+	clock.Advance(db.DeliveryRetention + time.Second)
+	if n, err := store.PurgeDeliveries(ctx, clock.Now().Add(-db.DeliveryRetention)); err != nil || n != 1 {
+		t.Fatalf("PurgeDeliveries 30 days after the retry succeeded: got %d, %v, want 1, nil", n, err)
+	}
+	if d, a, e := counts(); d != 0 || a != 0 || e != 0 {
+		t.Fatalf("at the end: %d deliveries, %d attempts, %d events, want none", d, a, e)
 	}
 }

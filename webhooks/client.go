@@ -148,6 +148,10 @@ func (c *Client) Send(ctx context.Context, url, id string, timestamp int64, body
 	return a
 }
 
+// errCanceled is Attempt.Err when the caller's context ended during the
+// attempt.
+const errCanceled = "canceled"
+
 // reason turns a transport error into Attempt.Err: short, and free of the
 // URL and of Go's wording, since subscribers read it in delivery logs.
 func reason(parent context.Context, err error) string {
@@ -163,7 +167,7 @@ func reason(parent context.Context, err error) string {
 	case errors.As(err, &addrErr):
 		return addrErr.Error()
 	case parent.Err() != nil:
-		return "canceled"
+		return errCanceled
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timeout"
 	case errors.As(err, &dnsErr):

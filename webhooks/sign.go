@@ -1,8 +1,9 @@
-// Package webhooks holds the parts of outgoing webhook delivery that need no
-// database: signing secrets and signatures in the Standard Webhooks format
+// Package webhooks delivers outgoing webhooks: signing secrets and
+// signatures in the Standard Webhooks format
 // (https://www.standardwebhooks.com), the checks that keep a subscription URL
 // from reaching the server's own network, the HTTP client that makes one
-// delivery attempt, and the retry schedule.
+// delivery attempt, the retry schedule, and the Dispatcher, which delivers
+// the store's outbox with them.
 package webhooks
 
 import (

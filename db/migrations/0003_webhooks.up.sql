@@ -48,6 +48,9 @@ CREATE TABLE webhook_deliveries (
 -- The head of each subscription's queue: its pending delivery of the lowest seq.
 CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, event_seq) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_webhook_created ON webhook_deliveries (webhook_id, created_at, id);
+-- The deliveries of an event: deleting an event (PurgeDeliveries) finds its
+-- deliveries for the foreign key through it instead of scanning the table.
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_seq);
 
 CREATE TABLE webhook_attempts (
     delivery_id TEXT    NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
