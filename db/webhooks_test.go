@@ -489,3 +489,39 @@ func TestPurgeDeliveries(t *testing.T) {
 		t.Fatalf("at the end: %d deliveries, %d attempts, %d events, want none", d, a, e)
 	}
 }
+
+// BenchmarkCreateTaskEvents is the cost events add to a write: none
+// subscribed (one indexed look-up), subscribed elsewhere, and one or five
+// subscriptions that want the event (the outbox row and a delivery each).
+func BenchmarkCreateTaskEvents(b *testing.B) {
+	for _, bc := range []struct {
+		name         string
+		mine, others int
+	}{{"no subscription", 0, 0}, {"another client's subscription", 0, 1}, {"1 subscription", 1, 0}, {"5 subscriptions", 5, 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			// NORMAL: the cost of the SQL, not of the disk's fsync.
+			store := mustOpenDBWith(b, db.Options{EventData: recordData, Synchronous: "NORMAL"})
+			ctx := context.Background()
+			firm := mustCreateFirm(b, store, "Firm")
+			client := mustCreateClient(b, store, firm.ID, "Client")
+			other := mustCreateClient(b, store, firm.ID, "Other")
+			ws := mustCreateWorkspace(b, store, client.ID, "Books")
+			for i := range bc.mine + bc.others {
+				clientID := &client.ID
+				if i >= bc.mine {
+					clientID = &other.ID
+				}
+				if _, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://hooks.example.com/", Events: []string{"*"},
+					ClientID: clientID, Secret: "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "Benchmark task"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
