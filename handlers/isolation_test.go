@@ -160,6 +160,9 @@ type isoRegistry struct {
 	// file to its workspace.
 	parentOf map[string]string
 	live     map[string]bool // the ids of the records that exist now
+	// scanned holds the owner and content of each row whose markers were
+	// learnt: a row that did not change has nothing new.
+	scanned map[string]bool
 }
 
 func (r *isoRegistry) add(token, owner string) bool {
@@ -195,6 +198,10 @@ func (r *isoRegistry) update(s *isoSnapshot) {
 		if row.email != "" && !slices.Contains(r.emails, row.email) {
 			r.emails = append(r.emails, row.email)
 		}
+		if r.scanned[row.owner+" "+row.content] {
+			continue
+		}
+		r.scanned[row.owner+" "+row.content] = true
 		for _, m := range isoMarkerPattern.FindAllString(row.content, -1) {
 			r.add(m, row.owner)
 		}
@@ -238,6 +245,11 @@ type isoSuite struct {
 	keys     []*isoKey
 	links    []isoLink
 	history  []string
+
+	// The snapshot's queries, one per table, and the cross-references',
+	// prepared once on conn: parsing them costs more than running them.
+	tableQueries []*sql.Stmt
+	crossRefs    *sql.Stmt
 }
 
 // isoLink is a download link a step was given.
@@ -271,7 +283,8 @@ func TestTenantIsolation(t *testing.T) {
 	s := &isoSuite{t: t, api: api, conn: conn, storeDir: api.flStoreDir(t), seed: seed,
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{},
-			firmOf: map[string]string{}, parentOf: map[string]string{}}}
+			firmOf: map[string]string{}, parentOf: map[string]string{}, scanned: map[string]bool{}}}
+	s.prepare()
 	s.setUp()
 	before := s.snapshot()
 	s.reg.update(before)
@@ -466,6 +479,23 @@ func (s *isoSuite) noteLink(req *isoReq, res *response) {
 
 // ---- snapshots -----------------------------------------------------------------
 
+// prepare prepares the queries of the snapshot and the cross-references.
+func (s *isoSuite) prepare() {
+	s.t.Helper()
+	prepare := func(query string) *sql.Stmt {
+		stmt, err := s.conn.PrepareContext(context.Background(), query)
+		if err != nil {
+			s.t.Fatalf("prepare %s: %v", query, err)
+		}
+		s.t.Cleanup(func() { stmt.Close() })
+		return stmt
+	}
+	for _, tb := range isoTables {
+		s.tableQueries = append(s.tableQueries, prepare(`SELECT `+tb.head+`, t.* FROM `+tb.from+` ORDER BY `+tb.order))
+	}
+	s.crossRefs = prepare(isoCrossReferences)
+}
+
 // snapshot reads every row of every table and every stored file.
 func (s *isoSuite) snapshot() *isoSnapshot {
 	s.t.Helper()
@@ -477,8 +507,8 @@ func (s *isoSuite) snapshot() *isoSnapshot {
 		snap.rows = append(snap.rows, row)
 		snap.byKey[table+" "+row.key] = row
 	}
-	for _, tb := range isoTables {
-		rows, err := s.conn.QueryContext(context.Background(), `SELECT `+tb.head+`, t.* FROM `+tb.from+` ORDER BY `+tb.order)
+	for i, tb := range isoTables {
+		rows, err := s.tableQueries[i].QueryContext(context.Background())
 		if err != nil {
 			s.t.Fatalf("read %s: %v", tb.name, err)
 		}
@@ -538,7 +568,7 @@ func (s *isoSuite) changed(before *isoSnapshot) bool {
 
 func (s *isoSuite) checkCrossReferences() {
 	s.t.Helper()
-	rows, err := s.conn.QueryContext(context.Background(), isoCrossReferences)
+	rows, err := s.crossRefs.QueryContext(context.Background())
 	if err != nil {
 		s.t.Fatal(err)
 	}
