@@ -909,17 +909,29 @@ func (c *isoCtx) ownIDs(kinds ...string) []string {
 }
 
 // id draws an id of one of the kinds: the tenant's own, or for a request
-// that is not clean, now and then any tenant's, any kind's or none's; each
-// sometimes in capitals.
+// that is not clean, now and then any tenant's (sometimes one in the
+// request's workspace or of its subscription, which may be another
+// tenant's), any kind's or none's; each sometimes in capitals.
 func (c *isoCtx) id(kinds ...string) string {
 	s := c.s
 	var pool []string
 	switch n := s.rng.IntN(20); {
 	case c.clean || n < 12:
 		pool = c.ownIDs(kinds...)
-	case n < 17:
+	case n < 15:
 		for _, kind := range kinds {
 			pool = append(pool, s.reg.kinds[kind]...)
+		}
+	case n < 17:
+		// Mostly a record of the request's workspace or subscription: with
+		// another tenant's parent, a handler that checks that the record is
+		// the parent's but not whose the parent is lets the pair through.
+		for _, kind := range kinds {
+			for _, id := range s.reg.kinds[kind] {
+				if c.parent == "" || !slices.Contains(inParent, kind) || s.reg.parentOf[id] == c.parent {
+					pool = append(pool, id)
+				}
+			}
 		}
 	case n < 18:
 		for _, ids := range s.reg.kinds {
