@@ -98,7 +98,7 @@ type isoRow struct {
 	owner   string
 	kind    string // the kind of record the row's key is the id of; "" when it is no id
 	key     string
-	parent  string // the firm of a client; the workspace of a task, folder, label or file
+	parent  string // the firm of a client; the workspace of a task, folder, label or file; the subscription of a delivery
 	email   string // for users
 	content string
 }
