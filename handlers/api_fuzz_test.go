@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/webhooks"
 )
 
 // fuzzFixture is one real API for a whole fuzz target, with records that
@@ -29,10 +31,11 @@ type fuzzFixture struct {
 	ws, task, folder, label, file, clientUser string
 	// fileContent is the file's bytes.
 	fileContent []byte
-	// Records of the first firm: an accountant user and a custom role.
-	acctUser, role string
+	// Records of the first firm: an accountant user, a custom role, a
+	// webhook subscription and one of its deliveries.
+	acctUser, role, hook, delivery string
 	// Records of the second firm, which answers must never show.
-	otherWS, otherTask string
+	otherWS, otherTask, otherHook string
 }
 
 func newFuzzFixture(f *testing.F) *fuzzFixture {
@@ -55,6 +58,10 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		f.Fatal(err)
 	}
 	fx.role = role.ID
+	// Task and workspace creations only, so that populate gives the
+	// deliveries list pages and fuzzed writes of other kinds deliver nothing.
+	fx.hook = fuzzWebhook(f, api, api.firm.ID, []string{db.EventTaskCreated, db.EventWorkspaceCreated})
+	fx.otherHook = fuzzWebhook(f, api, api.other.firm.ID, []string{db.AllEvents})
 	task, err := api.store.CreateTask(ctx, api.client.ID, db.TaskCreate{WorkspaceID: fx.ws, Title: "Fuzz"})
 	if err != nil {
 		f.Fatal(err)
@@ -67,7 +74,22 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	}
 	fx.otherTask = other.ID
 	fx.populate(f)
+	deliveries, err := api.store.ListDeliveries(ctx, api.firm.ID, fx.hook, db.PageRequest{Limit: 1, Sort: "createdAt"})
+	if err != nil || len(deliveries.Items) == 0 {
+		f.Fatalf("deliveries of the fixture's subscription: %v, %v", deliveries, err)
+	}
+	fx.delivery = deliveries.Items[0].ID
 	return fx
+}
+
+// fuzzWebhook subscribes the firm to the events; the URL is never called.
+func fuzzWebhook(f *testing.F, api *testAPI, firmID string, events []string) string {
+	w, err := api.store.CreateWebhook(context.Background(), firmID, db.WebhookCreate{
+		URL: "https://hooks.example.com/fuzz", Events: events, Secret: webhooks.NewSecret()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	return w.ID
 }
 
 // populate gives every list a few pages' worth of items at limit 2.
@@ -87,6 +109,7 @@ func (fx *fuzzFixture) populate(f *testing.F) {
 		api.flLabel(f, api.client.ID, fx.ws, fmt.Sprintf("Label %d", i))
 		api.mustCreateClient(api.firm.ID, fmt.Sprintf("Client %d", i))
 		api.wsAccountantUser(api.firm.ID, fmt.Sprintf("accountant%d@fuzz.example", i))
+		fuzzWebhook(f, api, api.firm.ID, []string{db.EventAccountantUserUpdated})
 	}
 }
 
@@ -122,7 +145,8 @@ func (fx *fuzzFixture) expand(s string) string {
 	return strings.NewReplacer(
 		"$W", fx.ws, "$T", fx.task, "$F", fx.folder, "$L", fx.label, "$A", fx.file, "$U", fx.clientUser,
 		"$M", fx.acctUser, "$R", fx.role, "$C", fx.base.client.ID, "$O", fx.base.otherClient.ID,
-		"$w", fx.otherWS, "$t", fx.otherTask, "$c", fx.base.other.client.ID,
+		"$H", fx.hook, "$D", fx.delivery,
+		"$w", fx.otherWS, "$t", fx.otherTask, "$c", fx.base.other.client.ID, "$h", fx.otherHook,
 	).Replace(s)
 }
 
@@ -330,6 +354,53 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 		fuzzRole(t, in, out)
 		fuzzReadBack(t, fx, api, "/v1/admin/users", out)
 	}},
+	{"POST", "/v1/webhooks", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		want := map[string]any{"url": trimmed(in["url"]), "events": webhookEventList(in["events"]), "clientId": lowerID(in["clientId"]),
+			"description": trimmed(in["description"]), "status": "active", "failingSince": nil}
+		wantFields(t, "created webhook", out, want)
+		secret, _ := out["secret"].(string)
+		if !whSecretForm.MatchString(secret) {
+			t.Errorf("created webhook: secret %q, want whsec_ and the base64 of 32 bytes", secret)
+		}
+		// Read back without the secret, which only this answer shows.
+		shown := maps.Clone(out)
+		delete(shown, "secret")
+		fuzzReadBack(t, fx, api, "/v1/webhooks", shown)
+		// A subscription kept would get every later event: the fixture's
+		// writes would cost more with each one.
+		if res := api.do(request{method: "DELETE", path: "/v1/webhooks/" + out["id"].(string), key: fx.acct}); res.status != http.StatusOK {
+			t.Fatalf("delete the created webhook: %d %s", res.status, res.body)
+		}
+	}},
+	{"PATCH", "/v1/webhooks/$H", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		want := map[string]any{"id": fx.hook}
+		fields(in, want, trimmed, "url", "description")
+		fields(in, want, lowerID, "clientId")
+		fields(in, want, webhookEventList, "events")
+		if enabled, ok := in["enabled"].(bool); ok {
+			want["status"], want["failingSince"] = "disabled", nil
+			if enabled {
+				want["status"] = "active"
+			}
+		}
+		wantFields(t, "updated webhook", out, want)
+		fuzzReadBack(t, fx, api, "/v1/webhooks", out)
+	}},
+}
+
+// webhookEventList is an events list as stored: ["*"] when it holds "*",
+// else the types sent without duplicates.
+func webhookEventList(v any) any {
+	out := []any{}
+	for _, e := range v.([]any) {
+		if e == db.AllEvents {
+			return []any{db.AllEvents}
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // fuzzReadBack lists the record of an answer (the page that starts at it)
@@ -455,6 +526,15 @@ func FuzzJSONBody(f *testing.F) {
 		{`{"email":"acc@firm.example","role":"admin","firstName":"Bo"}`, `{"email":"custom@firm.example","role":"$R"}`,
 			`{"email":"x@y.z","role":123}`},
 		{`{"role":"$R"}`, `{"role":"user"}`, `{"role":"cnosuchrole0000"}`},
+		{`{"url":" https://hooks.example.com/acct ","events":["task.created","file.created","task.created"],"clientId":"$C","description":" Ledger sync "}`,
+			`{"url":"https://hooks.example.com/all","events":["task.deleted","*"],"clientId":null,"description":null}`,
+			`{"url":"http://hooks.example.com/","events":["*"]}`, `{"url":"https://10.0.0.1/","events":["*"]}`,
+			`{"url":"https://user:pw@hooks.example.com/#top","events":["*"]}`, `{"url":"https://[::ffff:169.254.169.254]/","events":["*"]}`,
+			`{"url":"https://hooks.example.com/","events":[]}`, `{"url":"https://hooks.example.com/","events":["task.created"],"clientId":"$c"}`,
+			`{"url":"https://hooks.example.com/","events":["nope"]}`, `{"url":"https://a.example.com","events":["user.invited","user.invited"],"description":"  "}`},
+		{`{"url":"https://hooks.example.com/new","events":["client.updated","*"],"description":" x "}`, `{"clientId":"$O"}`,
+			`{"clientId":null,"description":null}`, `{"enabled":false}`, `{"enabled":true}`, `{"url":null}`, `{"events":null}`,
+			`{"clientId":"$c"}`, `{"url":"https://localhost/"}`, `{}`},
 	}
 	if len(seeds) != len(fuzzBodyEndpoints) {
 		f.Fatalf("%d seed lists for %d endpoints", len(seeds), len(fuzzBodyEndpoints))

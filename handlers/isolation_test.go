@@ -30,11 +30,13 @@ var (
 	isoSteps = flag.Int("iso.steps", 1000, "number of random steps of TestTenantIsolation")
 )
 
-// Tokens the oracle follows: record ids (cuids, sent in any case) and the
-// marker strings every name, title, email and file of the test holds.
+// Tokens the oracle follows: record ids (cuids, sent in any case), the
+// marker strings every name, title, email, file and webhook URL of the test
+// holds, and webhook signing secrets (random, so they are tokens too).
 var (
 	isoIDPattern     = regexp.MustCompile(`(?i)\bc[0-9a-z]{24}\b`)
 	isoMarkerPattern = regexp.MustCompile(`\bmk[0-9a-z]{10}\b`)
+	isoSecretPattern = regexp.MustCompile(`whsec_[A-Za-z0-9+/]{43}=`)
 )
 
 const isoAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -89,10 +91,14 @@ func (r *isoReq) isWrite() bool { return r.method != http.MethodGet }
 // isoRow is a row of the database, or a file of the file store, with the
 // tenant that owns it.
 type isoRow struct {
-	owner   string // a client id, "firm:<id>", "global" or "orphan"
+	// owner is a client id, "firm:<id>", "global" or "orphan", or for the
+	// webhook tables, which only the firm's accountant keys may see,
+	// "webhooks:" and the client id or "firm:<id>" of the change an event
+	// and its deliveries are about ("webhooks:firm:<id>" for a subscription).
+	owner   string
 	kind    string // the kind of record the row's key is the id of; "" when it is no id
 	key     string
-	parent  string // the firm of a client; the workspace of a task, folder, label or file
+	parent  string // the firm of a client; the workspace of a task, folder, label or file; the subscription of a delivery
 	email   string // for users
 	content string
 }
@@ -127,9 +133,21 @@ var isoTables = []struct{ name, head, from, order string }{
 	{"task_asset_files", `coalesce(k.client_id, 'orphan'), t.task_id || ' ' || t.file_id, '', '', ''`,
 		`task_asset_files t LEFT JOIN tasks k ON k.id = t.task_id`, `t.task_id, t.file_id`},
 	{"settings", `'global', t.name, '', '', ''`, `settings t`, `t.name`},
+	{"webhooks", `'webhooks:firm:' || t.firm_id, t.id, 'webhook', '', ''`, `webhooks t`, `t.rowid`},
+	// The payload as text, so that its tokens can be checked.
+	{"webhook_events", `'webhooks:' || coalesce(t.client_id, 'firm:' || t.firm_id), t.id, 'event', '', ''`,
+		`(SELECT seq, id, firm_id, client_id, type, CAST(payload AS TEXT) AS payload, created_at FROM webhook_events) t`, `t.seq`},
+	{"webhook_deliveries", `coalesce('webhooks:' || coalesce(e.client_id, 'firm:' || e.firm_id), 'orphan'), t.id, 'delivery', t.webhook_id, ''`,
+		`webhook_deliveries t LEFT JOIN webhook_events e ON e.seq = t.event_seq`, `t.rowid`},
+	{"webhook_attempts", `coalesce('webhooks:' || coalesce(e.client_id, 'firm:' || e.firm_id), 'orphan'), t.delivery_id || ' ' || t.n, '', '', ''`,
+		`webhook_attempts t LEFT JOIN webhook_deliveries d ON d.id = t.delivery_id LEFT JOIN webhook_events e ON e.seq = d.event_seq`,
+		`t.delivery_id, t.n`},
 }
 
-// isoCrossReferences finds rows that refer to another tenant's records.
+// isoCrossReferences finds rows that refer to another tenant's records, and
+// deliveries a subscription should not have got: of another firm's or
+// another client's events, or (made since the subscription last changed)
+// of an event type it does not list or while it is disabled.
 const isoCrossReferences = `
 	SELECT 'task ' || t.id || ' in workspace ' || w.id FROM tasks t JOIN workspaces w ON w.id = t.workspace_id WHERE w.client_id <> t.client_id
 	UNION ALL SELECT 'task ' || t.id || ' under task ' || p.id FROM tasks t JOIN tasks p ON p.id = t.parent_id WHERE p.client_id <> t.client_id
@@ -147,7 +165,14 @@ const isoCrossReferences = `
 		WHERE NOT (u.client_id IS w.client_id OR (u.client_id IS NULL AND u.firm_id = c.firm_id))
 	UNION ALL SELECT 'user ' || u.id || ' of client ' || c.id FROM users u JOIN clients c ON c.id = u.client_id WHERE c.firm_id <> u.firm_id
 	UNION ALL SELECT 'user ' || u.id || ' with role ' || r.id FROM users u JOIN roles r ON r.id = u.role_id WHERE r.firm_id <> u.firm_id
-	UNION ALL SELECT 'key ' || k.id || ' of client ' || c.id FROM api_keys k JOIN clients c ON c.id = k.client_id WHERE c.firm_id <> k.firm_id`
+	UNION ALL SELECT 'key ' || k.id || ' of client ' || c.id FROM api_keys k JOIN clients c ON c.id = k.client_id WHERE c.firm_id <> k.firm_id
+	UNION ALL SELECT 'webhook ' || h.id || ' for client ' || c.id FROM webhooks h JOIN clients c ON c.id = h.client_id WHERE c.firm_id <> h.firm_id
+	UNION ALL SELECT 'event ' || e.id || ' of client ' || c.id FROM webhook_events e JOIN clients c ON c.id = e.client_id WHERE c.firm_id <> e.firm_id
+	UNION ALL SELECT 'delivery ' || d.id || ' of event ' || e.id || ' (' || e.type || ' of firm ' || e.firm_id || ', client ' || coalesce(e.client_id, 'none') ||
+		') to webhook ' || h.id || ' (' || h.status || ' of firm ' || h.firm_id || ', client ' || coalesce(h.client_id, 'any') || ', ' || h.events || ')'
+		FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq JOIN webhooks h ON h.id = d.webhook_id
+		WHERE h.firm_id <> e.firm_id OR d.created_at >= h.updated_at AND (h.client_id IS NOT NULL AND h.client_id IS NOT e.client_id
+			OR h.status = 'disabled' OR NOT EXISTS (SELECT 1 FROM json_each(h.events) WHERE value IN ('*', e.type)))`
 
 // isoRegistry is what the oracle knows: who owns each token, and the ids
 // of each kind in the order they were made (so that a seed replays).
@@ -156,10 +181,13 @@ type isoRegistry struct {
 	kinds  map[string][]string
 	emails []string
 	firmOf map[string]string // owner label → firm id
-	// parentOf maps a client to its firm, and a task, folder, label or
-	// file to its workspace.
+	// parentOf maps a client to its firm, a task, folder, label or file to
+	// its workspace, and a delivery to its subscription.
 	parentOf map[string]string
 	live     map[string]bool // the ids of the records that exist now
+	// scanned holds the owner and content of each row whose markers and
+	// secrets were learnt: a row that did not change has nothing new.
+	scanned map[string]bool
 }
 
 func (r *isoRegistry) add(token, owner string) bool {
@@ -171,12 +199,17 @@ func (r *isoRegistry) add(token, owner string) bool {
 	return isNew
 }
 
-// update learns the ids and markers of the rows: a row's own id and every
-// marker in it belong to the row's owner. Ids the row refers to are not
-// learnt from it, so that a stored cross-tenant reference cannot hide a leak.
+// update learns the ids, markers and secrets of the rows: a row's own id and
+// every marker and secret in it belong to the row's owner. Ids the row refers
+// to are not learnt from it, so that a stored cross-tenant reference cannot
+// hide a leak; nor is anything learnt from an event's payload, which copies
+// other rows (checkEvents checks it).
 func (r *isoRegistry) update(s *isoSnapshot) {
 	r.live = map[string]bool{}
 	for _, row := range s.rows {
+		if tenant, ok := strings.CutPrefix(row.owner, "webhooks:"); ok {
+			r.firmOf[row.owner] = r.firmOf[tenant]
+		}
 		if row.kind != "" {
 			r.live[row.key] = true
 		}
@@ -195,8 +228,17 @@ func (r *isoRegistry) update(s *isoSnapshot) {
 		if row.email != "" && !slices.Contains(r.emails, row.email) {
 			r.emails = append(r.emails, row.email)
 		}
+		if row.kind == "event" || r.scanned[row.owner+" "+row.content] {
+			continue
+		}
+		r.scanned[row.owner+" "+row.content] = true
 		for _, m := range isoMarkerPattern.FindAllString(row.content, -1) {
 			r.add(m, row.owner)
+		}
+		if row.kind == "webhook" {
+			for _, secret := range isoSecretPattern.FindAllString(row.content, -1) {
+				r.add(strings.ToLower(secret), row.owner)
+			}
 		}
 	}
 }
@@ -215,7 +257,7 @@ func (r *isoRegistry) visibleTo(token string, visible func(string) bool) bool {
 // it was found as.
 func (r *isoRegistry) tokens(text string) map[string]string {
 	found := map[string]string{}
-	for _, re := range []*regexp.Regexp{isoIDPattern, isoMarkerPattern} {
+	for _, re := range []*regexp.Regexp{isoIDPattern, isoMarkerPattern, isoSecretPattern} {
 		for _, raw := range re.FindAllString(text, -1) {
 			if t := strings.ToLower(raw); r.owners[t] != nil {
 				found[t] = raw
@@ -238,6 +280,11 @@ type isoSuite struct {
 	keys     []*isoKey
 	links    []isoLink
 	history  []string
+
+	// The snapshot's queries, one per table, and the cross-references',
+	// prepared once on conn: parsing them costs more than running them.
+	tableQueries []*sql.Stmt
+	crossRefs    *sql.Stmt
 }
 
 // isoLink is a download link a step was given.
@@ -245,10 +292,13 @@ type isoLink struct{ file, expires, signature string }
 
 // TestTenantIsolation sends random requests of every route, with keys of
 // every kind, the x-client-id of every tenant and ids of every tenant, and
-// checks each step against an oracle that knows who owns every id and
-// marker string: no answer shows what its key may not see, an answer about
-// another tenant's record is the answer about a missing one, and no step
-// changes a row or file that its request may not change.
+// checks each step against an oracle that knows who owns every id, marker
+// string and webhook secret: no answer shows what its key may not see, an
+// answer about another tenant's record is the answer about a missing one, no
+// step changes a row or file that its request may not change (the webhook
+// events and deliveries a change writes included), and an event holds only
+// its tenant's data and goes only to the subscriptions of its firm, and of
+// its client, that ask for it.
 func TestTenantIsolation(t *testing.T) {
 	seed := *isoSeed
 	if seed == 0 {
@@ -271,11 +321,13 @@ func TestTenantIsolation(t *testing.T) {
 	s := &isoSuite{t: t, api: api, conn: conn, storeDir: api.flStoreDir(t), seed: seed,
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{},
-			firmOf: map[string]string{}, parentOf: map[string]string{}}}
+			firmOf: map[string]string{}, parentOf: map[string]string{}, scanned: map[string]bool{}}}
+	s.prepare()
 	s.setUp()
 	before := s.snapshot()
 	s.reg.update(before)
 	s.checkCrossReferences()
+	s.checkEvents("set-up", nil, before)
 	for i := range *isoSteps {
 		// A second between steps, so that a write that slipped through
 		// also shows in an updated_at.
@@ -310,9 +362,11 @@ func (s *isoSuite) freshID() string {
 // ---- set-up ------------------------------------------------------------------
 
 // setUp gives firm A clients A1 and A2, firm B client B1, keys of every
-// kind, and to each tenant users, workspaces, members, tasks with subtasks,
+// kind, to each firm webhook subscriptions (for every client and for one),
+// and to each tenant users, workspaces, members, tasks with subtasks,
 // folders, labels and files, all through the API but the custom roles,
-// which only the CLI makes.
+// which only the CLI makes. The subscriptions come first, so that the rest
+// makes events and deliveries.
 func (s *isoSuite) setUp() {
 	api := s.api
 	firmA, firmB := api.firm.ID, api.other.firm.ID
@@ -335,6 +389,23 @@ func (s *isoSuite) setUp() {
 	keyA2 := mint("A2 client", firmA, auth.KeySpec{ClientID: a2})
 	keyB := mint("B accountant", firmB, auth.KeySpec{})
 	keyB1 := mint("B1 client", firmB, auth.KeySpec{ClientID: b1})
+
+	for _, h := range []struct {
+		key    *isoKey
+		client string
+		events []string
+	}{
+		{keyA, "", []string{db.AllEvents}}, {keyA, a1, []string{db.AllEvents}},
+		{keyA, a2, []string{db.EventTaskCreated, db.EventTaskUpdated, db.EventFileCreated}},
+		{keyB, "", []string{db.AllEvents}}, {keyB, b1, []string{db.AllEvents}},
+	} {
+		body := map[string]any{"url": "https://hooks-" + s.marker() + ".example.com/x", "events": h.events,
+			"description": "Webhook " + s.marker()}
+		if h.client != "" {
+			body["clientId"] = h.client
+		}
+		s.must(http.StatusCreated, h.key, "", "POST", "/v1/webhooks", body)
+	}
 
 	accountants := map[string]string{}
 	for _, f := range []struct {
@@ -466,6 +537,23 @@ func (s *isoSuite) noteLink(req *isoReq, res *response) {
 
 // ---- snapshots -----------------------------------------------------------------
 
+// prepare prepares the queries of the snapshot and the cross-references.
+func (s *isoSuite) prepare() {
+	s.t.Helper()
+	prepare := func(query string) *sql.Stmt {
+		stmt, err := s.conn.PrepareContext(context.Background(), query)
+		if err != nil {
+			s.t.Fatalf("prepare %s: %v", query, err)
+		}
+		s.t.Cleanup(func() { stmt.Close() })
+		return stmt
+	}
+	for _, tb := range isoTables {
+		s.tableQueries = append(s.tableQueries, prepare(`SELECT `+tb.head+`, t.* FROM `+tb.from+` ORDER BY `+tb.order))
+	}
+	s.crossRefs = prepare(isoCrossReferences)
+}
+
 // snapshot reads every row of every table and every stored file.
 func (s *isoSuite) snapshot() *isoSnapshot {
 	s.t.Helper()
@@ -477,8 +565,8 @@ func (s *isoSuite) snapshot() *isoSnapshot {
 		snap.rows = append(snap.rows, row)
 		snap.byKey[table+" "+row.key] = row
 	}
-	for _, tb := range isoTables {
-		rows, err := s.conn.QueryContext(context.Background(), `SELECT `+tb.head+`, t.* FROM `+tb.from+` ORDER BY `+tb.order)
+	for i, tb := range isoTables {
+		rows, err := s.tableQueries[i].QueryContext(context.Background())
 		if err != nil {
 			s.t.Fatalf("read %s: %v", tb.name, err)
 		}
@@ -538,7 +626,7 @@ func (s *isoSuite) changed(before *isoSnapshot) bool {
 
 func (s *isoSuite) checkCrossReferences() {
 	s.t.Helper()
-	rows, err := s.conn.QueryContext(context.Background(), isoCrossReferences)
+	rows, err := s.crossRefs.QueryContext(context.Background())
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -601,7 +689,35 @@ func (s *isoSuite) step(i int, before *isoSnapshot) *isoSnapshot {
 		}
 	}
 	s.checkCrossReferences()
+	s.checkEvents(fmt.Sprintf("step %d: %s", i, req), before, after)
 	return after
+}
+
+// checkEvents fails on an event made since before (nil: any event) whose
+// payload holds a token its tenant may not see: an event of a client may
+// hold that client's and its firm's tokens, an event of the firm only the
+// firm's. The subscriptions that get it are the cross-references' concern.
+func (s *isoSuite) checkEvents(what string, before, after *isoSnapshot) {
+	s.t.Helper()
+	for _, row := range after.rows {
+		if row.kind != "event" {
+			continue
+		}
+		if before != nil {
+			if _, old := before.byKey["webhook_events "+row.key]; old {
+				continue
+			}
+		}
+		tenant := strings.TrimPrefix(row.owner, "webhooks:")
+		firm := "firm:" + s.reg.firmOf[tenant]
+		mayHold := func(owner string) bool { return owner == tenant || owner == firm || owner == row.owner }
+		for token := range s.reg.tokens(row.content) {
+			if !s.reg.visibleTo(token, mayHold) {
+				s.fail("%s: event %s of %s holds %s of %v:\n%s",
+					what, row.key, tenant, token, slices.Sorted(maps.Keys(s.reg.owners[token])), row.content)
+			}
+		}
+	}
 }
 
 // twin is the request with each token of another tenant replaced by a new
@@ -675,7 +791,8 @@ func (s *isoSuite) checkAnswer(req *isoReq, res *response, visible func(string) 
 
 // normalize is an answer as compared with its twin's: each substituted
 // token, as sent and lower-cased, becomes a placeholder, and so does each
-// id the oracle did not know before the step (records the step made).
+// id the oracle did not know before the step (records the step made), and
+// each secret it did not know (of a subscription the step made or rotated).
 func (s *isoSuite) normalize(res *response, subs [][2]string, side int) string {
 	body := string(res.body)
 	for i, sub := range subs {
@@ -688,6 +805,12 @@ func (s *isoSuite) normalize(res *response, subs [][2]string, side int) string {
 			return id
 		}
 		return "<new>"
+	})
+	body = isoSecretPattern.ReplaceAllStringFunc(body, func(secret string) string {
+		if s.reg.owners[strings.ToLower(secret)] != nil {
+			return secret
+		}
+		return "<new secret>"
 	})
 	return fmt.Sprintf("%d %s %s", res.status, res.header.Get("Content-Type"), body)
 }
@@ -741,7 +864,8 @@ func (s *isoSuite) scope(req *isoReq) (visible, mayName, writable func(string) b
 		header := strings.ToLower(req.clientID)
 		if header == k.client || k.client == "" && s.reg.firmOf[header] == k.firmID {
 			visible = func(owner string) bool { return owner == header || owner == "firm:"+k.firmID }
-			writable = func(owner string) bool { return owner == header }
+			// The events of its changes, and their deliveries, are its too.
+			writable = func(owner string) bool { return owner == header || owner == "webhooks:"+header }
 		}
 	}
 	mayName = func(token string) bool { return s.reg.visibleTo(token, visible) }
@@ -756,23 +880,27 @@ type isoCtx struct {
 	req *isoReq
 	own func(owner string) bool // the tenant ids are mostly drawn from
 	// A clean request names only records of its own tenant that exist, in
-	// one workspace, so that steps also succeed and change data; the others
-	// draw each id now and then from another tenant, another kind or none.
+	// one workspace (or of one subscription), so that steps also succeed
+	// and change data; the others draw each id now and then from another
+	// tenant, another kind or none.
 	clean bool
-	ws    string
+	// parent is the workspace or the subscription the request's own records
+	// are drawn from, if it has one.
+	parent string
 }
 
-// inWorkspace are the kinds of record that are in a workspace.
-var inWorkspace = []string{"task", "folder", "label", "file"}
+// inParent are the kinds of record that are in a workspace or, for
+// deliveries, of a subscription.
+var inParent = []string{"task", "folder", "label", "file", "delivery"}
 
 // ownIDs are the ids of the kinds of records of the tenant that exist, in
-// the request's workspace if it has one.
+// the request's workspace or of its subscription if it has one.
 func (c *isoCtx) ownIDs(kinds ...string) []string {
 	var ids []string
 	for _, kind := range kinds {
 		for _, id := range c.s.reg.kinds[kind] {
 			if c.s.reg.live[id] && c.s.reg.visibleTo(id, c.own) &&
-				(c.ws == "" || !slices.Contains(inWorkspace, kind) || c.s.reg.parentOf[id] == c.ws) {
+				(c.parent == "" || !slices.Contains(inParent, kind) || c.s.reg.parentOf[id] == c.parent) {
 				ids = append(ids, id)
 			}
 		}
@@ -781,17 +909,29 @@ func (c *isoCtx) ownIDs(kinds ...string) []string {
 }
 
 // id draws an id of one of the kinds: the tenant's own, or for a request
-// that is not clean, now and then any tenant's, any kind's or none's; each
-// sometimes in capitals.
+// that is not clean, now and then any tenant's (sometimes one in the
+// request's workspace or of its subscription, which may be another
+// tenant's), any kind's or none's; each sometimes in capitals.
 func (c *isoCtx) id(kinds ...string) string {
 	s := c.s
 	var pool []string
 	switch n := s.rng.IntN(20); {
 	case c.clean || n < 12:
 		pool = c.ownIDs(kinds...)
-	case n < 17:
+	case n < 15:
 		for _, kind := range kinds {
 			pool = append(pool, s.reg.kinds[kind]...)
+		}
+	case n < 17:
+		// Mostly a record of the request's workspace or subscription: with
+		// another tenant's parent, a handler that checks that the record is
+		// the parent's but not whose the parent is lets the pair through.
+		for _, kind := range kinds {
+			for _, id := range s.reg.kinds[kind] {
+				if c.parent == "" || !slices.Contains(inParent, kind) || s.reg.parentOf[id] == c.parent {
+					pool = append(pool, id)
+				}
+			}
 		}
 	case n < 18:
 		for _, ids := range s.reg.kinds {
@@ -833,7 +973,15 @@ func (c *isoCtx) optional(kinds ...string) (string, bool) {
 // own records are drawn from.
 func (c *isoCtx) workspace() string {
 	id := c.id("workspace")
-	c.ws = strings.ToLower(id)
+	c.parent = strings.ToLower(id)
+	return id
+}
+
+// webhook draws a subscription id, and makes it the one the request's
+// deliveries are drawn from.
+func (c *isoCtx) webhook() string {
+	id := c.id("webhook")
+	c.parent = strings.ToLower(id)
 	return id
 }
 
@@ -841,7 +989,7 @@ func (c *isoCtx) workspace() string {
 // own records are drawn from.
 func (c *isoCtx) task() string {
 	id := c.id("task")
-	c.ws = c.s.reg.parentOf[strings.ToLower(id)]
+	c.parent = c.s.reg.parentOf[strings.ToLower(id)]
 	return id
 }
 
@@ -1039,6 +1187,70 @@ var isoOps = []struct {
 	{"patch accountant user", isoKeyed, 3, func(c *isoCtx) {
 		c.json("PATCH", "/v1/admin/users/"+c.id("accountantUser", "clientUser"), map[string]any{"role": c.role()})
 	}},
+	{"create webhook", isoKeyed, 2, func(c *isoCtx) {
+		body := map[string]any{"url": c.webhookURL(), "events": c.events()}
+		if id, ok := c.optional("client"); ok {
+			body["clientId"] = id
+		}
+		if c.maybe() {
+			body["description"] = c.name("Webhook")
+		}
+		c.json("POST", "/v1/webhooks", body)
+	}},
+	{"list webhooks", isoKeyed, 2, func(c *isoCtx) {
+		c.json("GET", "/v1/webhooks"+c.query(url.Values{}, []string{"createdAt", "updatedAt"}, "webhook"), nil)
+	}},
+	{"get webhook", isoKeyed, 2, func(c *isoCtx) { c.json("GET", "/v1/webhooks/"+c.id("webhook"), nil) }},
+	{"patch webhook", isoKeyed, 3, func(c *isoCtx) {
+		hook, body := c.id("webhook"), map[string]any{}
+		if c.maybe() {
+			body["url"] = c.webhookURL()
+		}
+		if c.maybe() {
+			body["events"] = c.events()
+		}
+		if id, ok := c.optional("client"); ok {
+			body["clientId"] = id
+		} else if c.s.rng.IntN(4) == 0 {
+			body["clientId"] = nil
+		}
+		if c.maybe() {
+			body["description"] = c.name("Webhook")
+		}
+		if c.maybe() {
+			body["enabled"] = c.s.rng.IntN(3) > 0
+		}
+		c.json("PATCH", "/v1/webhooks/"+hook, body)
+	}},
+	{"delete webhook", isoKeyed, 1, func(c *isoCtx) {
+		// No x-client-id, which the route ignores: its twin would repeat a
+		// delete that succeeded, and get 404.
+		c.req.clientID = ""
+		c.json("DELETE", "/v1/webhooks/"+c.id("webhook"), nil)
+	}},
+	{"rotate webhook secret", isoKeyed, 2, func(c *isoCtx) { c.json("POST", "/v1/webhooks/"+c.id("webhook")+"/rotate-secret", nil) }},
+	{"list deliveries", isoKeyed, 3, func(c *isoCtx) {
+		c.json("GET", "/v1/webhooks/"+c.webhook()+"/deliveries"+c.query(url.Values{}, []string{"createdAt"}, "delivery"), nil)
+	}},
+	{"retry delivery", isoKeyed, 2, func(c *isoCtx) {
+		hook := c.webhook()
+		c.json("POST", "/v1/webhooks/"+hook+"/deliveries/"+c.id("delivery")+"/retry", nil)
+	}},
+}
+
+// webhookURL is a subscription URL whose host holds a new marker.
+func (c *isoCtx) webhookURL() string { return "https://hooks-" + c.s.marker() + ".example.com/x" }
+
+// events is a subscription's events list: all of them, or up to three types.
+func (c *isoCtx) events() []string {
+	if c.s.rng.IntN(3) == 0 {
+		return []string{db.AllEvents}
+	}
+	var types []string
+	for range 1 + c.s.rng.IntN(3) {
+		types = append(types, db.EventTypes[c.s.rng.IntN(len(db.EventTypes))])
+	}
+	return types
 }
 
 // role is a built-in role's name or a role id.

@@ -11,7 +11,7 @@ import (
 
 // fuzzLists are the list endpoints; a fuzzed input's first byte chooses one.
 var fuzzLists = []string{"/v1/tasks", "/v1/workspaces", "/v1/workspaces/$W/members", "/v1/workspaces/$W/folders",
-	"/v1/workspaces/$W/labels", "/v1/admin/clients", "/v1/admin/users"}
+	"/v1/workspaces/$W/labels", "/v1/admin/clients", "/v1/admin/users", "/v1/webhooks", "/v1/webhooks/$H/deliveries"}
 
 // fuzzPage is a list answer.
 type fuzzPage struct {
@@ -49,8 +49,8 @@ func fuzzList(t *testing.T, fx *fuzzFixture, api *testAPI, list, rawQuery string
 		res.decode(t, &page)
 	}
 	for _, item := range page.Data {
-		for _, other := range []string{fx.otherWS, fx.otherTask, api.other.client.ID} {
-			if item["id"] == other || item["workspaceId"] == other {
+		for _, other := range []string{fx.otherWS, fx.otherTask, api.other.client.ID, fx.otherHook} {
+			if item["id"] == other || item["workspaceId"] == other || item["clientId"] == other || item["webhookId"] == other {
 				t.Fatalf("%s?%s lists %v of the other firm", list, rawQuery, item)
 			}
 		}
@@ -86,6 +86,8 @@ func FuzzListQuery(f *testing.F) {
 		{"limit=2&cursor=$L&order=asc", "sort=name"},
 		{"limit=2&sort=name&order=asc", "cursor=$C", "cursor=$c"},
 		{"limit=2&sort=email", "sort=lastName&order=asc&limit=3", "cursor=$M&sort=firstName"},
+		{"limit=2&sort=updatedAt&order=asc", "cursor=$H&limit=1", "cursor=$h", "sort=url", "limit=3&order=desc"},
+		{"limit=2", "limit=2&order=asc&cursor=$D", "cursor=$D&limit=1&sort=createdAt&order=desc", "sort=updatedAt", "cursor=$H", "cursor=$h"},
 	} {
 		for _, q := range queries {
 			f.Add(byte(i), q)
