@@ -157,7 +157,7 @@ func TestWebhooksSurviveKill(t *testing.T) {
 
 	// Every task made has its event, sooner or later.
 	deadline := time.Now().Add(2 * time.Minute)
-	events := map[string]string{} // event id -> task id
+	var events map[string]string // event id -> task id
 	for {
 		events = map[string]string{}
 		for _, c := range receiver.received() {
