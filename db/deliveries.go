@@ -187,10 +187,8 @@ func (db *DB) ListDeliveries(ctx context.Context, firmID, webhookID string, req 
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range page.Items {
-		if d.Attempts, err = deliveryAttempts(ctx, tx, d.ID); err != nil {
-			return nil, err
-		}
+	if err := addAttempts(ctx, tx, page.Items); err != nil {
+		return nil, err
 	}
 	return page, nil
 }
@@ -209,30 +207,42 @@ func scanDelivery(s scanner) (*Delivery, error) {
 	return &d, nil
 }
 
-func deliveryAttempts(ctx context.Context, tx *txn, deliveryID string) ([]Attempt, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT at, duration_ms, status_code, error FROM webhook_attempts
-		WHERE delivery_id = ? ORDER BY n`, deliveryID)
+// addAttempts fills in the attempts of the deliveries, with one query for
+// all of them (a page holds up to 100).
+func addAttempts(ctx context.Context, tx *txn, deliveries []*Delivery) error {
+	if len(deliveries) == 0 {
+		return nil
+	}
+	byID := make(map[string]*Delivery, len(deliveries))
+	ids := make([]any, len(deliveries))
+	for i, d := range deliveries {
+		d.Attempts = []Attempt{}
+		byID[d.ID], ids[i] = d, d.ID
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT delivery_id, at, duration_ms, status_code, error FROM webhook_attempts
+		WHERE delivery_id IN (`+placeholders(len(ids))+`) ORDER BY delivery_id, n`, ids...)
 	if err != nil {
-		return nil, fmt.Errorf("delivery attempts: %w", err)
+		return fmt.Errorf("delivery attempts: %w", err)
 	}
 	defer rows.Close()
-	attempts := []Attempt{}
 	for rows.Next() {
 		var a Attempt
+		var deliveryID string
 		var at, ms int64
 		var code sql.NullInt64
 		var errText sql.NullString
-		if err := rows.Scan(&at, &ms, &code, &errText); err != nil {
-			return nil, fmt.Errorf("delivery attempts: %w", err)
+		if err := rows.Scan(&deliveryID, &at, &ms, &code, &errText); err != nil {
+			return fmt.Errorf("delivery attempts: %w", err)
 		}
 		a.At, a.Duration, a.Error = fromUnix(at), time.Duration(ms)*time.Millisecond, nullString(errText)
 		if code.Valid {
 			c := int(code.Int64)
 			a.StatusCode = &c
 		}
-		attempts = append(attempts, a)
+		d := byID[deliveryID]
+		d.Attempts = append(d.Attempts, a)
 	}
-	return attempts, rows.Err()
+	return rows.Err()
 }
 
 // RetryDelivery makes a delivery of the firm's subscription pending and due
@@ -251,10 +261,10 @@ func (db *DB) RetryDelivery(ctx context.Context, firmID, webhookID, deliveryID s
 		if err != nil {
 			return nil, fmt.Errorf("retry delivery: %w", err)
 		}
-		if d.Attempts, err = deliveryAttempts(ctx, tx, d.ID); err != nil {
+		if err := addAttempts(ctx, tx, []*Delivery{d}); err != nil {
 			return nil, err
 		}
-		tx.emitted = true
+		tx.deliveriesDue = true
 		return d, nil
 	})
 }

@@ -127,7 +127,7 @@ func (db *DB) emit(ctx context.Context, tx *txn, e event) error {
 			return fmt.Errorf("record delivery of %s: %w", e.typ, err)
 		}
 	}
-	tx.emitted = true
+	tx.deliveriesDue = true
 	return nil
 }
 

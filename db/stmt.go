@@ -66,8 +66,9 @@ type txn struct {
 	*sql.Tx
 	shared *stmtCache
 	local  map[string]*sql.Stmt
-	// emitted says the transaction wrote webhook events.
-	emitted bool
+	// deliveriesDue says the transaction made webhook deliveries due (new
+	// events, or a retry by hand): EventsWritten is signalled after its commit.
+	deliveriesDue bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

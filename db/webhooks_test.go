@@ -525,3 +525,42 @@ func BenchmarkCreateTaskEvents(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListDeliveries reads a page of 100 deliveries with two attempts
+// each, as GET /v1/webhooks/{id}/deliveries?limit=100 does.
+func BenchmarkListDeliveries(b *testing.B) {
+	store := mustOpenDBWith(b, db.Options{EventData: recordData, Synchronous: "NORMAL"})
+	ctx := context.Background()
+	firm := mustCreateFirm(b, store, "Firm")
+	client := mustCreateClient(b, store, firm.ID, "Client")
+	ws := mustCreateWorkspace(b, store, client.ID, "Books")
+	hook, err := store.CreateWebhook(ctx, firm.ID, db.WebhookCreate{URL: "https://hooks.example.com/", Events: []string{"*"},
+		Secret: "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 100 {
+		if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "Benchmark task"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	page, err := store.ListDeliveries(ctx, firm.ID, hook.ID, db.PageRequest{Limit: 100, Sort: "createdAt"})
+	if err != nil || len(page.Items) != 100 {
+		b.Fatalf("ListDeliveries: %d items (%v), want 100", len(page.Items), err)
+	}
+	retry := time.Now().Add(time.Hour)
+	for _, d := range page.Items {
+		for range 2 {
+			if err := store.RecordAttempt(ctx, d.ID, db.AttemptResult{At: time.Now(), StatusCode: 500, Error: "status 500", Retry: &retry}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := store.ListDeliveries(ctx, firm.ID, hook.ID, db.PageRequest{Limit: 100, Sort: "createdAt"})
+		if err != nil || len(page.Items) != 100 || len(page.Items[0].Attempts) != 2 {
+			b.Fatalf("ListDeliveries: %v", err)
+		}
+	}
+}

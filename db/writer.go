@@ -139,7 +139,7 @@ func (db *DB) runBatch(batch []*writeJob) {
 		failBatch(tx, batch, fmt.Errorf("commit: %w", err))
 		return
 	}
-	if t.emitted {
+	if t.deliveriesDue {
 		select {
 		case db.eventsWritten <- struct{}{}:
 		default:

@@ -144,10 +144,8 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprou
 
 // listClients answers GET /v1/admin/clients.
 func (h *Handler) listClients(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	req := pageRequest(v.Query(r.URL.Query()), db.ClientSorts)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	req, ok := h.pageQuery(w, r, db.ClientSorts)
+	if !ok {
 		return
 	}
 	page, err := h.store.ListClients(r.Context(), stateOf(r).principal.FirmID, req)
@@ -156,10 +154,8 @@ func (h *Handler) listClients(w http.ResponseWriter, r *http.Request, _ httprout
 
 // getClient answers GET /v1/admin/clients/{id}.
 func (h *Handler) getClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	c, err := h.store.FindClient(r.Context(), stateOf(r).principal.FirmID, id)
@@ -216,10 +212,8 @@ func roleField(body *Object) db.RoleRef {
 
 // listAccountantUsers answers GET /v1/admin/users.
 func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	req := pageRequest(v.Query(r.URL.Query()), db.AccountantUserSorts)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	req, ok := h.pageQuery(w, r, db.AccountantUserSorts)
+	if !ok {
 		return
 	}
 	page, err := h.store.ListAccountantUsers(r.Context(), stateOf(r).principal.FirmID, req)
@@ -250,10 +244,8 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 
 // getAccountantUser answers GET /v1/admin/users/{id}.
 func (h *Handler) getAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	u, err := h.store.FindAccountantUser(r.Context(), stateOf(r).principal.FirmID, id)

@@ -305,10 +305,8 @@ func mimeType(partType string, head []byte) string {
 
 // getFile answers GET /v1/files/{id}.
 func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
@@ -317,10 +315,8 @@ func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.P
 
 // fileLink answers GET /v1/files/{id}/content with a signed download link.
 func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
@@ -343,10 +339,8 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 // the credential. It streams the bytes, with Range and ETag support, after
 // checking them against the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()

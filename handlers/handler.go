@@ -374,6 +374,30 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v *Validator) (*Object, 
 	return v.Body(body), nil
 }
 
+// pathID reads and checks the id path parameter;
+// on a malformed one it answers the validation failure and returns false.
+func (h *Handler) pathID(w http.ResponseWriter, r *http.Request, p httprouter.Params) (string, bool) {
+	var v Validator
+	id := v.PathID(p, "id")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return "", false
+	}
+	return id, true
+}
+
+// pageQuery reads the query of a list whose only input it is; on a bad one
+// it answers the validation failure and returns false.
+func (h *Handler) pageQuery(w http.ResponseWriter, r *http.Request, sorts []string) (db.PageRequest, bool) {
+	var v Validator
+	req := pageRequest(v.Query(r.URL.Query()), sorts)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return db.PageRequest{}, false
+	}
+	return req, true
+}
+
 // requestState is what the middleware and the route checks learn about a
 // request, for the handler, the error path and the request log.
 type requestState struct {

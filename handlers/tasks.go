@@ -120,10 +120,8 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 
 // deleteTask answers DELETE /v1/tasks/{id}.
 func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	task, err := h.store.DeleteTask(r.Context(), stateOf(r).clientID, id)

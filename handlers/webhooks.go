@@ -134,10 +134,8 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httpro
 
 // listWebhooks answers GET /v1/webhooks.
 func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	req := pageRequest(v.Query(r.URL.Query()), db.WebhookSorts)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	req, ok := h.pageQuery(w, r, db.WebhookSorts)
+	if !ok {
 		return
 	}
 	page, err := h.store.ListWebhooks(r.Context(), stateOf(r).principal.FirmID, req)
@@ -146,10 +144,8 @@ func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ httprou
 
 // getWebhook answers GET /v1/webhooks/{id}.
 func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	hook, err := h.store.FindWebhook(r.Context(), stateOf(r).principal.FirmID, id)
@@ -182,10 +178,8 @@ func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httpro
 
 // deleteWebhook answers DELETE /v1/webhooks/{id}.
 func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	if err := h.store.DeleteWebhook(r.Context(), stateOf(r).principal.FirmID, id); err != nil {
@@ -197,10 +191,8 @@ func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, p httpro
 
 // rotateWebhookSecret answers POST /v1/webhooks/{id}/rotate-secret.
 func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	hook, err := h.store.RotateWebhookSecret(r.Context(), stateOf(r).principal.FirmID, id, webhooks.NewSecret())

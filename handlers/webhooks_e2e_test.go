@@ -228,8 +228,10 @@ func TestWebhookEveryEventDelivered(t *testing.T) {
 	got := receiver.received()
 	var types []string
 	seen := map[string]bool{}
+	var events []whEvent
 	for _, r := range got {
 		e := whVerify(t, r, hook.Secret)
+		events = append(events, e)
 		if r.timestamp != strconv.FormatInt(api.clock.Now().Unix(), 10) {
 			t.Errorf("%s: webhook-timestamp %s, want the dispatcher's clock %d", e.Type, r.timestamp, api.clock.Now().Unix())
 		}
@@ -269,8 +271,7 @@ func TestWebhookEveryEventDelivered(t *testing.T) {
 	}
 
 	// The data is the resource as the API shows it.
-	for _, r := range got {
-		e := whVerify(t, r, hook.Secret)
+	for _, e := range events {
 		if e.Type != db.EventTaskUpdated {
 			continue
 		}
@@ -280,13 +281,7 @@ func TestWebhookEveryEventDelivered(t *testing.T) {
 	}
 
 	res := api.do(request{method: "GET", path: "/v1/webhooks/" + hook.ID + "/deliveries?limit=100", key: api.accountantKey})
-	var page admPage[struct {
-		Status   string `json:"status"`
-		Attempts []struct {
-			StatusCode *int `json:"statusCode"`
-		} `json:"attempts"`
-		NextAttemptAt *string `json:"nextAttemptAt"`
-	}]
+	var page admPage[whDelivery]
 	res.decode(t, &page)
 	if page.Pagination.Total != len(want) {
 		t.Errorf("deliveries: %d, want %d", page.Pagination.Total, len(want))
@@ -357,13 +352,7 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 	}
 
 	res := api.do(request{method: "GET", path: "/v1/webhooks/" + hook.ID + "/deliveries?order=asc", key: api.accountantKey})
-	var page admPage[struct {
-		Status   string `json:"status"`
-		Attempts []struct {
-			StatusCode *int    `json:"statusCode"`
-			Error      *string `json:"error"`
-		} `json:"attempts"`
-	}]
+	var page admPage[whDelivery]
 	res.decode(t, &page)
 	var codes []int
 	for _, a := range page.Data[0].Attempts {
@@ -455,14 +444,7 @@ func TestWebhookPrivateAddressRefusedAtDelivery(t *testing.T) {
 		t.Fatalf("the private receiver got %d requests, want none", len(got))
 	}
 	res := api.do(request{method: "GET", path: "/v1/webhooks/" + hook.ID + "/deliveries", key: api.accountantKey})
-	var page admPage[struct {
-		Status   string `json:"status"`
-		Attempts []struct {
-			StatusCode *int    `json:"statusCode"`
-			Error      *string `json:"error"`
-		} `json:"attempts"`
-		NextAttemptAt *string `json:"nextAttemptAt"`
-	}]
+	var page admPage[whDelivery]
 	res.decode(t, &page)
 	d := page.Data[0]
 	if d.Status != "pending" || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != nil || d.Attempts[0].Error == nil ||

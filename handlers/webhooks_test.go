@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -36,6 +38,26 @@ type whHook struct {
 	Secret       string   `json:"secret"`
 	CreatedAt    string   `json:"createdAt"`
 	UpdatedAt    string   `json:"updatedAt"`
+}
+
+// whDelivery is a delivery as the API answers it.
+type whDelivery struct {
+	ID            string      `json:"id"`
+	WebhookID     string      `json:"webhookId"`
+	EventID       string      `json:"eventId"`
+	EventType     string      `json:"eventType"`
+	Status        string      `json:"status"`
+	Attempts      []whAttempt `json:"attempts"`
+	NextAttemptAt *string     `json:"nextAttemptAt"`
+	CreatedAt     string      `json:"createdAt"`
+	UpdatedAt     string      `json:"updatedAt"`
+}
+
+type whAttempt struct {
+	At         string  `json:"at"`
+	DurationMS int64   `json:"durationMs"`
+	StatusCode *int    `json:"statusCode"`
+	Error      *string `json:"error"`
 }
 
 // whDecode checks the status and the exact fields of a subscription answer
@@ -412,31 +434,20 @@ func TestWebhookDeliveriesEndpoints(t *testing.T) {
 		body: map[string]any{"title": "elsewhere", "workspaceId": otherWS}})
 	api.do(request{method: "POST", path: "/v1/workspaces", key: api.clientKey, clientID: api.client.ID, body: map[string]any{"name": "More"}})
 
-	type delivery struct {
-		ID            string `json:"id"`
-		WebhookID     string `json:"webhookId"`
-		EventID       string `json:"eventId"`
-		EventType     string `json:"eventType"`
-		Status        string `json:"status"`
-		Attempts      []any  `json:"attempts"`
-		NextAttemptAt string `json:"nextAttemptAt"`
-		CreatedAt     string `json:"createdAt"`
-		UpdatedAt     string `json:"updatedAt"`
-	}
 	res := api.do(request{method: "GET", path: "/v1/webhooks/" + h.ID + "/deliveries?order=asc", key: key})
-	var page admPage[delivery]
+	var page admPage[whDelivery]
 	admStrict(t, res.body, &page)
 	if res.status != http.StatusOK || page.Pagination.Total != 2 || len(page.Data) != 2 {
 		t.Fatalf("deliveries: got %d %s, want the 2 task.created events", res.status, res.body)
 	}
 	for _, d := range page.Data {
-		if d.WebhookID != h.ID || d.EventType != "task.created" || d.Status != "pending" || len(d.Attempts) != 0 || d.NextAttemptAt != "2026-11-21T12:00:00Z" {
+		if d.WebhookID != h.ID || d.EventType != "task.created" || d.Status != "pending" || len(d.Attempts) != 0 || d.NextAttemptAt == nil || *d.NextAttemptAt != "2026-11-21T12:00:00Z" {
 			t.Errorf("delivery: got %+v, want a pending task.created due now with no attempt", d)
 		}
 	}
 
 	res = api.do(request{method: "POST", path: "/v1/webhooks/" + h.ID + "/deliveries/" + page.Data[0].ID + "/retry", key: key})
-	var retried delivery
+	var retried whDelivery
 	admStrict(t, res.body, &retried)
 	if res.status != http.StatusAccepted || retried.ID != page.Data[0].ID || retried.Status != "pending" {
 		t.Errorf("retry: got %d %s, want 202 with the pending delivery", res.status, res.body)
@@ -446,8 +457,59 @@ func TestWebhookDeliveriesEndpoints(t *testing.T) {
 	wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
 	res = api.do(request{method: "POST", path: "/v1/webhooks/" + h.ID + "/deliveries/" + page.Data[0].ID + "/retry", key: api.other.accountantKey})
 	wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+	res = api.do(request{method: "POST", path: "/v1/webhooks/" + h.ID + "/deliveries/not-a-delivery/retry", key: key})
+	if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"path":["params","deliveryId"]`) {
+		t.Errorf("malformed delivery id: got %d %s, want 422 naming deliveryId", res.status, res.body)
+	}
 	res = api.do(request{method: "GET", path: "/v1/webhooks/" + h.ID + "/deliveries?limit=0", key: key})
 	if res.status != http.StatusUnprocessableEntity {
 		t.Errorf("limit=0: got %d, want 422", res.status)
+	}
+}
+
+// TestWebhookCatalogueDocumented: docs/webhooks.md shows, for every event
+// type, the example payload the OpenAPI document holds (and checks against
+// the type's schema), so that the two catalogues cannot drift apart.
+func TestWebhookCatalogueDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/webhooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oas struct {
+		Webhooks map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Content map[string]struct {
+						Example any `json:"example"`
+					} `json:"content"`
+				} `json:"requestBody"`
+			} `json:"post"`
+		} `json:"webhooks"`
+	}
+	if err := json.Unmarshal(openAPISource, &oas); err != nil {
+		t.Fatal(err)
+	}
+	if len(oas.Webhooks) != len(db.EventTypes) {
+		t.Errorf("the OpenAPI document describes %d event types, want %d", len(oas.Webhooks), len(db.EventTypes))
+	}
+	for _, typ := range db.EventTypes {
+		example := oas.Webhooks[typ].Post.RequestBody.Content["application/json"].Example
+		if example == nil {
+			t.Errorf("%s: no example in the OpenAPI document", typ)
+			continue
+		}
+		section := regexp.MustCompile("(?s)\n### " + regexp.QuoteMeta(typ) + "\n.*?```json\n(.*?)```").FindSubmatch(doc)
+		if section == nil {
+			t.Errorf("%s: no section with a JSON example in docs/webhooks.md", typ)
+			continue
+		}
+		var documented any
+		if err := json.Unmarshal(section[1], &documented); err != nil {
+			t.Errorf("%s: the example in docs/webhooks.md: %v", typ, err)
+			continue
+		}
+		if !reflect.DeepEqual(documented, example) {
+			t.Errorf("%s: the example in docs/webhooks.md differs from the OpenAPI document's", typ)
+		}
 	}
 }

@@ -84,10 +84,8 @@ func newLabelResponse(l *db.Label) labelResponse {
 
 // listWorkspaces answers GET /v1/workspaces.
 func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
-	req := pageRequest(v.Query(r.URL.Query()), db.WorkspaceSorts)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	req, ok := h.pageQuery(w, r, db.WorkspaceSorts)
+	if !ok {
 		return
 	}
 	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).clientID, req)
@@ -131,10 +129,8 @@ func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p http
 
 // listMembers answers GET /v1/workspaces/{id}/members: a bare array.
 func (h *Handler) listMembers(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	id, ok := h.pathID(w, r, p)
+	if !ok {
 		return
 	}
 	members, err := h.store.ListMembers(r.Context(), stateOf(r).clientID, id)

@@ -499,7 +499,7 @@ func (api *testAPI) wsBodyCases(method, path string) []wsRefused {
 
 // wsAccessCases are the checks before the request itself: key (401),
 // permission (403) and the client header (400, 422, 404), for an endpoint
-// that needs perm.
+// that needs perm; each case's name starts with the method.
 func (api *testAPI) wsAccessCases(method, path string, body any, perm auth.Permission, lacking string) []wsRefused {
 	send := func(key, clientID string) func() *response {
 		return func() *response {
@@ -509,7 +509,7 @@ func (api *testAPI) wsAccessCases(method, path string, body any, perm auth.Permi
 	lackingKey := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{lacking}})
 	lackingClientKey := api.mustMintKey(api.firm.ID, auth.KeySpec{ClientID: api.client.ID, Permissions: []string{lacking}})
 	scope := "this API key lacks the permission " + string(perm)
-	return []wsRefused{
+	cases := []wsRefused{
 		{"no key", send("", api.client.ID), func(t *testing.T, res *response) {
 			wantError(t, res, http.StatusUnauthorized, "auth_error", "unauthorized", wsUnauthorized)
 		}},
@@ -547,6 +547,10 @@ func (api *testAPI) wsAccessCases(method, path string, body any, perm auth.Permi
 			wsNotFound(t, res, wsClientNotFound)
 		}},
 	}
+	for i := range cases {
+		cases[i].name = method + ": " + cases[i].name
+	}
+	return cases
 }
 
 // ---- POST /v1/workspaces ---------------------------------------------------------
@@ -1207,18 +1211,9 @@ func TestWorkspaceMembers(t *testing.T) {
 				cases = append(cases, c)
 			}
 		}
-		for _, c := range api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/members", nil, auth.MembersRead, "workspaces:read") {
-			c.name = "GET: " + c.name
-			cases = append(cases, c)
-		}
-		for _, c := range api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/members", map[string]any{"userId": anna}, auth.MembersWrite, "members:read") {
-			c.name = "POST: " + c.name
-			cases = append(cases, c)
-		}
-		for _, c := range api.wsAccessCases("DELETE", "/v1/workspaces/"+ws+"/members", map[string]any{"userId": ben}, auth.MembersWrite, "members:read") {
-			c.name = "DELETE: " + c.name
-			cases = append(cases, c)
-		}
+		cases = append(cases, api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/members", nil, auth.MembersRead, "workspaces:read")...)
+		cases = append(cases, api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/members", map[string]any{"userId": anna}, auth.MembersWrite, "members:read")...)
+		cases = append(cases, api.wsAccessCases("DELETE", "/v1/workspaces/"+ws+"/members", map[string]any{"userId": ben}, auth.MembersWrite, "members:read")...)
 		membersBefore := list(t)
 		api.wsRunRefused(t, cases)
 		if got := list(t); !reflect.DeepEqual(got, membersBefore) {
@@ -1434,14 +1429,8 @@ func TestWorkspaceFolders(t *testing.T) {
 			}},
 		}...)
 		cases = append(cases, api.wsBodyCases("POST", "/v1/workspaces/"+ws+"/folders")...)
-		for _, c := range api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/folders", nil, auth.WorkspacesRead, "members:read") {
-			c.name = "GET: " + c.name
-			cases = append(cases, c)
-		}
-		for _, c := range api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/folders", map[string]any{"name": "x"}, auth.WorkspacesWrite, "workspaces:read") {
-			c.name = "POST: " + c.name
-			cases = append(cases, c)
-		}
+		cases = append(cases, api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/folders", nil, auth.WorkspacesRead, "members:read")...)
+		cases = append(cases, api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/folders", map[string]any{"name": "x"}, auth.WorkspacesWrite, "workspaces:read")...)
 		api.wsRunRefused(t, cases)
 
 		if page := api.wsListFolders(t, api.otherClientClientKey, B, wsB, ""); !reflect.DeepEqual(page.Data, []wsFolder{folderB}) {
@@ -1587,14 +1576,8 @@ func TestWorkspaceLabels(t *testing.T) {
 			}},
 		}...)
 		cases = append(cases, api.wsBodyCases("POST", "/v1/workspaces/"+ws+"/labels")...)
-		for _, c := range api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/labels", nil, auth.WorkspacesRead, "files:read") {
-			c.name = "GET: " + c.name
-			cases = append(cases, c)
-		}
-		for _, c := range api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/labels", map[string]any{"name": "x"}, auth.WorkspacesWrite, "workspaces:read") {
-			c.name = "POST: " + c.name
-			cases = append(cases, c)
-		}
+		cases = append(cases, api.wsAccessCases("GET", "/v1/workspaces/"+ws+"/labels", nil, auth.WorkspacesRead, "files:read")...)
+		cases = append(cases, api.wsAccessCases("POST", "/v1/workspaces/"+ws+"/labels", map[string]any{"name": "x"}, auth.WorkspacesWrite, "workspaces:read")...)
 		api.wsRunRefused(t, cases)
 
 		if page := api.wsListLabels(t, api.otherClientClientKey, B, wsB, ""); !reflect.DeepEqual(page.Data, []wsLabel{labelB}) {
