@@ -320,15 +320,22 @@ func TestWebhookDeliveries(t *testing.T) {
 	if len(page.Items) != 3 || page.Total != 3 {
 		t.Fatalf("%d deliveries (total %d), want 3", len(page.Items), page.Total)
 	}
+	// The three were made in the same second of the test's clock: the
+	// list orders them by id then, so they are looked up by id.
+	listed := map[string]*db.Delivery{}
+	for _, d := range page.Items {
+		listed[d.ID] = d
+	}
 	for i, want := range []struct {
+		id       string
 		status   string
 		attempts int
-	}{{db.DeliverySucceeded, 2}, {db.DeliveryPending, 1}, {db.DeliveryFailed, 1}} {
-		if d := page.Items[i]; d.Status != want.status || len(d.Attempts) != want.attempts || d.EventType != db.EventTaskCreated {
+	}{{first.ID, db.DeliverySucceeded, 2}, {second.ID, db.DeliveryPending, 1}, {third.ID, db.DeliveryFailed, 1}} {
+		if d := listed[want.id]; d == nil || d.Status != want.status || len(d.Attempts) != want.attempts || d.EventType != db.EventTaskCreated {
 			t.Errorf("delivery %d: %+v, want %s after %d attempts", i, d, want.status, want.attempts)
 		}
 	}
-	if a := page.Items[0].Attempts[0]; a.StatusCode == nil || *a.StatusCode != 500 || a.Error == nil || *a.Error != "status 500" {
+	if a := listed[first.ID].Attempts[0]; a.StatusCode == nil || *a.StatusCode != 500 || a.Error == nil || *a.Error != "status 500" {
 		t.Errorf("first attempt %+v, want status 500", a)
 	}
 

@@ -308,6 +308,8 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 	ws := api.mustCreateWorkspace(api.client.ID, "Books")
 	var taskIDs []string
 	for _, title := range []string{"first", "second"} {
+		// A second apart, so that the deliveries list orders them by time.
+		api.clock.Advance(time.Second)
 		res := api.do(request{method: "POST", path: "/v1/tasks", key: api.clientKey, clientID: api.client.ID, body: map[string]any{"title": title, "workspaceId": ws}})
 		var task struct{ ID string }
 		res.decode(t, &task)
