@@ -256,15 +256,13 @@ func (s *Server) seedDemoFile(ctx context.Context, demo *db.Demo) error {
 		return err
 	}
 	id := db.NewID()
-	if err := s.files.Commit(pending, id); err != nil {
-		s.files.Discard(pending)
+	return s.files.Keep(pending, id, func() error {
+		_, err := s.store.CreateFile(ctx, demo.ClientID, db.FileCreate{
+			ID: id, WorkspaceID: demo.WorkspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
+			Size: pending.Size, SHA256: pending.SHA256,
+		})
 		return err
-	}
-	_, err = s.store.CreateFile(ctx, demo.ClientID, db.FileCreate{
-		ID: id, WorkspaceID: demo.WorkspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
-		Size: pending.Size, SHA256: pending.SHA256,
 	})
-	return err
 }
 
 // Addr returns the address the server listens on.

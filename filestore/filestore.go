@@ -120,6 +120,40 @@ func (s *Store) Commit(p *Pending, id string) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// Keep puts pending content in place as the file with the id, then calls
+// record, which writes the row that makes the file exist (or checks the row
+// it must match). When record fails the bytes are removed again, so that no
+// bytes stay behind without their row; the temporary file is gone either
+// way. Every writer of stored files goes through it: uploads, the demo data
+// and restores.
+func (s *Store) Keep(p *Pending, id string, record func() error) error {
+	if err := s.Commit(p, id); err != nil {
+		s.Discard(p)
+		return err
+	}
+	if err := record(); err != nil {
+		if rmErr := s.Remove(id); rmErr != nil {
+			return errors.Join(err, &LeftoverError{ID: id, Err: rmErr})
+		}
+		return err
+	}
+	return nil
+}
+
+// LeftoverError is joined to record's error when Keep could not remove the
+// bytes of a file whose row was not written. They are harmless until the
+// next Clean removes them, but the operator should hear of the failure.
+type LeftoverError struct {
+	ID  string
+	Err error
+}
+
+func (e *LeftoverError) Error() string {
+	return fmt.Sprintf("remove the bytes of unrecorded file %s: %v", e.ID, e.Err)
+}
+
+func (e *LeftoverError) Unwrap() error { return e.Err }
+
 // Remove deletes the file with the id, if it exists.
 func (s *Store) Remove(id string) error {
 	path, err := s.path(id)

@@ -107,18 +107,18 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 	}
 
 	id := db.NewID()
-	if err := h.files.Commit(up.file, id); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	f, err := h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
-		ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
-		LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
-		Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
+	var f *db.File
+	err = h.files.Keep(up.file, id, func() (err error) {
+		f, err = h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
+			ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
+			LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
+			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
+		})
+		return err
 	})
 	if err != nil {
-		if rmErr := h.files.Remove(id); rmErr != nil {
-			h.log.ErrorContext(r.Context(), "remove the bytes of an unrecorded upload", "request_id", stateOf(r).id, "error", rmErr)
+		if leftover := (*filestore.LeftoverError)(nil); errors.As(err, &leftover) {
+			h.logFailure(r, "remove the bytes of an unrecorded upload", leftover)
 		}
 		h.fail(w, r, err)
 		return
