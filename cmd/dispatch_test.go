@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/handlers"
 	"acctapi/webhooks"
 )
 
@@ -84,25 +84,11 @@ func dpTLS(rc *dpReceiver) *tls.Config {
 	return &tls.Config{RootCAs: roots}
 }
 
-// dpEventData renders records with their id: the API's form of them is the
-// handlers' business.
-func dpEventData(record any) (any, error) {
-	switch r := record.(type) {
-	case *db.Task:
-		return map[string]string{"id": r.ID}, nil
-	case *db.Workspace:
-		return map[string]string{"id": r.ID}, nil
-	case *db.Client:
-		return map[string]string{"id": r.ID}, nil
-	}
-	return nil, fmt.Errorf("no test rendering for %T", record)
-}
-
 // dpStore opens the data dir's database beside the server, able to write
 // events.
 func dpStore(t *testing.T, cfg *Config) *db.DB {
 	t.Helper()
-	store, err := db.Open(cfg.DatabasePath(), db.Options{EventData: dpEventData})
+	store, err := db.Open(cfg.DatabasePath(), db.Options{EncodeEvent: handlers.EncodeEvent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,7 +226,7 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 		if err != nil {
 			return nil, err
 		}
-		if err := cmp.Or(notNull("name", u.Name), notNull("type", u.Type)); err != nil {
+		if err := cmp.Or(notNull("Name", "name", u.Name), notNull("Type", "type", u.Type)); err != nil {
 			return nil, err
 		}
 		apply(u.Name, func(v *string) { c.Name = *v })
@@ -251,16 +251,15 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 	})
 }
 
-// fields names the fields u sets, as the API names them; "address" for any
-// of the address's.
+// fields names the fields u sets; "Address" for any of the address's.
 func (u ClientUpdate) fields() []string {
 	var names []string
 	for _, f := range []struct {
 		set  bool
 		name string
 	}{
-		{u.Name.Set, "name"}, {u.Type.Set, "type"}, {u.CustomID.Set, "customId"}, {u.LegalName.Set, "legalName"},
-		{u.Address.Line1.Set || u.Address.Line2.Set || u.Address.City.Set || u.Address.PostalCode.Set || u.Address.CountryCode.Set, "address"},
+		{u.Name.Set, "Name"}, {u.Type.Set, "Type"}, {u.CustomID.Set, "CustomID"}, {u.LegalName.Set, "LegalName"},
+		{u.Address.Line1.Set || u.Address.Line2.Set || u.Address.City.Set || u.Address.PostalCode.Set || u.Address.CountryCode.Set, "Address"},
 	} {
 		if f.set {
 			names = append(names, f.name)

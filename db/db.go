@@ -29,9 +29,9 @@ type Options struct {
 	Synchronous string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// EventData renders the records of webhook events; only a store with
+	// EncodeEvent writes the payloads of webhook events; only a store with
 	// subscriptions needs it.
-	EventData EventData
+	EncodeEvent EventEncoder
 }
 
 // DB is the store. Writes go through a single connection so that concurrent
@@ -56,7 +56,7 @@ type DB struct {
 	// deleted, in unix seconds.
 	idempotencyPurgedAt atomic.Int64
 
-	eventData     EventData
+	encodeEvent   EventEncoder
 	eventsWritten chan struct{}
 }
 
@@ -107,7 +107,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
 		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
-		eventData: opts.EventData, eventsWritten: make(chan struct{}, 1)}
+		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1)}
 	go db.writeLoop()
 	return db, nil
 }

@@ -21,8 +21,12 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Path names the request field at fault, for EINVALID and ENOTFOUND.
-	Path []any
+	// Field names the input at fault as the store's own types name it: a
+	// field of the method's argument ("WorkspaceID", "Cursor"), followed by
+	// the index of the element for a list ("LabelIDs", 2). Nil when no one
+	// input is at fault. Where the API takes each input is the HTTP layer's
+	// business, not the store's.
+	Field []any
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -41,11 +45,11 @@ func ErrorCode(err error) string {
 	return ""
 }
 
-// withPath names the request field an *Error is about; other errors pass.
-func withPath(err error, path ...any) error {
+// withField names the input an *Error is about; other errors pass.
+func withField(err error, field ...any) error {
 	var e *Error
 	if errors.As(err, &e) {
-		return &Error{Code: e.Code, Message: e.Message, Path: path}
+		return &Error{Code: e.Code, Message: e.Message, Field: field}
 	}
 	return err
 }

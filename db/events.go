@@ -1,9 +1,7 @@
 package db
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -35,10 +33,26 @@ var EventTypes = []string{
 	EventAccountantUserInvited, EventAccountantUserUpdated,
 }
 
-// EventData renders a record of the store (*Task, *File, *Workspace,
-// *Member, *ClientUser, *Client, *AccountantUser) as the API returns it, for
-// the data of an event. The HTTP layer owns that form and hands it to Open.
-type EventData func(record any) (any, error)
+// Event is a change the store records, in the transaction of the change,
+// for the webhook subscriptions that want it.
+type Event struct {
+	ID        string
+	Type      string
+	CreatedAt time.Time
+	// ClientID is the client the change is of; nil for a change of the firm.
+	ClientID *string
+	// Record is the record as the change left it: a *Task, *File,
+	// *Workspace, *Member, *ClientUser, *Client or *AccountantUser.
+	Record any
+	// Changes names the fields an update set, as the store's types name
+	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.
+	Changes []string
+}
+
+// EventEncoder writes the payload every delivery of an event carries. Its
+// form, and the form of the record in it, are the API's, which the HTTP
+// layer owns: cmd gives the HTTP layer's encoder to Open.
+type EventEncoder func(Event) ([]byte, error)
 
 // event is a change to record in the outbox.
 type event struct {
@@ -47,18 +61,8 @@ type event struct {
 	firmID   string
 	clientID *string
 	record   any
-	// changes names the fields an update changed, as the API names them.
+	// changes names the fields an update set, as Event.Changes does.
 	changes []string
-}
-
-// eventPayload is the body every delivery of an event carries.
-type eventPayload struct {
-	ID        string   `json:"id"`
-	Type      string   `json:"type"`
-	CreatedAt string   `json:"createdAt"`
-	ClientID  *string  `json:"clientId"`
-	Data      any      `json:"data"`
-	Changes   []string `json:"changes,omitempty"`
 }
 
 // emit records e in the transaction of the change it describes, with one
@@ -94,25 +98,17 @@ func (db *DB) emit(ctx context.Context, tx *txn, e event) error {
 		return nil
 	}
 
-	if db.eventData == nil {
-		return fmt.Errorf("event %s: the store was opened without Options.EventData", e.typ)
+	if db.encodeEvent == nil {
+		return fmt.Errorf("event %s: the store was opened without Options.EncodeEvent", e.typ)
 	}
-	data, err := db.eventData(e.record)
+	now := db.now().UTC().Truncate(time.Second)
+	ev := Event{ID: NewID(), Type: e.typ, CreatedAt: now, ClientID: e.clientID, Record: e.record, Changes: e.changes}
+	payload, err := db.encodeEvent(ev)
 	if err != nil {
 		return fmt.Errorf("event %s: %w", e.typ, err)
 	}
-	now := db.now().UTC().Truncate(time.Second)
-	p := eventPayload{ID: NewID(), Type: e.typ, CreatedAt: now.Format(time.RFC3339), ClientID: e.clientID, Data: data, Changes: e.changes}
-	// Written as the API writes its answers: & < > stay as they are.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return fmt.Errorf("event %s: %w", e.typ, err)
-	}
-	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	res, err := tx.ExecContext(ctx, `INSERT INTO webhook_events (id, firm_id, client_id, type, payload, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, p.ID, firmID, e.clientID, e.typ, payload, unix(now))
+		VALUES (?, ?, ?, ?, ?, ?)`, ev.ID, firmID, e.clientID, e.typ, payload, unix(now))
 	if err != nil {
 		return fmt.Errorf("record event %s: %w", e.typ, err)
 	}

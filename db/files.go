@@ -51,23 +51,23 @@ const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by
 func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
 		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
-			return nil, withPath(err, "workspaceId")
+			return nil, withField(err, "WorkspaceID")
 		}
 		if in.TaskID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
-				inWorkspace{"tasks", "task", "the task's workspace", []any{"taskId"}}); err != nil {
+				inWorkspace{"tasks", "task", "the task's workspace", []any{"TaskID"}}); err != nil {
 				return nil, err
 			}
 		}
 		if in.FolderID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
-				inWorkspace{"folders", "folder", "the task's workspace", []any{"folderId"}}); err != nil {
+				inWorkspace{"folders", "folder", "the task's workspace", []any{"FolderID"}}); err != nil {
 				return nil, err
 			}
 		}
 		for i, id := range in.LabelIDs {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
-				inWorkspace{"labels", "label", "the workspace", []any{"labelIds", i}}); err != nil {
+				inWorkspace{"labels", "label", "the workspace", []any{"LabelIDs", i}}); err != nil {
 				return nil, err
 			}
 		}

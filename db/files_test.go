@@ -178,20 +178,20 @@ func TestCreateFileReferences(t *testing.T) {
 		in       db.FileCreate
 		path     []any
 	}{
-		{"unknown workspace", f.a, db.FileCreate{WorkspaceID: missing}, []any{"workspaceId"}},
-		{"workspace of another client", f.a, db.FileCreate{WorkspaceID: f.wsB}, []any{"workspaceId"}},
-		{"workspace of another firm's client", f.a, db.FileCreate{WorkspaceID: f.wsOther}, []any{"workspaceId"}},
-		{"own workspace, as another client", f.b, db.FileCreate{WorkspaceID: f.wsA}, []any{"workspaceId"}},
-		{"unknown task", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: ptr(missing)}, []any{"taskId"}},
-		{"task of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskA2}, []any{"taskId"}},
-		{"task of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskB}, []any{"taskId"}},
-		{"unknown folder", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: ptr(missing)}, []any{"folderId"}},
-		{"folder of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: &f.folderA2}, []any{"folderId"}},
-		{"folder of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: &f.fldB}, []any{"folderId"}},
-		{"unknown label", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{missing}}, []any{"labelIds", 0}},
-		{"label of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{f.labelA1, f.labelA2ws}}, []any{"labelIds", 1}},
-		{"label of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{f.labelA1, f.labelA2, f.labelB}}, []any{"labelIds", 2}},
-		{"the first bad reference is named", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskB, FolderID: &f.fldB, LabelIDs: []string{f.labelB}}, []any{"taskId"}},
+		{"unknown workspace", f.a, db.FileCreate{WorkspaceID: missing}, []any{"WorkspaceID"}},
+		{"workspace of another client", f.a, db.FileCreate{WorkspaceID: f.wsB}, []any{"WorkspaceID"}},
+		{"workspace of another firm's client", f.a, db.FileCreate{WorkspaceID: f.wsOther}, []any{"WorkspaceID"}},
+		{"own workspace, as another client", f.b, db.FileCreate{WorkspaceID: f.wsA}, []any{"WorkspaceID"}},
+		{"unknown task", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: ptr(missing)}, []any{"TaskID"}},
+		{"task of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskA2}, []any{"TaskID"}},
+		{"task of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskB}, []any{"TaskID"}},
+		{"unknown folder", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: ptr(missing)}, []any{"FolderID"}},
+		{"folder of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: &f.folderA2}, []any{"FolderID"}},
+		{"folder of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, FolderID: &f.fldB}, []any{"FolderID"}},
+		{"unknown label", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{missing}}, []any{"LabelIDs", 0}},
+		{"label of another workspace", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{f.labelA1, f.labelA2ws}}, []any{"LabelIDs", 1}},
+		{"label of another client", f.a, db.FileCreate{WorkspaceID: f.wsA, LabelIDs: []string{f.labelA1, f.labelA2, f.labelB}}, []any{"LabelIDs", 2}},
+		{"the first bad reference is named", f.a, db.FileCreate{WorkspaceID: f.wsA, TaskID: &f.taskB, FolderID: &f.fldB, LabelIDs: []string{f.labelB}}, []any{"TaskID"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in

@@ -52,7 +52,7 @@ func (db *DB) CreateFolder(ctx context.Context, clientID, workspaceID, name stri
 		}
 		if parentID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, workspaceID, *parentID,
-				inWorkspace{"folders", "folder", "the workspace", []any{"parentId"}}); err != nil {
+				inWorkspace{"folders", "folder", "the workspace", []any{"ParentID"}}); err != nil {
 				return nil, err
 			}
 		}
@@ -62,7 +62,7 @@ func (db *DB) CreateFolder(ctx context.Context, clientID, workspaceID, name stri
 			return nil, fmt.Errorf("find folder name: %w", err)
 		}
 		if taken {
-			return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a folder named " + name + " exists in this place already"}
+			return nil, &Error{Code: ECONFLICT, Field: []any{"Name"}, Message: "a folder named " + name + " exists in this place already"}
 		}
 		now := db.now().UTC().Truncate(time.Second)
 		f := &Folder{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, ParentID: parentID, Name: name, CreatedAt: now, UpdatedAt: now}
@@ -104,7 +104,7 @@ func (db *DB) CreateLabel(ctx context.Context, clientID, workspaceID, name strin
 			return nil, fmt.Errorf("find label name: %w", err)
 		}
 		if taken {
-			return nil, &Error{Code: ECONFLICT, Path: []any{"name"}, Message: "a label named " + name + " exists in this workspace already"}
+			return nil, &Error{Code: ECONFLICT, Field: []any{"Name"}, Message: "a label named " + name + " exists in this workspace already"}
 		}
 		now := db.now().UTC().Truncate(time.Second)
 		l := &Label{ID: NewID(), ClientID: clientID, WorkspaceID: workspaceID, Name: name, CreatedAt: now, UpdatedAt: now}

@@ -174,7 +174,7 @@ func findCursor(ctx context.Context, tx *txn, l list, expr, id string) ([]any, e
 	var found string
 	err := tx.QueryRowContext(ctx, query+" LIMIT 1", args...).Scan(&value, &found)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &Error{Code: EINVALIDCURSOR, Message: "the cursor names no item of this list", Path: []any{"query", "cursor"}}
+		return nil, &Error{Code: EINVALIDCURSOR, Message: "the cursor names no item of this list", Field: []any{"Cursor"}}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find cursor: %w", err)

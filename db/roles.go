@@ -83,7 +83,7 @@ func findRole(ctx context.Context, tx *txn, firmID string, ref RoleRef) (*Role, 
 	}
 	r, err := scanRole(tx.QueryRowContext(ctx, query, firmID, arg))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &Error{Code: ENOTFOUND, Path: []any{"role"}, Message: "role " + arg + " not found"}
+		return nil, &Error{Code: ENOTFOUND, Field: []any{"Role"}, Message: "role " + arg + " not found"}
 	}
 	return r, err
 }

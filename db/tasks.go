@@ -90,7 +90,7 @@ const taskColumns = `id, client_id, workspace_id, parent_id, title, text, status
 	created_by_id, actor_type, destination_folder_id, created_at, updated_at`
 
 // parentTask is how a task's parent is looked for.
-var parentTask = inWorkspace{"tasks", "parent task", "the task's workspace", []any{"parentId"}}
+var parentTask = inWorkspace{"tasks", "parent task", "the task's workspace", []any{"ParentID"}}
 
 // tombstoneLifetime is how long a deleted task's place is kept for cursors.
 const tombstoneLifetime = 30 * 24 * time.Hour
@@ -101,7 +101,7 @@ const tombstoneLifetime = 30 * 24 * time.Hour
 func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*Task, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*Task, error) {
 		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
-			return nil, withPath(err, "workspaceId")
+			return nil, withField(err, "WorkspaceID")
 		}
 		if in.ParentID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.ParentID, parentTask); err != nil {
@@ -150,12 +150,12 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 		if err != nil {
 			return nil, err
 		}
-		if err := cmp.Or(notNull("title", u.Title), notNull("status", u.Status)); err != nil {
+		if err := cmp.Or(notNull("Title", "title", u.Title), notNull("Status", "status", u.Status)); err != nil {
 			return nil, err
 		}
 		if u.DestinationFolderID.Set && u.DestinationFolderID.Value != nil {
 			if err := findInWorkspace(ctx, tx, clientID, t.WorkspaceID, *u.DestinationFolderID.Value,
-				inWorkspace{"folders", "folder", "the task's workspace", []any{"destinationFolderId"}}); err != nil {
+				inWorkspace{"folders", "folder", "the task's workspace", []any{"DestinationFolderID"}}); err != nil {
 				return nil, err
 			}
 		}
@@ -184,7 +184,7 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 
 		status := statusRank(t.Status)
 		if status < 0 {
-			return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Path: []any{"status"}}
+			return nil, &Error{Code: EINVALID, Message: "unknown status " + t.Status, Field: []any{"Status"}}
 		}
 		// Only the columns the update sets: SQLite rewrites the entries of
 		// every index on a column named in SET, changed or not, and most of
@@ -211,15 +211,15 @@ func (db *DB) UpdateTask(ctx context.Context, clientID, id string, u TaskUpdate)
 	})
 }
 
-// fields names the fields u sets, as the API names them.
+// fields names the fields u sets.
 func (u TaskUpdate) fields() []string {
 	var names []string
 	for _, f := range []struct {
 		set  bool
 		name string
 	}{
-		{u.Title.Set, "title"}, {u.Text.Set, "text"}, {u.Status.Set, "status"}, {u.DueDate.Set, "dueDate"},
-		{u.DestinationFolderID.Set, "destinationFolderId"}, {u.ParentID.Set, "parentId"}, {u.AssetFileIDs.Set, "assetFileIds"},
+		{u.Title.Set, "Title"}, {u.Text.Set, "Text"}, {u.Status.Set, "Status"}, {u.DueDate.Set, "DueDate"},
+		{u.DestinationFolderID.Set, "DestinationFolderID"}, {u.ParentID.Set, "ParentID"}, {u.AssetFileIDs.Set, "AssetFileIDs"},
 	} {
 		if f.set {
 			names = append(names, f.name)
@@ -253,7 +253,7 @@ func checkParent(ctx context.Context, tx *txn, clientID string, t *Task, parentI
 		return fmt.Errorf("check task parent: %w", err)
 	}
 	if cycle {
-		return &Error{Code: EINVALID, Path: []any{"parentId"},
+		return &Error{Code: EINVALID, Field: []any{"ParentID"},
 			Message: "a task cannot be its own parent or the subtask of one of its subtasks"}
 	}
 	return nil
@@ -286,7 +286,7 @@ func replaceAssetFiles(ctx context.Context, tx *txn, clientID string, t *Task, f
 		}
 		for i, id := range fileIDs {
 			if !found[id] {
-				return &Error{Code: ENOTFOUND, Path: []any{"assetFileIds", i}, Message: "file " + id + " not found"}
+				return &Error{Code: ENOTFOUND, Field: []any{"AssetFileIDs", i}, Message: "file " + id + " not found"}
 			}
 		}
 	}
@@ -432,12 +432,12 @@ func findWorkspace(ctx context.Context, q querier, clientID, id string) error {
 
 // inWorkspace names a record that a request refers to and that must be in
 // a given workspace of the client: its table (a fixed name, never request
-// text), and how a not-found error names it, where, and at which path.
+// text), and how a not-found error names it, where, and which input it is.
 type inWorkspace struct {
 	table string
 	what  string
 	place string
-	path  []any
+	field []any
 }
 
 // findInWorkspace checks that the record with the id is the client's and in
@@ -447,7 +447,7 @@ func findInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id s
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+r.table+` WHERE client_id = ? AND workspace_id = ? AND id = ?`,
 		clientID, workspaceID, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Path: r.path, Message: r.what + " " + id + " not found in " + r.place}
+		return &Error{Code: ENOTFOUND, Field: r.field, Message: r.what + " " + id + " not found in " + r.place}
 	}
 	if err != nil {
 		return fmt.Errorf("find %s: %w", r.what, err)
@@ -455,10 +455,11 @@ func findInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id s
 	return nil
 }
 
-// notNull refuses an update that clears a field that cannot be null.
-func notNull[T any](field string, u Update[T]) error {
+// notNull refuses an update that clears a field that cannot be null; name
+// is how the message calls it.
+func notNull[T any](field, name string, u Update[T]) error {
 	if u.Set && u.Value == nil {
-		return &Error{Code: EINVALID, Path: []any{field}, Message: field + " cannot be null"}
+		return &Error{Code: EINVALID, Field: []any{field}, Message: name + " cannot be null"}
 	}
 	return nil
 }

@@ -140,7 +140,8 @@ func taskIDs(tasks []*db.Task) []string {
 	return ids
 }
 
-// assertError fails unless err is an *db.Error with the code and the path.
+// assertError fails unless err is an *db.Error with the code naming the
+// input field (in the store's names).
 func assertError(tb testing.TB, err error, code string, path ...any) {
 	tb.Helper()
 	assertCode(tb, err, code)
@@ -149,12 +150,12 @@ func assertError(tb testing.TB, err error, code string, path ...any) {
 	if path == nil {
 		path = []any{}
 	}
-	got := e.Path
+	got := e.Field
 	if got == nil {
 		got = []any{}
 	}
 	if !reflect.DeepEqual(got, path) {
-		tb.Fatalf("error path: got %#v, want %#v (error %v)", e.Path, path, err)
+		tb.Fatalf("error field: got %#v, want %#v (error %v)", e.Field, path, err)
 	}
 }
 
@@ -227,15 +228,15 @@ func TestTaskCRUD(t *testing.T) {
 
 	t.Run("create refs", func(t *testing.T) {
 		_, err := d.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: otherWS, Title: "x"})
-		assertError(t, err, db.ENOTFOUND, "workspaceId")
+		assertError(t, err, db.ENOTFOUND, "WorkspaceID")
 		_, err = d.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: db.NewID(), Title: "x"})
-		assertError(t, err, db.ENOTFOUND, "workspaceId")
+		assertError(t, err, db.ENOTFOUND, "WorkspaceID")
 
 		parent := mustCreateTask(t, d, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "parent"})
 		_, err = d.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws2, Title: "x", ParentID: &parent.ID})
-		assertError(t, err, db.ENOTFOUND, "parentId")
+		assertError(t, err, db.ENOTFOUND, "ParentID")
 		_, err = d.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "x", ParentID: &otherTask.ID})
-		assertError(t, err, db.ENOTFOUND, "parentId")
+		assertError(t, err, db.ENOTFOUND, "ParentID")
 		if n := count(t, raw, `SELECT count(*) FROM tasks WHERE title = 'x'`); n != 0 {
 			t.Errorf("tasks after refused creates: got %d, want 0", n)
 		}
@@ -294,14 +295,14 @@ func TestTaskCRUD(t *testing.T) {
 
 		before := mustFindTask(t, d, client.ID, task.ID)
 		_, err := d.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: val("nope"), DestinationFolderID: val(otherFolder)})
-		assertError(t, err, db.ENOTFOUND, "destinationFolderId")
+		assertError(t, err, db.ENOTFOUND, "DestinationFolderID")
 		_, err = d.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: val("nope"), Status: val("DONE")})
-		assertError(t, err, db.EINVALID, "status")
+		assertError(t, err, db.EINVALID, "Status")
 		_, err = d.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: val("nope"), ParentID: val(otherTask.ID)})
-		assertError(t, err, db.ENOTFOUND, "parentId")
+		assertError(t, err, db.ENOTFOUND, "ParentID")
 		inWS2 := mustCreateTask(t, d, client.ID, db.TaskCreate{WorkspaceID: ws2, Title: "ws2"})
 		_, err = d.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: val("nope"), ParentID: val(inWS2.ID)})
-		assertError(t, err, db.ENOTFOUND, "parentId")
+		assertError(t, err, db.ENOTFOUND, "ParentID")
 		_, err = d.UpdateTask(ctx, client.ID, otherTask.ID, db.TaskUpdate{Title: val("nope")})
 		assertCode(t, err, db.ENOTFOUND)
 		_, err = d.UpdateTask(ctx, client.ID, db.NewID(), db.TaskUpdate{Title: val("nope")})
@@ -326,7 +327,7 @@ func TestTaskCRUD(t *testing.T) {
 			{"descendant, not a root", child.ID, grandchild.ID},
 		} {
 			_, err := d.UpdateTask(ctx, client.ID, tc.task, db.TaskUpdate{ParentID: val(tc.parent), Title: val("cycled")})
-			assertError(t, err, db.EINVALID, "parentId")
+			assertError(t, err, db.EINVALID, "ParentID")
 		}
 		for id, want := range map[string]string{root.ID: "<nil>", child.ID: root.ID, grandchild.ID: child.ID} {
 			got := mustFindTask(t, d, client.ID, id)
@@ -379,7 +380,7 @@ func TestTaskCRUD(t *testing.T) {
 				DestinationFolderID: val(folder), ParentID: val(mustCreateTask(t, d, client.ID, db.TaskCreate{WorkspaceID: ws, Title: "p"}).ID),
 				AssetFileIDs: val(tc.ids),
 			})
-			assertError(t, err, db.ENOTFOUND, "assetFileIds", tc.index)
+			assertError(t, err, db.ENOTFOUND, "AssetFileIDs", tc.index)
 			if got, want := assetFiles(t, raw, task.ID), sorted(f2, f3); !slices.Equal(got, want) {
 				t.Errorf("%s: assets after the refused update: got %v, want %v", tc.name, got, want)
 			}
@@ -725,7 +726,7 @@ func testTaskCounts(t *testing.T, seed uint64) {
 				u.ParentID = null[string]()
 			case r == 1 && len(sub) > 1: // a cycle: refused, nothing changes
 				_, err := d.UpdateTask(ctx, task.client, task.id, db.TaskUpdate{ParentID: val(sub[1+rng.IntN(len(sub)-1)])})
-				assertError(t, err, db.EINVALID, "parentId")
+				assertError(t, err, db.EINVALID, "ParentID")
 				continue
 			default:
 				p := pick(func(t *countTask) bool { return t.ws == task.ws && !slices.Contains(sub, t.id) })
@@ -1346,8 +1347,8 @@ func TestCursorErrors(t *testing.T) {
 	}
 	var e *db.Error
 	_, err = d.ListTasks(ctx, clientA.ID, db.TaskFilter{}, db.PageRequest{Limit: 3, Cursor: liveB.ID, Sort: "createdAt"})
-	if !errors.As(err, &e) || !reflect.DeepEqual(e.Path, []any{"query", "cursor"}) {
-		t.Errorf("invalid cursor error: got %#v, want path [query cursor]", err)
+	if !errors.As(err, &e) || !reflect.DeepEqual(e.Field, []any{"Cursor"}) {
+		t.Errorf("invalid cursor error: got %#v, want field [Cursor]", err)
 	}
 }
 
@@ -1389,7 +1390,7 @@ func TestTaskTenantIsolation(t *testing.T) {
 	}
 
 	_, err := d.CreateTask(ctx, clientA.ID, db.TaskCreate{WorkspaceID: wsA, Title: "x", ParentID: &parentB.ID})
-	assertError(t, err, db.ENOTFOUND, "parentId")
+	assertError(t, err, db.ENOTFOUND, "ParentID")
 	_, err = d.UpdateTask(ctx, clientA.ID, parentB.ID, db.TaskUpdate{Title: val("mine now")})
 	assertCode(t, err, db.ENOTFOUND)
 	_, err = d.DeleteTask(ctx, clientA.ID, parentB.ID)

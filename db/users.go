@@ -48,11 +48,11 @@ func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUs
 			return nil, fmt.Errorf("find user email: %w", err)
 		}
 		if taken {
-			return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the client has a user with the email " + in.Email}
+			return nil, &Error{Code: ECONFLICT, Field: []any{"Email"}, Message: "the client has a user with the email " + in.Email}
 		}
 		for i, id := range in.WorkspaceIDs {
 			if err := findWorkspace(ctx, tx, clientID, id); err != nil {
-				return nil, withPath(err, "workspaceIds", i)
+				return nil, withField(err, "WorkspaceIDs", i)
 			}
 		}
 		now := db.now().UTC().Truncate(time.Second)
@@ -109,7 +109,7 @@ func (db *DB) SetClientUserRole(ctx context.Context, clientID, id, role string) 
 		}
 		u.FirstName, u.LastName, u.InvitedAt = nullString(first), nullString(last), nullTime(invited)
 		u.CreatedAt, u.UpdatedAt = fromUnix(created), fromUnix(updated)
-		return &u, db.emit(ctx, tx, event{typ: EventUserUpdated, clientID: &clientID, record: &u, changes: []string{"role"}})
+		return &u, db.emit(ctx, tx, event{typ: EventUserUpdated, clientID: &clientID, record: &u, changes: []string{"Role"}})
 	})
 }
 
@@ -171,7 +171,7 @@ func (db *DB) InviteAccountantUser(ctx context.Context, firmID string, in Accoun
 			return nil, fmt.Errorf("find user email: %w", err)
 		}
 		if taken {
-			return nil, &Error{Code: ECONFLICT, Path: []any{"email"}, Message: "the firm has a user with the email " + in.Email}
+			return nil, &Error{Code: ECONFLICT, Field: []any{"Email"}, Message: "the firm has a user with the email " + in.Email}
 		}
 		now := db.now().UTC().Truncate(time.Second)
 		u := &AccountantUser{ID: NewID(), FirmID: firmID, Email: in.Email, FirstName: in.FirstName, LastName: in.LastName,
@@ -233,7 +233,7 @@ func (db *DB) SetAccountantUserRole(ctx context.Context, firmID, id string, ref 
 		if err != nil {
 			return nil, err
 		}
-		return u, db.emit(ctx, tx, event{typ: EventAccountantUserUpdated, firmID: firmID, record: u, changes: []string{"role"}})
+		return u, db.emit(ctx, tx, event{typ: EventAccountantUserUpdated, firmID: firmID, record: u, changes: []string{"Role"}})
 	})
 }
 

@@ -127,7 +127,7 @@ func TestClientUsersStore(t *testing.T) {
 	t.Run("the same email twice in a client: ECONFLICT, nothing written", func(t *testing.T) {
 		before, beforeMembers := users(t), members(t)
 		_, err := f.d.InviteClientUser(ctx, f.A.ID, db.ClientUserInvite{Email: "anna@example.com", Role: "user", WorkspaceIDs: []string{f.wsA1}})
-		assertError(t, err, db.ECONFLICT, "email")
+		assertError(t, err, db.ECONFLICT, "Email")
 		if users(t) != before || members(t) != beforeMembers {
 			t.Errorf("after ECONFLICT: %d users, %d memberships, want %d and %d", users(t), members(t), before, beforeMembers)
 		}
@@ -146,7 +146,7 @@ func TestClientUsersStore(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				before, beforeMembers := users(t), members(t)
 				_, err := f.d.InviteClientUser(ctx, f.A.ID, db.ClientUserInvite{Email: "nothing@example.com", Role: "user", WorkspaceIDs: c.ids})
-				assertError(t, err, db.ENOTFOUND, "workspaceIds", c.index)
+				assertError(t, err, db.ENOTFOUND, "WorkspaceIDs", c.index)
 				if !strings.Contains(err.Error(), c.ids[c.index]) {
 					t.Errorf("error %v does not name %s", err, c.ids[c.index])
 				}
@@ -248,7 +248,7 @@ func TestAccountantUsersStore(t *testing.T) {
 			{Name: "custom"}, {Name: "owner"}, {Name: "Senior accountant"},
 		} {
 			_, err := f.d.InviteAccountantUser(ctx, f.firm.ID, db.AccountantUserInvite{Email: "eve@example.com", Role: ref})
-			assertError(t, err, db.ENOTFOUND, "role")
+			assertError(t, err, db.ENOTFOUND, "Role")
 		}
 		if users(t) != before {
 			t.Errorf("users: got %d, want %d", users(t), before)
@@ -257,7 +257,7 @@ func TestAccountantUsersStore(t *testing.T) {
 
 	t.Run("the same email twice in the firm: ECONFLICT; fine elsewhere", func(t *testing.T) {
 		_, err := f.d.InviteAccountantUser(ctx, f.firm.ID, db.AccountantUserInvite{Email: "anna@example.com", Role: db.RoleRef{Name: "user"}})
-		assertError(t, err, db.ECONFLICT, "email")
+		assertError(t, err, db.ECONFLICT, "Email")
 		f.inviteAccountant(t, f.other.ID, db.AccountantUserInvite{Email: "anna@example.com", Role: db.RoleRef{ID: partner.ID}})
 		f.invite(t, f.A.ID, db.ClientUserInvite{Email: "anna@example.com", Role: "admin"})
 		// A client user's email does not block an accountant user's.
@@ -306,8 +306,8 @@ func TestAccountantUsersStore(t *testing.T) {
 			ref              db.RoleRef
 			path             []any
 		}{
-			{"another firm's role", f.firm.ID, bob.ID, db.RoleRef{ID: partner.ID}, []any{"role"}},
-			{"an unknown role", f.firm.ID, bob.ID, db.RoleRef{ID: db.NewID()}, []any{"role"}},
+			{"another firm's role", f.firm.ID, bob.ID, db.RoleRef{ID: partner.ID}, []any{"Role"}},
+			{"an unknown role", f.firm.ID, bob.ID, db.RoleRef{ID: db.NewID()}, []any{"Role"}},
 			{"another firm's user", f.other.ID, bob.ID, db.RoleRef{Name: "user"}, nil},
 			{"a client user", f.firm.ID, clientUser.ID, db.RoleRef{Name: "user"}, nil},
 			{"an unknown user", f.firm.ID, db.NewID(), db.RoleRef{Name: "user"}, nil},
@@ -510,8 +510,8 @@ func TestUpdateClientStore(t *testing.T) {
 			field string
 			u     db.ClientUpdate
 		}{
-			{"name", db.ClientUpdate{Name: null[string](), LegalName: val("changed")}},
-			{"type", db.ClientUpdate{Type: null[string](), CustomID: val("changed")}},
+			{"Name", db.ClientUpdate{Name: null[string](), LegalName: val("changed")}},
+			{"Type", db.ClientUpdate{Type: null[string](), CustomID: val("changed")}},
 		} {
 			_, err := f.d.UpdateClient(ctx, f.firm.ID, created.ID, c.u)
 			assertError(t, err, db.EINVALID, c.field)

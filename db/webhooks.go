@@ -108,7 +108,7 @@ func checkWebhookClient(ctx context.Context, tx *txn, firmID string, clientID *s
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM clients WHERE firm_id = ? AND id = ?`, firmID, *clientID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Path: []any{"clientId"}, Message: fmt.Sprintf("client %s not found", *clientID)}
+		return &Error{Code: ENOTFOUND, Field: []any{"ClientID"}, Message: fmt.Sprintf("client %s not found", *clientID)}
 	}
 	if err != nil {
 		return fmt.Errorf("find client: %w", err)
@@ -189,7 +189,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, firmID, id string, u WebhookUpd
 		if err != nil {
 			return nil, err
 		}
-		if err := cmp.Or(notNull("url", u.URL), notNull("events", u.Events), notNull("enabled", u.Enabled)); err != nil {
+		if err := cmp.Or(notNull("URL", "url", u.URL), notNull("Events", "events", u.Events), notNull("Enabled", "enabled", u.Enabled)); err != nil {
 			return nil, err
 		}
 		apply(u.URL, func(v *string) { w.URL = *v })

@@ -49,7 +49,7 @@ func (db *DB) RenameWorkspace(ctx context.Context, clientID, id, name string) (*
 		if err != nil {
 			return nil, err
 		}
-		return w, db.emit(ctx, tx, event{typ: EventWorkspaceUpdated, clientID: &clientID, record: w, changes: []string{"name"}})
+		return w, db.emit(ctx, tx, event{typ: EventWorkspaceUpdated, clientID: &clientID, record: w, changes: []string{"Name"}})
 	})
 }
 
@@ -167,7 +167,7 @@ func (db *DB) AddMember(ctx context.Context, clientID, workspaceID, userID strin
 			return nil, fmt.Errorf("find user: %w", err)
 		}
 		if !reachable {
-			return nil, &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " not found"}
+			return nil, &Error{Code: ENOTFOUND, Field: []any{"UserID"}, Message: "user " + userID + " not found"}
 		}
 		now := unix(db.now())
 		res, err := tx.ExecContext(ctx, `INSERT INTO workspace_members (workspace_id, user_id, is_muted, created_at, updated_at)
@@ -179,7 +179,7 @@ func (db *DB) AddMember(ctx context.Context, clientID, workspaceID, userID strin
 			if err != nil {
 				return nil, fmt.Errorf("add member: %w", err)
 			}
-			return nil, &Error{Code: ECONFLICT, Path: []any{"userId"}, Message: "user " + userID + " is a member of the workspace already"}
+			return nil, &Error{Code: ECONFLICT, Field: []any{"UserID"}, Message: "user " + userID + " is a member of the workspace already"}
 		}
 		m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
 			FROM workspace_members m JOIN users u ON u.id = m.user_id
@@ -204,7 +204,7 @@ func (db *DB) RemoveMember(ctx context.Context, clientID, workspaceID, userID st
 			FROM workspace_members m JOIN users u ON u.id = m.user_id
 			WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return &Error{Code: ENOTFOUND, Path: []any{"userId"}, Message: "user " + userID + " is not a member of the workspace"}
+			return &Error{Code: ENOTFOUND, Field: []any{"UserID"}, Message: "user " + userID + " is not a member of the workspace"}
 		}
 		if err != nil {
 			return err

@@ -314,7 +314,7 @@ func TestWorkspaceStoreCreateRenameList(t *testing.T) {
 	t.Run("a cursor of another client", func(t *testing.T) {
 		for _, cursor := range []string{s.wsB, s.wsC, db.NewID()} {
 			_, err := s.d.ListWorkspaces(ctx, A, wsPageReq(10, "createdAt", true, cursor))
-			assertError(t, err, db.EINVALIDCURSOR, "query", "cursor")
+			assertError(t, err, db.EINVALIDCURSOR, "Cursor")
 		}
 	})
 }
@@ -391,14 +391,14 @@ func TestMemberStore(t *testing.T) {
 			code               string
 			path               []any
 		}{
-			{"a member already", A, s.wsA, s.userA, db.ECONFLICT, []any{"userId"}},
-			{"an accountant member already", A, s.wsA, s.acc1, db.ECONFLICT, []any{"userId"}},
-			{"a user of client B", A, s.wsA, s.userB, db.ENOTFOUND, []any{"userId"}},
-			{"a user of another firm's client", A, s.wsA, s.userC, db.ENOTFOUND, []any{"userId"}},
-			{"an accountant user of another firm", A, s.wsA, s.acc2, db.ENOTFOUND, []any{"userId"}},
-			{"an unknown user", A, s.wsA, db.NewID(), db.ENOTFOUND, []any{"userId"}},
-			{"a client id as user id", A, s.wsA, A, db.ENOTFOUND, []any{"userId"}},
-			{"client A's user to client B's workspace", B, s.wsB, s.userA2, db.ENOTFOUND, []any{"userId"}},
+			{"a member already", A, s.wsA, s.userA, db.ECONFLICT, []any{"UserID"}},
+			{"an accountant member already", A, s.wsA, s.acc1, db.ECONFLICT, []any{"UserID"}},
+			{"a user of client B", A, s.wsA, s.userB, db.ENOTFOUND, []any{"UserID"}},
+			{"a user of another firm's client", A, s.wsA, s.userC, db.ENOTFOUND, []any{"UserID"}},
+			{"an accountant user of another firm", A, s.wsA, s.acc2, db.ENOTFOUND, []any{"UserID"}},
+			{"an unknown user", A, s.wsA, db.NewID(), db.ENOTFOUND, []any{"UserID"}},
+			{"a client id as user id", A, s.wsA, A, db.ENOTFOUND, []any{"UserID"}},
+			{"client A's user to client B's workspace", B, s.wsB, s.userA2, db.ENOTFOUND, []any{"UserID"}},
 			{"client B's workspace as client A", A, s.wsB, s.userA2, db.ENOTFOUND, nil},
 			{"client B's workspace as A, with B's user", A, s.wsB, s.userB, db.ENOTFOUND, nil},
 			{"another firm's workspace", A, s.wsC, s.acc1, db.ENOTFOUND, nil},
@@ -477,9 +477,9 @@ func TestMemberStore(t *testing.T) {
 			clientID, ws, user string
 			path               []any
 		}{
-			{"not a member", A, s.wsA, s.userA, []any{"userId"}},
-			{"unknown user", A, s.wsA, db.NewID(), []any{"userId"}},
-			{"a member of client B's workspace, named in A's", A, s.wsA, s.userB, []any{"userId"}},
+			{"not a member", A, s.wsA, s.userA, []any{"UserID"}},
+			{"unknown user", A, s.wsA, db.NewID(), []any{"UserID"}},
+			{"a member of client B's workspace, named in A's", A, s.wsA, s.userB, []any{"UserID"}},
 			{"client B's workspace as client A", A, s.wsB, s.userB, nil},
 			{"client B's workspace as A, the accountant member", A, s.wsB, s.acc1, nil},
 			{"another firm's workspace", A, s.wsC, s.acc2, nil},
@@ -562,13 +562,13 @@ func TestFolderStore(t *testing.T) {
 			code         string
 			path         []any
 		}{
-			{"same name at the top, other case", A, s.wsA, "RECEIPTS", nil, db.ECONFLICT, []any{"name"}},
-			{"same name at the top, same case", A, s.wsA, "2026", nil, db.ECONFLICT, []any{"name"}},
-			{"same name under the parent, other case", A, s.wsA, "Receipts", &year.ID, db.ECONFLICT, []any{"name"}},
-			{"parent in another workspace of the client", A, s.wsA, "x", &folderA2.ID, db.ENOTFOUND, []any{"parentId"}},
-			{"parent of client B", A, s.wsA, "x", &folderB.ID, db.ENOTFOUND, []any{"parentId"}},
-			{"unknown parent", A, s.wsA, "x", ptr(db.NewID()), db.ENOTFOUND, []any{"parentId"}},
-			{"the workspace as parent", A, s.wsA, "x", &s.wsA, db.ENOTFOUND, []any{"parentId"}},
+			{"same name at the top, other case", A, s.wsA, "RECEIPTS", nil, db.ECONFLICT, []any{"Name"}},
+			{"same name at the top, same case", A, s.wsA, "2026", nil, db.ECONFLICT, []any{"Name"}},
+			{"same name under the parent, other case", A, s.wsA, "Receipts", &year.ID, db.ECONFLICT, []any{"Name"}},
+			{"parent in another workspace of the client", A, s.wsA, "x", &folderA2.ID, db.ENOTFOUND, []any{"ParentID"}},
+			{"parent of client B", A, s.wsA, "x", &folderB.ID, db.ENOTFOUND, []any{"ParentID"}},
+			{"unknown parent", A, s.wsA, "x", ptr(db.NewID()), db.ENOTFOUND, []any{"ParentID"}},
+			{"the workspace as parent", A, s.wsA, "x", &s.wsA, db.ENOTFOUND, []any{"ParentID"}},
 			{"client B's workspace as A", A, s.wsB, "x", nil, db.ENOTFOUND, nil},
 			{"client B's workspace as A, under B's folder", A, s.wsB, "x", &folderB.ID, db.ENOTFOUND, nil},
 			{"another firm's workspace", A, s.wsC, "x", nil, db.ENOTFOUND, nil},
@@ -632,7 +632,7 @@ func TestFolderStore(t *testing.T) {
 		for name, cursor := range map[string]string{"of another workspace": folderA2.ID, "of client B": folderB.ID, "unknown": db.NewID()} {
 			t.Run("cursor "+name, func(t *testing.T) {
 				_, err := s.d.ListFolders(ctx, A, s.wsA, wsPageReq(10, "name", false, cursor))
-				assertError(t, err, db.EINVALIDCURSOR, "query", "cursor")
+				assertError(t, err, db.EINVALIDCURSOR, "Cursor")
 			})
 		}
 	})
@@ -675,8 +675,8 @@ func TestLabelStore(t *testing.T) {
 			name, clientID, ws, label, code string
 			path                            []any
 		}{
-			{"duplicate, other case", A, s.wsA, "tAx", db.ECONFLICT, []any{"name"}},
-			{"duplicate, same case", A, s.wsA, "urgent", db.ECONFLICT, []any{"name"}},
+			{"duplicate, other case", A, s.wsA, "tAx", db.ECONFLICT, []any{"Name"}},
+			{"duplicate, same case", A, s.wsA, "urgent", db.ECONFLICT, []any{"Name"}},
 			{"client B's workspace as A", A, s.wsB, "New", db.ENOTFOUND, nil},
 			{"another firm's workspace", A, s.wsC, "New", db.ENOTFOUND, nil},
 			{"client A's workspace as B", B, s.wsA, "New", db.ENOTFOUND, nil},
@@ -723,7 +723,7 @@ func TestLabelStore(t *testing.T) {
 			})
 		}
 		_, err := s.d.ListLabels(ctx, A, s.wsA, wsPageReq(10, "createdAt", true, labelB.ID))
-		assertError(t, err, db.EINVALIDCURSOR, "query", "cursor")
+		assertError(t, err, db.EINVALIDCURSOR, "Cursor")
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -106,7 +107,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &storeErr):
 		apiErr = storeError(storeErr)
 		if apiErr == nil {
-			h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: pathOrRoot(storeErr.Path), Message: storeErr.Message}}})
+			h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: apiPath(storeErr.Field), Message: storeErr.Message}}})
 			return
 		}
 	case errors.As(err, &tooLarge):
@@ -145,11 +146,40 @@ func storeError(e *db.Error) *Error {
 	return errInternal
 }
 
-func pathOrRoot(p []any) []any {
-	if p == nil {
+// apiPath is where the API takes the store input that field names. The
+// store names inputs as its Go types do (WorkspaceID, LabelIDs), the API as
+// its JSON does (workspaceId, labelIds); a page cursor is a query parameter.
+// List indices pass through. An error that names no input is about the
+// whole request: the empty path.
+func apiPath(field []any) []any {
+	if len(field) == 0 {
 		return []any{}
 	}
-	return p
+	name, _ := field[0].(string)
+	if name == "Cursor" {
+		return append([]any{"query", "cursor"}, field[1:]...)
+	}
+	return append([]any{jsonName(name)}, field[1:]...)
+}
+
+// jsonName turns a Go field name into the API's: the leading initialism or
+// word in lower case (URL: url, Name: name), and an ID or IDs at the end
+// written Id or Ids (WorkspaceID: workspaceId, LabelIDs: labelIds).
+func jsonName(goName string) string {
+	switch {
+	case strings.HasSuffix(goName, "IDs") && goName != "IDs":
+		goName = strings.TrimSuffix(goName, "IDs") + "Ids"
+	case strings.HasSuffix(goName, "ID") && goName != "ID":
+		goName = strings.TrimSuffix(goName, "ID") + "Id"
+	}
+	upper := 0
+	for upper < len(goName) && 'A' <= goName[upper] && goName[upper] <= 'Z' {
+		upper++
+	}
+	if upper > 1 && upper < len(goName) {
+		upper-- // the last capital starts the next word: URLPath is urlPath
+	}
+	return strings.ToLower(goName[:upper]) + goName[upper:]
 }
 
 // bodyBuffers keeps the buffers answers are encoded into, so that a list

@@ -1,15 +1,48 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"acctapi/db"
 )
 
-// EventData renders a record of the store as the API returns it, for the
-// data of a webhook event: cmd opens the store with it, so that an event
-// shows a resource exactly as reading it over the API would.
-func EventData(record any) (any, error) {
+// eventPayload is the body every delivery of an event carries.
+type eventPayload struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt timestamp `json:"createdAt"`
+	ClientID  *string   `json:"clientId"`
+	Data      any       `json:"data"`
+	Changes   []string  `json:"changes,omitempty"`
+}
+
+// EncodeEvent writes an event of the store as its webhook deliveries carry
+// it: the record exactly as reading it over the API shows it, and the
+// changed fields by their API names. cmd opens the store with it.
+func EncodeEvent(e db.Event) ([]byte, error) {
+	data, err := eventData(e.Record)
+	if err != nil {
+		return nil, err
+	}
+	var changes []string
+	for _, field := range e.Changes {
+		changes = append(changes, jsonName(field))
+	}
+	p := eventPayload{ID: e.ID, Type: e.Type, CreatedAt: timestampOf(e.CreatedAt), ClientID: e.ClientID, Data: data, Changes: changes}
+	// Written as the API writes its answers: & < > stay as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// eventData renders the record of an event in the API's form.
+func eventData(record any) (any, error) {
 	switch r := record.(type) {
 	case *db.Task:
 		return newTaskResponse(r), nil

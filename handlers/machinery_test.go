@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func addProbeRoutes(api *testAPI) {
 		case "conflict":
 			h.fail(w, r, db.Errorf(db.ECONFLICT, "a user with this email exists"))
 		case "invalid":
-			h.fail(w, r, &db.Error{Code: db.EINVALID, Message: "a task cannot be its own parent", Path: []any{"parentId"}})
+			h.fail(w, r, &db.Error{Code: db.EINVALID, Message: "a task cannot be its own parent", Field: []any{"ParentID"}})
 		case "cursor":
 			h.fail(w, r, db.Errorf(db.EINVALIDCURSOR, "unknown cursor"))
 		}
@@ -419,5 +420,25 @@ func TestCallerGoesAway(t *testing.T) {
 	}
 	if strings.Contains(api.logs.String(), `"level":"ERROR"`) {
 		t.Errorf("a caller hanging up was logged as an error:\n%s", api.logs.String())
+	}
+}
+
+// TestAPIPath checks how the store's field names become the API's paths.
+func TestAPIPath(t *testing.T) {
+	for _, tc := range []struct {
+		field []any
+		want  []any
+	}{
+		{nil, []any{}},
+		{[]any{"Cursor"}, []any{"query", "cursor"}},
+		{[]any{"WorkspaceID"}, []any{"workspaceId"}},
+		{[]any{"LabelIDs", 2}, []any{"labelIds", 2}},
+		{[]any{"DestinationFolderID"}, []any{"destinationFolderId"}},
+		{[]any{"URL"}, []any{"url"}},
+		{[]any{"Name"}, []any{"name"}},
+	} {
+		if got := apiPath(tc.field); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("apiPath(%v): got %#v, want %#v", tc.field, got, tc.want)
+		}
 	}
 }

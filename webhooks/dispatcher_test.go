@@ -53,18 +53,23 @@ func (c *clock) Set(t time.Time) {
 
 func (c *clock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
 
-// eventData renders the records these tests make with their id and name:
-// the API's form of them is the handlers' business and tested there.
-func eventData(record any) (any, error) {
-	switch r := record.(type) {
+// encodeEvent writes the events these tests make with their records' id
+// and name: the API's form of them is the handlers' business and tested
+// there.
+func encodeEvent(e db.Event) ([]byte, error) {
+	var data map[string]string
+	switch r := e.Record.(type) {
 	case *db.Task:
-		return map[string]string{"id": r.ID, "title": r.Title}, nil
+		data = map[string]string{"id": r.ID, "title": r.Title}
 	case *db.Workspace:
-		return map[string]string{"id": r.ID, "name": r.Name}, nil
+		data = map[string]string{"id": r.ID, "name": r.Name}
 	case *db.Client:
-		return map[string]string{"id": r.ID, "name": r.Name}, nil
+		data = map[string]string{"id": r.ID, "name": r.Name}
+	default:
+		return nil, fmt.Errorf("no test rendering for %T", e.Record)
 	}
-	return nil, fmt.Errorf("no test rendering for %T", record)
+	return json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "createdAt": e.CreatedAt,
+		"clientId": e.ClientID, "data": data})
 }
 
 // fixture is a migrated store on a temp file with a firm, a client and a
@@ -82,7 +87,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	fx := &fixture{path: filepath.Join(t.TempDir(), "acct.db"), clock: newClock()}
-	store, err := db.Open(fx.path, db.Options{Now: fx.clock.Now, EventData: eventData})
+	store, err := db.Open(fx.path, db.Options{Now: fx.clock.Now, EncodeEvent: encodeEvent})
 	if err != nil {
 		t.Fatalf("Open: got %v, want nil", err)
 	}
