@@ -117,7 +117,10 @@ func openStore(cfg *Config) (*db.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	return db.Open(cfg.DatabasePath(), db.Options{Synchronous: cfg.Synchronous, Now: cfg.Now, EncodeEvent: handlers.EncodeEvent})
+	return db.Open(cfg.DatabasePath(), db.Options{
+		Synchronous: cfg.Synchronous, Now: cfg.Now,
+		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
+	})
 }
 
 // openExistingStore opens the database of the data dir, refusing to create

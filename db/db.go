@@ -32,6 +32,9 @@ type Options struct {
 	// EncodeEvent writes the payloads of webhook events; only a store with
 	// subscriptions needs it.
 	EncodeEvent EventEncoder
+	// IdempotencyKey finds the idempotency key a write records in its
+	// transaction; nil records none.
+	IdempotencyKey IdempotencyKeyFinder
 }
 
 // DB is the store. Writes go through a single connection so that concurrent
@@ -58,6 +61,8 @@ type DB struct {
 
 	encodeEvent   EventEncoder
 	eventsWritten chan struct{}
+
+	idempotencyKey IdempotencyKeyFinder
 }
 
 // Open opens (creating if needed) the SQLite database at path. It does not
@@ -107,7 +112,8 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
 		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
-		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1)}
+		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
+		idempotencyKey: opts.IdempotencyKey}
 	go db.writeLoop()
 	return db, nil
 }

@@ -30,20 +30,20 @@ type IdempotentAnswer struct {
 	Body        []byte
 }
 
-type idempotencyKeyInContext struct{}
+// IdempotencyKeyFinder finds the idempotency key of the request a write
+// serves, if it has one. The request and its context are the HTTP layer's:
+// cmd gives its finder to Open.
+type IdempotencyKeyFinder func(ctx context.Context) (IdempotencyKey, bool)
 
-// WithIdempotencyKey returns a context whose writes record k in their own
-// transaction, so that a write that committed is known to have happened
-// even if the server stops before SaveIdempotentAnswer.
-func WithIdempotencyKey(ctx context.Context, k IdempotencyKey) context.Context {
-	return context.WithValue(ctx, idempotencyKeyInContext{}, k)
-}
-
-// recordIdempotencyKey runs in the transaction of every write whose context
-// carries a key. A later write of the same request finds the row its first
-// write made and leaves it.
+// recordIdempotencyKey runs in the transaction of every write whose request
+// has a key, so that a write that committed is known to have happened even
+// if the server stops before SaveIdempotentAnswer. A later write of the same
+// request finds the row its first write made and leaves it.
 func (db *DB) recordIdempotencyKey(ctx context.Context, tx *txn) error {
-	k, ok := ctx.Value(idempotencyKeyInContext{}).(IdempotencyKey)
+	if db.idempotencyKey == nil {
+		return nil
+	}
+	k, ok := db.idempotencyKey(ctx)
 	if !ok {
 		return nil
 	}

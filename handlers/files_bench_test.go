@@ -32,7 +32,7 @@ func newFLBenchServer(b *testing.B) *flBenchServer {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
-	store, err := db.Open(filepath.Join(dir, "acctapi.db"), db.Options{})
+	store, err := db.Open(filepath.Join(dir, "acctapi.db"), db.Options{EncodeEvent: EncodeEvent, IdempotencyKey: IdempotencyKeyOf})
 	if err != nil {
 		b.Fatal(err)
 	}

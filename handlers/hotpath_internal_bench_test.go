@@ -175,7 +175,7 @@ type hpServer struct {
 func newHPServer(tb testing.TB) *hpServer {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := db.Open(filepath.Join(tb.TempDir(), "acctapi.db"), db.Options{})
+	store, err := db.Open(filepath.Join(tb.TempDir(), "acctapi.db"), db.Options{EncodeEvent: EncodeEvent, IdempotencyKey: IdempotencyKeyOf})
 	if err != nil {
 		tb.Fatal(err)
 	}

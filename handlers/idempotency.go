@@ -102,6 +102,23 @@ func printableASCII(s string) bool {
 	return true
 }
 
+type idempotencyKeyInContext struct{}
+
+// withIdempotencyKey returns a context whose writes record k in their own
+// transaction (see IdempotencyKeyOf).
+func withIdempotencyKey(ctx context.Context, k db.IdempotencyKey) context.Context {
+	return context.WithValue(ctx, idempotencyKeyInContext{}, k)
+}
+
+// IdempotencyKeyOf returns the Idempotency-Key of the request whose context
+// ctx is. cmd opens the store with it, so that a request's write records its
+// key in the same transaction: a write that committed is then known to have
+// happened even if the server stops before it recorded the answer.
+func IdempotencyKeyOf(ctx context.Context) (db.IdempotencyKey, bool) {
+	k, ok := ctx.Value(idempotencyKeyInContext{}).(db.IdempotencyKey)
+	return k, ok
+}
+
 // serveIdempotent runs fn for a request that carries an Idempotency-Key:
 // it replays the answer recorded for the key, or runs fn and records its
 // answer before sending it.
@@ -140,7 +157,7 @@ func (h *Handler) serveIdempotent(w http.ResponseWriter, r *http.Request, p http
 
 	// The request runs to its end even if its caller hangs up, so that the
 	// retry the caller will send gets the answer instead of running again.
-	fn(captured, r.WithContext(db.WithIdempotencyKey(context.WithoutCancel(r.Context()), k)), p)
+	fn(captured, r.WithContext(withIdempotencyKey(context.WithoutCancel(r.Context()), k)), p)
 
 	if captured.status == 0 {
 		// Every handler answers; one that did not has nothing to record.

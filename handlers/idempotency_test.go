@@ -244,7 +244,7 @@ func TestIdempotentAnswerLost(t *testing.T) {
 	api := newTestAPI(t)
 	ws := api.mustCreateWorkspace(api.client.ID, "Books")
 	keyID := strings.Split(api.clientKey, "_")[1]
-	ctx := db.WithIdempotencyKey(context.Background(), db.IdempotencyKey{APIKeyID: keyID, Key: "lost-1"})
+	ctx := withIdempotencyKey(context.Background(), db.IdempotencyKey{APIKeyID: keyID, Key: "lost-1"})
 	if _, err := api.store.CreateTask(ctx, api.client.ID, db.TaskCreate{Title: "written", WorkspaceID: ws}); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestIdempotentAnswerLost(t *testing.T) {
 	}
 
 	// A write that fails records nothing: its retry runs.
-	ctx = db.WithIdempotencyKey(context.Background(), db.IdempotencyKey{APIKeyID: keyID, Key: "failed-1"})
+	ctx = withIdempotencyKey(context.Background(), db.IdempotencyKey{APIKeyID: keyID, Key: "failed-1"})
 	if _, err := api.store.CreateTask(ctx, api.client.ID, db.TaskCreate{Title: "nowhere", WorkspaceID: "cnosuchworkspace0000"}); err == nil {
 		t.Fatal("CreateTask in a missing workspace succeeded")
 	}
