@@ -278,7 +278,7 @@ func (db *DB) ListClients(ctx context.Context, firmID string, req PageRequest) (
 
 	tenant := condition{"firm_id = ?", []any{firmID}}
 	return paginate(ctx, tx, list{
-		table: "clients", columns: clientColumns, tenant: tenant, where: []condition{tenant},
+		table: "clients", columns: clientColumns, tenant: tenant,
 		sorts: map[string]sortKey{"createdAt": column("created_at"), "updatedAt": column("updated_at"), "name": column("name")},
 	}, req, func(s scanner) (*Client, string, error) {
 		c, err := scanClient(s)

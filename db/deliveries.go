@@ -173,9 +173,9 @@ func (db *DB) ListDeliveries(ctx context.Context, firmID, webhookID string, req 
 	if _, err := db.findWebhook(ctx, tx, firmID, webhookID); err != nil {
 		return nil, err
 	}
-	tenant := condition{"webhook_id = ?", []any{webhookID}}
+	tenant := condition{"webhook_id = (SELECT id FROM webhooks WHERE firm_id = ? AND id = ?)", []any{firmID, webhookID}}
 	page, err := paginate(ctx, tx, list{
-		table: "webhook_deliveries", columns: deliveryColumns, tenant: tenant, where: []condition{tenant},
+		table: "webhook_deliveries", columns: deliveryColumns, tenant: tenant,
 		sorts: map[string]sortKey{"createdAt": column("created_at")},
 	}, req, func(s scanner) (*Delivery, string, error) {
 		d, err := scanDelivery(s)
@@ -187,7 +187,7 @@ func (db *DB) ListDeliveries(ctx context.Context, firmID, webhookID string, req 
 	if err != nil {
 		return nil, err
 	}
-	if err := addAttempts(ctx, tx, page.Items); err != nil {
+	if err := addAttempts(ctx, tx, firmID, webhookID, page.Items); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -209,7 +209,7 @@ func scanDelivery(s scanner) (*Delivery, error) {
 
 // addAttempts fills in the attempts of the deliveries, with one query for
 // all of them (a page holds up to 100).
-func addAttempts(ctx context.Context, tx *txn, deliveries []*Delivery) error {
+func addAttempts(ctx context.Context, tx *txn, firmID, webhookID string, deliveries []*Delivery) error {
 	if len(deliveries) == 0 {
 		return nil
 	}
@@ -219,8 +219,10 @@ func addAttempts(ctx context.Context, tx *txn, deliveries []*Delivery) error {
 		d.Attempts = []Attempt{}
 		byID[d.ID], ids[i] = d, d.ID
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT delivery_id, at, duration_ms, status_code, error FROM webhook_attempts
-		WHERE delivery_id IN (`+placeholders(len(ids))+`) ORDER BY delivery_id, n`, ids...)
+	rows, err := tx.QueryContext(ctx, `SELECT a.delivery_id, a.at, a.duration_ms, a.status_code, a.error
+		FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+		WHERE d.webhook_id = (SELECT id FROM webhooks WHERE firm_id = ? AND id = ?)
+		AND a.delivery_id IN (`+placeholders(len(ids))+`) ORDER BY a.delivery_id, a.n`, append([]any{firmID, webhookID}, ids...)...)
 	if err != nil {
 		return fmt.Errorf("delivery attempts: %w", err)
 	}
@@ -261,7 +263,7 @@ func (db *DB) RetryDelivery(ctx context.Context, firmID, webhookID, deliveryID s
 		if err != nil {
 			return nil, fmt.Errorf("retry delivery: %w", err)
 		}
-		if err := addAttempts(ctx, tx, []*Delivery{d}); err != nil {
+		if err := addAttempts(ctx, tx, firmID, webhookID, []*Delivery{d}); err != nil {
 			return nil, err
 		}
 		tx.deliveriesDue = true

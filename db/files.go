@@ -130,7 +130,8 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 	}
 	f.TaskID, f.FolderID, f.CreatedByID = nullString(task), nullString(folder), nullString(createdBy)
 	f.DocumentDate, f.CreatedAt, f.UpdatedAt = fromUnix(document), fromUnix(created), fromUnix(updated)
-	rows, err := tx.QueryContext(ctx, `SELECT label_id FROM file_labels WHERE file_id = ? ORDER BY label_id`, f.ID)
+	rows, err := tx.QueryContext(ctx, `SELECT label_id FROM file_labels
+		WHERE file_id = (SELECT id FROM files WHERE client_id = ? AND id = ?) ORDER BY label_id`, f.ClientID, f.ID)
 	if err != nil {
 		return nil, fmt.Errorf("file labels: %w", err)
 	}

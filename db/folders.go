@@ -57,8 +57,8 @@ func (db *DB) CreateFolder(ctx context.Context, clientID, workspaceID, name stri
 			}
 		}
 		var taken bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM folders WHERE workspace_id = ?
-			AND coalesce(parent_id, '') = coalesce(?, '') AND name = ?)`, workspaceID, parentID, name).Scan(&taken); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM folders WHERE client_id = ? AND workspace_id = ?
+			AND coalesce(parent_id, '') = coalesce(?, '') AND name = ?)`, clientID, workspaceID, parentID, name).Scan(&taken); err != nil {
 			return nil, fmt.Errorf("find folder name: %w", err)
 		}
 		if taken {
@@ -99,8 +99,8 @@ func (db *DB) CreateLabel(ctx context.Context, clientID, workspaceID, name strin
 			return nil, err
 		}
 		var taken bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM labels WHERE workspace_id = ? AND name = ?)`,
-			workspaceID, name).Scan(&taken); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM labels WHERE client_id = ? AND workspace_id = ? AND name = ?)`,
+			clientID, workspaceID, name).Scan(&taken); err != nil {
 			return nil, fmt.Errorf("find label name: %w", err)
 		}
 		if taken {
@@ -144,6 +144,6 @@ func listInWorkspace[T any](ctx context.Context, db *DB, table, columns, clientI
 	}
 	tenant := condition{"client_id = ? AND workspace_id = ?", []any{clientID, workspaceID}}
 	return paginate(ctx, tx, list{
-		table: table, columns: columns, tenant: tenant, where: []condition{tenant}, sorts: nameSortKeys,
+		table: table, columns: columns, tenant: tenant, sorts: nameSortKeys,
 	}, req, scan)
 }

@@ -37,16 +37,19 @@ type Page[T any] struct {
 type list struct {
 	table   string
 	columns string // the select list scan reads; must include no joins
-	// tenant finds the rows of the tenant, in table and in tombstones.
+	// tenant finds the rows of the tenant (and of the parent record the list
+	// is of), in table and in tombstones. Every query paginate runs starts
+	// with it.
 	tenant condition
-	// where restricts the page queries: the tenant and the filters, AND-ed.
-	where []condition
-	sorts map[string]sortKey
+	// filters narrow the list further, AND-ed to the tenant.
+	filters []condition
+	sorts   map[string]sortKey
 	// tombstones is a table holding the id, tenant and sort columns of deleted
 	// rows, so that a cursor naming a deleted row still finds its place; "" if
 	// the list's rows are never deleted.
 	tombstones string
-	// total counts the matching rows; nil counts them with where.
+	// total counts the matching rows; nil counts them with tenant and
+	// filters.
 	total func(ctx context.Context, tx *txn) (int, error)
 }
 
@@ -83,9 +86,9 @@ func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan
 	if req.Desc {
 		expr, dir, reverse, from, before = key.desc, "DESC", "ASC", "<=", ">"
 	}
-	var where []string
-	var args []any
-	for _, c := range l.where {
+	where := []string{l.tenant.sql}
+	args := append([]any(nil), l.tenant.args...)
+	for _, c := range l.filters {
 		where = append(where, c.sql)
 		args = append(args, c.args...)
 	}

@@ -290,7 +290,8 @@ func replaceAssetFiles(ctx context.Context, tx *txn, clientID string, t *Task, f
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM task_asset_files WHERE task_id = ?`, t.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM task_asset_files
+		WHERE task_id = (SELECT id FROM tasks WHERE client_id = ? AND id = ?)`, clientID, t.ID); err != nil {
 		return fmt.Errorf("replace asset files: %w", err)
 	}
 	for _, id := range fileIDs {
@@ -332,26 +333,26 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 	defer tx.Rollback()
 
 	tenant := condition{"client_id = ?", []any{clientID}}
-	where := []condition{tenant}
+	var filters []condition
 	countScope, countArgs := "", []any{}
 	switch {
 	case f.ParentID != "":
-		where = append(where, condition{"parent_id = ?", []any{f.ParentID}})
+		filters = append(filters, condition{"parent_id = ?", []any{f.ParentID}})
 		countScope = "p:" + f.ParentID
 		if f.WorkspaceID != "" {
 			// A task's subtasks are all in its workspace: the parent decides.
-			where = append(where, condition{"workspace_id = ?", []any{f.WorkspaceID}})
+			filters = append(filters, condition{"workspace_id = ?", []any{f.WorkspaceID}})
 			countArgs = []any{f.ParentID, f.WorkspaceID}
 		}
 	case f.WorkspaceID != "":
-		where = append(where, condition{"workspace_id = ?", []any{f.WorkspaceID}})
+		filters = append(filters, condition{"workspace_id = ?", []any{f.WorkspaceID}})
 		countScope = "w:" + f.WorkspaceID
 	}
 	l := list{
 		table:      "tasks",
 		columns:    taskColumns,
 		tenant:     tenant,
-		where:      where,
+		filters:    filters,
 		sorts:      taskSortKeys,
 		tombstones: "task_tombstones",
 		total: func(ctx context.Context, tx *txn) (int, error) {

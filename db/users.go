@@ -247,7 +247,7 @@ func (db *DB) ListAccountantUsers(ctx context.Context, firmID string, req PageRe
 
 	tenant := condition{"firm_id = ? AND client_id IS NULL", []any{firmID}}
 	page, err := paginate(ctx, tx, list{
-		table: "users", columns: accountantUserColumns, tenant: tenant, where: []condition{tenant},
+		table: "users", columns: accountantUserColumns, tenant: tenant,
 		sorts: accountantUserSortKeys,
 	}, req, scanAccountantUser)
 	if err != nil {

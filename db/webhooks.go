@@ -169,7 +169,7 @@ func (db *DB) ListWebhooks(ctx context.Context, firmID string, req PageRequest) 
 	defer tx.Rollback()
 	tenant := condition{"firm_id = ?", []any{firmID}}
 	return paginate(ctx, tx, list{
-		table: "webhooks", columns: webhookColumns, tenant: tenant, where: []condition{tenant},
+		table: "webhooks", columns: webhookColumns, tenant: tenant,
 		sorts: map[string]sortKey{"createdAt": column("created_at"), "updatedAt": column("updated_at")},
 	}, req, func(s scanner) (*Webhook, string, error) {
 		w, err := db.scanWebhook(s)

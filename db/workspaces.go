@@ -66,7 +66,6 @@ func (db *DB) ListWorkspaces(ctx context.Context, clientID string, req PageReque
 		table:   "workspaces",
 		columns: workspaceColumns,
 		tenant:  tenant,
-		where:   []condition{tenant},
 		sorts:   map[string]sortKey{"createdAt": column("created_at")},
 	}, req, func(s scanner) (*Workspace, string, error) {
 		w, err := scanWorkspace(s)
@@ -183,7 +182,8 @@ func (db *DB) AddMember(ctx context.Context, clientID, workspaceID, userID strin
 		}
 		m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
 			FROM workspace_members m JOIN users u ON u.id = m.user_id
-			WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
+			WHERE m.workspace_id = (SELECT id FROM workspaces WHERE client_id = ? AND id = ?) AND m.user_id = ?`,
+			clientID, workspaceID, userID))
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,8 @@ func (db *DB) RemoveMember(ctx context.Context, clientID, workspaceID, userID st
 		// The member as it was is the event's data.
 		m, err := scanMember(tx.QueryRowContext(ctx, `SELECT `+memberColumns+`
 			FROM workspace_members m JOIN users u ON u.id = m.user_id
-			WHERE m.workspace_id = ? AND m.user_id = ?`, workspaceID, userID))
+			WHERE m.workspace_id = (SELECT id FROM workspaces WHERE client_id = ? AND id = ?) AND m.user_id = ?`,
+			clientID, workspaceID, userID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return &Error{Code: ENOTFOUND, Field: []any{"UserID"}, Message: "user " + userID + " is not a member of the workspace"}
 		}
