@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/db/seed"
 )
 
 // flDemoWorkspaceRE finds the demo workspace's id in the --demo banner.
@@ -202,6 +203,9 @@ func flStoreFiles(t *testing.T, dataDir string) []string {
 
 // flStorePath is where the store keeps a file's bytes, relative to the store.
 func flStorePath(id string) string { return id[len(id)-2:] + "/" + id }
+
+// demoPDF is the bank statement a --demo start stores.
+const demoPDF = seed.DemoPDF
 
 // flDemo is a data dir seeded with --demo.
 type flDemo struct {

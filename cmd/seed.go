@@ -11,6 +11,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/db/seed"
 )
 
 // seedJSON is what seed --json prints.
@@ -31,7 +32,7 @@ type seedClientJSON struct {
 }
 
 func newSeedCmd(cfg *Config) *cobra.Command {
-	spec := db.SeedSpec{}
+	spec := seed.Spec{}
 	var (
 		rateLimit int
 		asJSON    bool
@@ -60,7 +61,7 @@ limiter. The data dir must not hold a database yet.`,
 			if _, err := os.Stat(cfg.DatabasePath()); !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("seed fills a new data dir, and %s already exists", cfg.DatabasePath())
 			}
-			out, err := seed(cmd, cfg, spec, rateLimit)
+			out, err := generate(cmd, cfg, spec, rateLimit)
 			if err != nil {
 				// The database was written without a journal: half of it is no use.
 				for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -90,9 +91,9 @@ limiter. The data dir must not hold a database yet.`,
 	return cmd
 }
 
-// seed makes the database and the firm as serve's first start would, fills
+// generate makes the database and the firm as serve's first start would, fills
 // it, and mints the keys.
-func seed(cmd *cobra.Command, cfg *Config, spec db.SeedSpec, rateLimit int) (*seedJSON, error) {
+func generate(cmd *cobra.Command, cfg *Config, spec seed.Spec, rateLimit int) (*seedJSON, error) {
 	ctx := cmd.Context()
 	start := time.Now()
 	store, err := openStore(cfg)
@@ -103,7 +104,7 @@ func seed(cmd *cobra.Command, cfg *Config, spec db.SeedSpec, rateLimit int) (*se
 	if err = errors.Join(err, store.Close()); err != nil {
 		return nil, err
 	}
-	seeded, err := db.Seed(ctx, cfg.DatabasePath(), firm.ID, spec, time.Now())
+	seeded, err := seed.Generate(ctx, cfg.DatabasePath(), firm.ID, spec, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/db/seed"
 	"acctapi/filestore"
 	"acctapi/handlers"
 	"acctapi/webhooks"
@@ -219,7 +219,11 @@ this once and stored only as a hash: keep it now.
 }
 
 func (s *Server) seedDemo(ctx context.Context, firmID string) error {
-	demo, err := s.store.SeedDemo(ctx, firmID)
+	clock := time.Now
+	if s.cfg.Now != nil {
+		clock = s.cfg.Now
+	}
+	demo, err := seed.Demo(ctx, s.store, s.files, firmID, clock())
 	if err != nil || demo == nil {
 		return err
 	}
@@ -227,42 +231,9 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.seedDemoFile(ctx, demo); err != nil {
-		return err
-	}
 	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s). Its client key, shown once:\n\n    %s\n\n",
 		demo.ClientID, demo.WorkspaceID, key)
 	return nil
-}
-
-// demoPDF is a small document that PDF readers open.
-const demoPDF = `%PDF-1.4
-1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
-2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
-3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
-4 0 obj << /Length 58 >> stream
-BT /F1 18 Tf 72 770 Td (Kontoauszug Q3 2026: demo) Tj ET
-endstream endobj
-5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
-trailer << /Root 1 0 R >>
-%%EOF
-`
-
-// seedDemoFile stores a bank statement in the demo workspace, the way an
-// upload does: bytes in place first, then the record.
-func (s *Server) seedDemoFile(ctx context.Context, demo *db.Demo) error {
-	pending, err := s.files.Write(strings.NewReader(demoPDF), int64(len(demoPDF)))
-	if err != nil {
-		return err
-	}
-	id := db.NewID()
-	return s.files.Keep(pending, id, func() error {
-		_, err := s.store.CreateFile(ctx, demo.ClientID, db.FileCreate{
-			ID: id, WorkspaceID: demo.WorkspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
-			Size: pending.Size, SHA256: pending.SHA256,
-		})
-		return err
-	})
 }
 
 // Addr returns the address the server listens on.

@@ -136,8 +136,12 @@ func dsn(path, synchronous string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
+	return FileURI(path) + "?" + q.Encode()
 }
+
+// FileURI is the SQLite URI of the database file at path, for a connection
+// of its own (the bulk seed's) to add its parameters to.
+func FileURI(path string) string { return "file:" + uriPath.Replace(path) }
 
 // uriPath escapes the characters a SQLite URI filename gives a meaning to, so
 // that a data dir such as "a#b" opens a#b/acctapi.db and not a file "a".

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/db/seed"
 )
 
 // The benchmarks share one database, built on first use (so only when a
-// benchmark runs, never in a plain `go test`) by db.Seed in a temporary
+// benchmark runs, never in a plain `go test`) by seed.Generate in a temporary
 // directory that TestMain removes: client A has 1,000,000 tasks in 100
 // workspaces, the first holding 60% of them (so that a workspace list too
 // has a page 5000); client B has 1,000.
@@ -92,7 +93,7 @@ func buildBenchDB(path string) (*benchData, error) {
 	if err := errors.Join(err, d.Close()); err != nil {
 		return nil, err
 	}
-	seeded, err := db.Seed(ctx, path, firm.ID, db.SeedSpec{
+	seeded, err := seed.Generate(ctx, path, firm.ID, seed.Spec{
 		Clients: 2, Tasks: benchTasks, OtherTasks: 1000, Workspaces: benchWorkspaces, ClientUsers: 3, AccountantUsers: 2,
 	}, time.Now())
 	if err != nil {

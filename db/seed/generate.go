@@ -1,15 +1,18 @@
-package db
+package seed
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"acctapi/db"
 )
 
-// SeedSpec sizes the dataset Seed generates.
-type SeedSpec struct {
+// Spec sizes the dataset Generate makes.
+type Spec struct {
 	// Clients is the number of clients; the first is the big one.
 	Clients int
 	// Tasks is the number of tasks of the first client; OtherTasks that of
@@ -24,15 +27,15 @@ type SeedSpec struct {
 	ClientUsers, AccountantUsers int
 }
 
-// Check reports a spec Seed cannot fill.
-func (s SeedSpec) Check() error {
+// Check reports a spec Generate cannot fill.
+func (s Spec) Check() error {
 	if s.Clients < 1 || s.Workspaces < 1 || s.Tasks < 0 || s.OtherTasks < 0 || s.ClientUsers < 0 || s.AccountantUsers < 0 {
 		return fmt.Errorf("a dataset needs at least one client, one workspace a client and no negative counts")
 	}
 	return nil
 }
 
-// Seeded names what Seed generated.
+// Seeded names what Generate made.
 type Seeded struct {
 	Clients []SeededClient
 }
@@ -48,7 +51,7 @@ type SeededClient struct {
 // statement overhead vanishes, small enough to bound the sorter's memory.
 const seedBatch = 250_000
 
-// Seed fills the firm of the database at path with a generated dataset:
+// Generate fills the firm of the database at path with a generated dataset:
 // clients with users, workspaces (with the client's users and the firm's
 // accountant users as members), folders, labels and tasks with mixed
 // statuses, due dates, texts and subtasks, created over the two years before
@@ -59,11 +62,11 @@ const seedBatch = 250_000
 // The tasks' indexes and triggers are dropped for the load and made again
 // after it (one sort per index instead of a million random inserts into
 // each), and the counters the triggers keep are then counted once.
-func Seed(ctx context.Context, path, firmID string, spec SeedSpec, now time.Time) (*Seeded, error) {
+func Generate(ctx context.Context, path, firmID string, spec Spec, now time.Time) (*Seeded, error) {
 	if err := spec.Check(); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	conn, err := sql.Open("sqlite", "file:"+uriPath.Replace(path)+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"+
+	conn, err := sql.Open("sqlite", db.FileURI(path)+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"+
 		"&_pragma=foreign_keys(1)&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=threads(2)")
 	if err != nil {
 		return nil, err
@@ -80,7 +83,9 @@ func Seed(ctx context.Context, path, firmID string, spec SeedSpec, now time.Time
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	s := &seeder{tx: tx, firmID: firmID, spec: spec, now: now.Unix(), tag: NewID()[9:17]}
+	// The run's tag: base-36 digits of the time, as in the store's ids.
+	tag := strconv.FormatInt(now.UnixNano(), 36)
+	s := &seeder{tx: tx, firmID: firmID, spec: spec, now: now.Unix(), tag: tag[len(tag)-8:]}
 	seeded, err := s.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
@@ -151,7 +156,7 @@ func recountTasks(ctx context.Context, tx *sql.Tx) error {
 type seeder struct {
 	tx     *sql.Tx
 	firmID string
-	spec   SeedSpec
+	spec   Spec
 	now    int64
 	tag    string
 }
@@ -203,7 +208,7 @@ func (s *seeder) run(ctx context.Context) (*Seeded, error) {
 		if err := s.exec(ctx, `INSERT INTO clients (id, firm_id, name, slug, type, legal_name, address_line1,
 				address_city, address_postal_code, address_country_code, created_at, updated_at)
 				VALUES (?, ?, ?, ?, 'legal_person', ?, ?, 'Berlin', ?, 'DE', ?, ?)`,
-			client.ID, s.firmID, name, Slugify(name), name, fmt.Sprintf("Hauptstraße %d", 1+c%200),
+			client.ID, s.firmID, name, db.Slugify(name), name, fmt.Sprintf("Hauptstraße %d", 1+c%200),
 			fmt.Sprintf("%05d", 10115+c%4000), created, created); err != nil {
 			return nil, err
 		}

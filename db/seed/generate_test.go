@@ -1,4 +1,4 @@
-package db_test
+package seed_test
 
 import (
 	"context"
@@ -10,15 +10,62 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/db/seed"
 )
 
-var seedSpec = db.SeedSpec{Clients: 3, Tasks: 2000, OtherTasks: 120, Workspaces: 4, ClientUsers: 2, AccountantUsers: 3}
+var seedSpec = seed.Spec{Clients: 3, Tasks: 2000, OtherTasks: 120, Workspaces: 4, ClientUsers: 2, AccountantUsers: 3}
+
+// mustOpenStore opens a store at path, migrating it when it is new, and
+// closes it when the test ends.
+func mustOpenStore(t *testing.T, path string) *db.DB {
+	t.Helper()
+	d, err := db.Open(path, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if err := d.MigrateUp(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// mustFirm creates a firm in the store.
+func mustFirm(t *testing.T, d *db.DB, name string) *db.Firm {
+	t.Helper()
+	firm, err := d.CreateFirm(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return firm
+}
+
+// mustOpenRaw opens a plain connection to the database file, to read what
+// the generator wrote as it is stored.
+func mustOpenRaw(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
+}
+
+// count runs a query that counts.
+func count(t *testing.T, conn *sql.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
 
 // mustSeed makes a database with a firm, as serve's first start would, and
 // seeds it; it returns the store opened on the seeded file.
-func mustSeed(t *testing.T, spec db.SeedSpec) (*db.DB, *db.Firm, *db.Seeded) {
+func mustSeed(t *testing.T, spec seed.Spec) (*db.DB, *db.Firm, *seed.Seeded) {
 	t.Helper()
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "acct.db")
 	d, err := db.Open(path, db.Options{})
 	if err != nil {
@@ -27,20 +74,20 @@ func mustSeed(t *testing.T, spec db.SeedSpec) (*db.DB, *db.Firm, *db.Seeded) {
 	if err := d.MigrateUp(); err != nil {
 		t.Fatal(err)
 	}
-	firm := mustCreateFirm(t, d, "Seed Firm")
+	firm := mustFirm(t, d, "Seed Firm")
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	seeded, err := db.Seed(ctx, path, firm.ID, spec, time.Now())
+	seeded, err := seed.Generate(context.Background(), path, firm.ID, spec, time.Now())
 	if err != nil {
-		t.Fatalf("Seed(%+v): %v", spec, err)
+		t.Fatalf("Generate(%+v): %v", spec, err)
 	}
-	return mustOpenEmptyDB(t, path, db.Options{}), firm, seeded
+	return mustOpenStore(t, path), firm, seeded
 }
 
 func TestSeed(t *testing.T) {
 	ctx := context.Background()
-	fresh := mustOpenDB(t)
+	fresh := mustOpenStore(t, filepath.Join(t.TempDir(), "fresh.db"))
 	d, firm, seeded := mustSeed(t, seedSpec)
 	raw := mustOpenRaw(t, d.Path())
 
@@ -188,12 +235,12 @@ func dump(t *testing.T, conn *sql.DB, query string) string {
 func TestSeedTwice(t *testing.T) {
 	// A second seed of one database (another firm) makes ids of its own.
 	ctx := context.Background()
-	d, _, first := mustSeed(t, db.SeedSpec{Clients: 1, Tasks: 50, Workspaces: 1})
-	other := mustCreateFirm(t, d, "Other Firm")
+	d, _, first := mustSeed(t, seed.Spec{Clients: 1, Tasks: 50, Workspaces: 1})
+	other := mustFirm(t, d, "Other Firm")
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	second, err := db.Seed(ctx, d.Path(), other.ID, db.SeedSpec{Clients: 1, Tasks: 50, Workspaces: 1}, time.Now())
+	second, err := seed.Generate(ctx, d.Path(), other.ID, seed.Spec{Clients: 1, Tasks: 50, Workspaces: 1}, time.Now())
 	if err != nil {
 		t.Fatalf("second Seed: %v", err)
 	}
@@ -206,13 +253,13 @@ func TestSeedTwice(t *testing.T) {
 }
 
 func TestSeedRefusesBadSpecs(t *testing.T) {
-	for _, spec := range []db.SeedSpec{
+	for _, spec := range []seed.Spec{
 		{Clients: 0, Workspaces: 1},
 		{Clients: 1, Workspaces: 0},
 		{Clients: 1, Workspaces: 1, Tasks: -1},
 		{Clients: 1, Workspaces: 1, ClientUsers: -1},
 	} {
-		if _, err := db.Seed(context.Background(), filepath.Join(t.TempDir(), "x.db"), "firm", spec, time.Now()); err == nil {
+		if _, err := seed.Generate(context.Background(), filepath.Join(t.TempDir(), "x.db"), "firm", spec, time.Now()); err == nil {
 			t.Errorf("Seed(%+v): got nil, want an error", spec)
 		}
 	}

@@ -1,0 +1,182 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"acctapi/db"
+	"acctapi/filestore"
+)
+
+// DemoRecords names what Demo made for the start-up message.
+type DemoRecords struct {
+	ClientID    string
+	WorkspaceID string
+}
+
+// Demo fills the firm with a demo client with two workspaces, users of the
+// client and accountant users who are members, folders (nested), labels,
+// tasks (with subtasks, due dates and every status) and a bank statement,
+// and a second client with a workspace and a user of its own. It writes
+// through the store's own methods, the checks and rules of the API's writes
+// included, so the demo holds nothing the API could not have made. It does
+// nothing and returns nil, nil when the firm already has clients.
+func Demo(ctx context.Context, store *db.DB, files *filestore.Store, firmID string, now time.Time) (*DemoRecords, error) {
+	clients, err := store.ListClients(ctx, firmID, db.PageRequest{Limit: 1, Sort: "createdAt"})
+	if err != nil || clients.Total > 0 {
+		return nil, err
+	}
+	d := &demo{ctx: ctx, store: store}
+	mueller := d.client(firmID, db.ClientCreate{Name: "Müller & Söhne", Type: db.ClientLegalPerson,
+		LegalName: ptr("Müller & Söhne GmbH"), Address: db.Address{Line1: ptr("Hauptstraße 1"), City: ptr("Berlin"),
+			PostalCode: ptr("10115"), CountryCode: ptr("DE")}})
+	accounts := d.workspace(mueller, "Annual accounts 2026")
+	d.clientUser(mueller, "anna.mueller@example.com", "Anna", "Müller", "admin", accounts)
+	berta := d.accountant(firmID, "berta.berater@example.com", "Berta", "Berater", "admin")
+	d.member(mueller, accounts, berta)
+
+	novak := d.client(firmID, db.ClientCreate{Name: "Jana Novák", Type: db.ClientNaturalPerson, CustomID: ptr("K-1002")})
+	incomeTax := d.workspace(novak, "Income tax 2026")
+	d.clientUser(novak, "jana.novak@example.com", "Jana", "Novák", "admin")
+	d.clientUser(mueller, "bob.mueller@example.com", "Bob", "Müller", "user", accounts)
+	carl := d.accountant(firmID, "carl.kontor@example.com", "Carl", "Kontor", "user")
+	d.member(novak, incomeTax, carl)
+
+	d.member(mueller, d.workspace(mueller, "Payroll"), berta)
+	receipts := d.folder(mueller, accounts, "Receipts", nil)
+	d.folder(mueller, accounts, "Travel", &receipts)
+	d.folder(mueller, accounts, "Bank statements", nil)
+	d.label(mueller, accounts, "Needs review")
+	d.label(mueller, accounts, "Booked")
+
+	day := 24 * time.Hour
+	statements := d.task(mueller, accounts, berta, "Upload bank statements for Q3", nil, "IN_PROGRESS", now.Add(7*day))
+	d.task(mueller, accounts, berta, "Sparkasse business account", &statements, "ACCEPTED", now.Add(7*day))
+	d.task(mueller, accounts, berta, "N26 credit card", &statements, "OPEN", time.Time{})
+	annual := d.task(mueller, accounts, berta, "Review draft annual accounts 2026", nil, "IN_REVIEW", now.Add(14*day))
+	d.task(mueller, accounts, berta, "Confirm inventory count", &annual, "OPEN", now.Add(10*day))
+	d.task(mueller, accounts, berta, "Sign engagement letter", nil, "ACCEPTED", time.Time{})
+	d.task(mueller, accounts, berta, "Receipts for travel expenses in May", nil, "DECLINED", now.Add(-3*day))
+	d.task(mueller, accounts, berta, "Answer the tax office's query", nil, "OPEN", time.Time{})
+	if d.err != nil {
+		return nil, fmt.Errorf("seed demo: %w", d.err)
+	}
+	if err := statement(ctx, store, files, mueller, accounts); err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts}, nil
+}
+
+// DemoPDF is the bank statement Demo stores: a small document that PDF
+// readers open.
+const DemoPDF = `%PDF-1.4
+1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
+2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
+4 0 obj << /Length 58 >> stream
+BT /F1 18 Tf 72 770 Td (Kontoauszug Q3 2026: demo) Tj ET
+endstream endobj
+5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
+trailer << /Root 1 0 R >>
+%%EOF
+`
+
+// statement stores a bank statement in the workspace as an upload does:
+// bytes in place first, then the record.
+func statement(ctx context.Context, store *db.DB, files *filestore.Store, clientID, workspaceID string) error {
+	pending, err := files.Write(strings.NewReader(DemoPDF), int64(len(DemoPDF)))
+	if err != nil {
+		return err
+	}
+	id := db.NewID()
+	return files.Keep(pending, id, func() error {
+		_, err := store.CreateFile(ctx, clientID, db.FileCreate{
+			ID: id, WorkspaceID: workspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
+			Size: pending.Size, SHA256: pending.SHA256,
+		})
+		return err
+	})
+}
+
+// demo makes the records one after the other and keeps the first error, so
+// that Demo reads as the list of what it makes; after an error it makes
+// nothing more.
+type demo struct {
+	ctx   context.Context
+	store *db.DB
+	err   error
+}
+
+// run makes one record unless an earlier one failed, keeps the first error,
+// and returns the id of what it made ("" after an error).
+func run[T any](d *demo, write func() (T, error), id func(T) string) string {
+	if d.err != nil {
+		return ""
+	}
+	made, err := write()
+	if err != nil {
+		d.err = err
+		return ""
+	}
+	return id(made)
+}
+
+func (d *demo) client(firmID string, in db.ClientCreate) string {
+	return run(d, func() (*db.Client, error) { return d.store.CreateClient(d.ctx, firmID, in) },
+		func(c *db.Client) string { return c.ID })
+}
+
+func (d *demo) workspace(clientID, name string) string {
+	return run(d, func() (*db.Workspace, error) { return d.store.CreateWorkspace(d.ctx, clientID, name) },
+		func(w *db.Workspace) string { return w.ID })
+}
+
+func (d *demo) clientUser(clientID, email, first, last, role string, workspaceIDs ...string) {
+	run(d, func() (*db.ClientUser, error) {
+		return d.store.InviteClientUser(d.ctx, clientID, db.ClientUserInvite{Email: email, Role: role,
+			FirstName: &first, LastName: &last, WorkspaceIDs: workspaceIDs})
+	}, func(u *db.ClientUser) string { return u.ID })
+}
+
+func (d *demo) accountant(firmID, email, first, last, role string) string {
+	return run(d, func() (*db.AccountantUser, error) {
+		return d.store.InviteAccountantUser(d.ctx, firmID, db.AccountantUserInvite{Email: email,
+			FirstName: &first, LastName: &last, Role: db.RoleRef{Name: role}})
+	}, func(u *db.AccountantUser) string { return u.ID })
+}
+
+func (d *demo) member(clientID, workspaceID, userID string) {
+	run(d, func() (*db.Member, error) { return d.store.AddMember(d.ctx, clientID, workspaceID, userID) },
+		func(m *db.Member) string { return m.UserID })
+}
+
+func (d *demo) folder(clientID, workspaceID, name string, parentID *string) string {
+	return run(d, func() (*db.Folder, error) { return d.store.CreateFolder(d.ctx, clientID, workspaceID, name, parentID) },
+		func(f *db.Folder) string { return f.ID })
+}
+
+func (d *demo) label(clientID, workspaceID, name string) {
+	run(d, func() (*db.Label, error) { return d.store.CreateLabel(d.ctx, clientID, workspaceID, name) },
+		func(l *db.Label) string { return l.ID })
+}
+
+// task makes a task created by the accountant user, then moves it to the
+// status, as the accountant would; a zero due date leaves it open.
+func (d *demo) task(clientID, workspaceID, createdBy, title string, parentID *string, status string, due time.Time) string {
+	in := db.TaskCreate{WorkspaceID: workspaceID, Title: title, ParentID: parentID, ActorType: db.ActorUser, CreatedByID: &createdBy}
+	if !due.IsZero() {
+		in.DueDate = &due
+	}
+	id := run(d, func() (*db.Task, error) { return d.store.CreateTask(d.ctx, clientID, in) },
+		func(t *db.Task) string { return t.ID })
+	if status != db.TaskStatuses[0] {
+		run(d, func() (*db.Task, error) {
+			return d.store.UpdateTask(d.ctx, clientID, id, db.TaskUpdate{Status: db.Update[string]{Set: true, Value: &status}})
+		}, func(t *db.Task) string { return t.ID })
+	}
+	return id
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,91 @@
+package seed_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"acctapi/db"
+	"acctapi/db/seed"
+	"acctapi/filestore"
+)
+
+func TestDemo(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpenStore(t, filepath.Join(t.TempDir(), "acct.db"))
+	files, err := filestore.Open(filepath.Join(t.TempDir(), "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firm := mustFirm(t, d, "Demo Firm")
+	raw := mustOpenRaw(t, d.Path())
+	counts := func() [4]int {
+		return [4]int{
+			count(t, raw, `SELECT count(*) FROM clients WHERE firm_id = ?`, firm.ID),
+			count(t, raw, `SELECT count(*) FROM workspaces`),
+			count(t, raw, `SELECT count(*) FROM users WHERE firm_id = ?`, firm.ID),
+			count(t, raw, `SELECT count(*) FROM workspace_members`),
+		}
+	}
+
+	demo, err := seed.Demo(ctx, d, files, firm.ID, time.Now())
+	if err != nil {
+		t.Fatalf("Demo: got %v, want nil", err)
+	}
+	if demo == nil {
+		t.Fatalf("Demo: got nil, want the demo records")
+	}
+
+	t.Run("client", func(t *testing.T) {
+		c, err := d.FindClient(ctx, firm.ID, demo.ClientID)
+		if err != nil {
+			t.Fatalf("FindClient(demo client): got %v, want nil", err)
+		}
+		if c.Slug != "mueller-soehne" {
+			t.Errorf("demo client slug: got %v, want %v", c.Slug, "mueller-soehne")
+		}
+	})
+
+	t.Run("workspace and members", func(t *testing.T) {
+		if n := count(t, raw, `SELECT count(*) FROM workspaces WHERE id = ? AND client_id = ?`, demo.WorkspaceID, demo.ClientID); n != 1 {
+			t.Errorf("demo workspace of the demo client: got %v, want %v", n, 1)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM workspace_members m JOIN users u ON u.id = m.user_id
+			WHERE m.workspace_id = ? AND u.firm_id = ?`, demo.WorkspaceID, firm.ID); n != 3 {
+			t.Errorf("members of the demo workspace: got %v, want %v", n, 3)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM users WHERE client_id = ?`, demo.ClientID); n != 2 {
+			t.Errorf("client users: got %v, want %v", n, 2)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM clients WHERE firm_id = ?`, firm.ID); n != 2 {
+			t.Errorf("demo clients: got %v, want %v", n, 2)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM users u JOIN roles r ON r.id = u.role_id
+			WHERE u.firm_id = ? AND u.client_id IS NULL AND r.name = 'admin'`, firm.ID); n != 1 {
+			t.Errorf("accountant admin users: got %v, want %v", n, 1)
+		}
+	})
+
+	t.Run("second call", func(t *testing.T) {
+		before := counts()
+		again, err := seed.Demo(ctx, d, files, firm.ID, time.Now())
+		if err != nil || again != nil {
+			t.Errorf("second Demo: got %+v, %v, want nil, nil", again, err)
+		}
+		if after := counts(); after != before {
+			t.Errorf("counts (clients, workspaces, users, members) after second Demo: got %v, want %v", after, before)
+		}
+	})
+
+	t.Run("firm with clients", func(t *testing.T) {
+		busy := mustFirm(t, d, "Busy Firm")
+		if _, err := d.CreateClient(ctx, busy.ID, db.ClientCreate{Name: "Real Client", Type: db.ClientLegalPerson}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := seed.Demo(ctx, d, files, busy.ID, time.Now())
+		if err != nil || got != nil {
+			t.Errorf("Demo of a firm with clients: got %+v, %v, want nil, nil", got, err)
+		}
+	})
+}
