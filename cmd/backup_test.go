@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"acctapi/backup"
 	"acctapi/db"
 )
 
@@ -206,18 +207,18 @@ func TestBackupUnderLoad(t *testing.T) {
 	load.waitFor(t, bkAfter, 5)
 	stopLoad()
 
-	if res.Format != backupFormat || res.SchemaVersion != db.LatestVersion() || res.Dir != backupDir || res.Files.Count < 1 {
+	if res.Format != backup.Format || res.SchemaVersion != db.LatestVersion() || res.Dir != backupDir || res.Files.Count < 1 {
 		t.Errorf("backup --json = %+v", res)
 	}
-	if names := bkNames(t, backupDir); !slices.Equal(names, []string{databaseName, manifestName, filesName}) {
-		t.Errorf("the backup holds %v, want only %s, %s and %s", names, databaseName, manifestName, filesName)
+	if names := bkNames(t, backupDir); !slices.Equal(names, []string{backup.DatabaseName, backup.ManifestName, backup.FilesName}) {
+		t.Errorf("the backup holds %v, want only %s, %s and %s", names, backup.DatabaseName, backup.ManifestName, backup.FilesName)
 	}
 	if names := bkNames(t, filepath.Dir(backupDir)); !slices.Equal(names, []string{"b1"}) {
 		t.Errorf("beside the backup: %v, want only the backup (no temporary directory)", names)
 	}
 
 	mustRunBinary(t, bin, "restore", "--from", backupDir, "--data-dir", restoredDir)
-	restoredDB := filepath.Join(restoredDir, databaseName)
+	restoredDB := filepath.Join(restoredDir, backup.DatabaseName)
 	checked, err := db.Open(restoredDB, db.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,25 +383,25 @@ func bkFlipByte(t *testing.T, path string) {
 func TestBackupRestoreRefusals(t *testing.T) {
 	d := newFLDemo(t)
 	tmp := t.TempDir()
-	backup := filepath.Join(tmp, "backup")
-	if err := os.Mkdir(backup, 0o750); err != nil {
+	backupDir := filepath.Join(tmp, "backup")
+	if err := os.Mkdir(backupDir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(backup, "keep.txt"), []byte("mine"), 0o640); err != nil {
+	if err := os.WriteFile(filepath.Join(backupDir, "keep.txt"), []byte("mine"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	stderr := mustFail(t, "backup", "--data-dir", d.dir, "--out", backup)
+	stderr := mustFail(t, "backup", "--data-dir", d.dir, "--out", backupDir)
 	if !strings.Contains(stderr, "not empty") {
 		t.Errorf("backup into a non-empty dir: %s, want it refused as not empty", stderr)
 	}
-	if names := bkNames(t, backup); !slices.Equal(names, []string{"keep.txt"}) {
+	if names := bkNames(t, backupDir); !slices.Equal(names, []string{"keep.txt"}) {
 		t.Errorf("the refused --out holds %v, want only what it held", names)
 	}
-	if err := os.Remove(filepath.Join(backup, "keep.txt")); err != nil {
+	if err := os.Remove(filepath.Join(backupDir, "keep.txt")); err != nil {
 		t.Fatal(err)
 	}
 	// An empty --out is taken.
-	out := mustExecute(t, "backup", "--data-dir", d.dir, "--out", backup)
+	out := mustExecute(t, "backup", "--data-dir", d.dir, "--out", backupDir)
 	if !strings.Contains(out, "files: 1 (") {
 		t.Errorf("backup printed %q, want the one demo file counted", out)
 	}
@@ -423,7 +424,7 @@ func TestBackupRestoreRefusals(t *testing.T) {
 		}
 	}
 
-	stderr = mustFail(t, "restore", "--from", backup, "--data-dir", target)
+	stderr = mustFail(t, "restore", "--from", backupDir, "--data-dir", target)
 	if !strings.Contains(stderr, "--force") {
 		t.Errorf("restore into a non-empty data dir: %s, want it refused, naming --force", stderr)
 	}
@@ -434,36 +435,36 @@ func TestBackupRestoreRefusals(t *testing.T) {
 		damage     func(dir string)
 	}{
 		{"flipped byte in a file", "do not match its row", func(dir string) {
-			bkFlipByte(t, filepath.Join(dir, filesName, filepath.FromSlash(flStorePath(d.demoFile))))
+			bkFlipByte(t, filepath.Join(dir, backup.FilesName, filepath.FromSlash(flStorePath(d.demoFile))))
 		}},
 		{"missing file", d.demoFile, func(dir string) {
-			if err := os.Remove(filepath.Join(dir, filesName, filepath.FromSlash(flStorePath(d.demoFile)))); err != nil {
+			if err := os.Remove(filepath.Join(dir, backup.FilesName, filepath.FromSlash(flStorePath(d.demoFile)))); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"flipped byte in the database", "sha256", func(dir string) { bkFlipByte(t, filepath.Join(dir, databaseName)) }},
+		{"flipped byte in the database", "sha256", func(dir string) { bkFlipByte(t, filepath.Join(dir, backup.DatabaseName)) }},
 		{"manifest of another backup", "manifest says", func(dir string) {
 			// A database that is sound and matches the manifest's sha256,
 			// but records fewer files than the manifest counts.
-			dbPath := filepath.Join(dir, databaseName)
+			dbPath := filepath.Join(dir, backup.DatabaseName)
 			rawExec(t, dbPath, `DELETE FROM files`)
-			var m backupManifest
-			if err := json.Unmarshal(bkRead(t, filepath.Join(dir, manifestName)), &m); err != nil {
+			var m backup.Manifest
+			if err := json.Unmarshal(bkRead(t, filepath.Join(dir, backup.ManifestName)), &m); err != nil {
 				t.Fatal(err)
 			}
 			data := bkRead(t, dbPath)
 			sum := sha256.Sum256(data)
-			m.Database = backupDatabase{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+			m.Database = backup.DatabaseDigest{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 			manifest, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, manifestName), manifest, 0o640); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, backup.ManifestName), manifest, 0o640); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"no manifest", manifestName, func(dir string) {
-			if err := os.Remove(filepath.Join(dir, manifestName)); err != nil {
+		{"no manifest", backup.ManifestName, func(dir string) {
+			if err := os.Remove(filepath.Join(dir, backup.ManifestName)); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -471,7 +472,7 @@ func TestBackupRestoreRefusals(t *testing.T) {
 	for _, c := range damaged {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "damaged")
-			bkCopyTree(t, backup, dir)
+			bkCopyTree(t, backupDir, dir)
 			c.damage(dir)
 			stderr := mustFail(t, "restore", "--from", dir, "--data-dir", target, "--force")
 			if !strings.Contains(stderr, c.want) {
@@ -484,7 +485,7 @@ func TestBackupRestoreRefusals(t *testing.T) {
 	// A server on the target: refused.
 	cfg, _, _ := testConfig(target)
 	r := startServer(t, cfg)
-	stderr = mustFail(t, "restore", "--from", backup, "--data-dir", target, "--force")
+	stderr = mustFail(t, "restore", "--from", backupDir, "--data-dir", target, "--force")
 	if !strings.Contains(stderr, "open in another process") {
 		t.Errorf("restore over a served data dir: %s, want it refused as in use", stderr)
 	}
@@ -495,9 +496,9 @@ func TestBackupRestoreRefusals(t *testing.T) {
 	unchanged("a restore over a served data dir")
 
 	// --force replaces the whole data dir with the backup's.
-	mustExecute(t, "restore", "--from", backup, "--data-dir", target, "--force")
-	if names := bkNames(t, target); !slices.Equal(names, []string{databaseName, filesName}) {
-		t.Errorf("the restored data dir holds %v, want only %s and %s (no stale -wal or -shm, nothing of the old one)", names, databaseName, filesName)
+	mustExecute(t, "restore", "--from", backupDir, "--data-dir", target, "--force")
+	if names := bkNames(t, target); !slices.Equal(names, []string{backup.DatabaseName, backup.FilesName}) {
+		t.Errorf("the restored data dir holds %v, want only %s and %s (no stale -wal or -shm, nothing of the old one)", names, backup.DatabaseName, backup.FilesName)
 	}
 	if names := bkNames(t, tmp); !slices.Equal(names, []string{"backup", "target"}) {
 		t.Errorf("after restore --force, %s holds %v, want no temporary directory left", tmp, names)
@@ -518,7 +519,7 @@ func TestBackupRestoreRefusals(t *testing.T) {
 
 	// Stored bytes that no longer match their row fail the backup, which
 	// leaves nothing behind.
-	bkFlipByte(t, filepath.Join(d.dir, filesName, filepath.FromSlash(flStorePath(d.demoFile))))
+	bkFlipByte(t, filepath.Join(d.dir, backup.FilesName, filepath.FromSlash(flStorePath(d.demoFile))))
 	stderr = mustFail(t, "backup", "--data-dir", d.dir, "--out", filepath.Join(tmp, "backup2"))
 	if !strings.Contains(stderr, "do not match its row") {
 		t.Errorf("backup of a damaged file store: %s, want the file's mismatch named", stderr)

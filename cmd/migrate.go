@@ -12,101 +12,175 @@ import (
 	"acctapi/db"
 )
 
+// errMigrateUsage answers a migrate command line with the wrong number of
+// arguments.
+var errMigrateUsage = errors.New("usage: acctapi migrate [up | down N | force N | version]")
+
 func newMigrateCmd(cfg *Config) *cobra.Command {
 	var noBackup bool
+	up := newMigrateUpCmd(cfg, &noBackup)
 	cmd := &cobra.Command{
-		Use:   "migrate [up | down N | force N | version]",
+		Use:   "migrate",
 		Short: "Migrate the database schema (default: up to this binary's version)",
 		Long: `Migrate the database schema with the migrations built into this binary.
-  up        apply every pending migration (the default)
-  down N    revert the last N migrations
-  force N   record the schema as being at version N, clean, running nothing:
-            after a failed migration was repaired by hand
-  version   print the database's schema version and this binary's
-Before changing a database that holds data it writes a consistent backup copy
-next to it, named after the schema version and the time (--no-backup skips).`,
-		Args: func(_ *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 0, len(args) == 1 && (args[0] == "up" || args[0] == "version"):
-				return nil
-			case len(args) == 2 && args[0] == "down":
-				if n, err := strconv.Atoi(args[1]); err != nil || n < 1 {
-					return fmt.Errorf("migrate down takes a number of steps of at least 1, not %q", args[1])
-				}
-				return nil
-			case len(args) == 2 && args[0] == "force":
-				if n, err := strconv.Atoi(args[1]); err != nil || n < 0 {
-					return fmt.Errorf("migrate force takes a schema version of at least 0, not %q", args[1])
-				}
-				return nil
-			}
-			return fmt.Errorf("usage: acctapi migrate [up | down N | force N | version]")
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			action := "up"
-			if len(args) > 0 {
-				action = args[0]
-			}
-			store, err := openExistingStore(cfg)
-			if errors.Is(err, os.ErrNotExist) && action == "up" {
-				store, err = openStore(cfg)
-			}
+Without a subcommand, migrate runs up. Before changing a database that holds
+data, up and down write a consistent backup copy next to it, named after the
+schema version and the time (--no-backup skips).`,
+		Args: noMigrateArgs,
+		RunE: up.RunE,
+	}
+	cmd.PersistentFlags().BoolVar(&noBackup, "no-backup", false, "do not write a backup copy before migrating")
+	cmd.AddCommand(up, newMigrateDownCmd(cfg, &noBackup), newMigrateForceCmd(cfg), newMigrateVersionCmd(cfg))
+	return cmd
+}
+
+func newMigrateUpCmd(cfg *Config, noBackup *bool) *cobra.Command {
+	return &cobra.Command{
+		Use:   "up",
+		Short: "Apply every pending migration (the default); creates a missing database",
+		Args:  noMigrateArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, state, err := openSchema(cmd, cfg, true)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			state, err := store.Schema(cmd.Context())
-			if err != nil {
-				return err
-			}
-			latest := db.LatestVersion()
-			var n int
-			if len(args) == 2 {
-				n, _ = strconv.Atoi(args[1])
-			}
-			switch action {
-			case "version":
-				fmt.Fprintf(cfg.Stdout, "database schema version %d%s; this binary's %d\n", state.Version, dirtyNote(state.Dirty), latest)
-				return nil
-			case "force":
-				if err := store.MigrateForce(n); err != nil {
-					return err
-				}
-				fmt.Fprintf(cfg.Stdout, "schema version recorded as %d (was %d%s); nothing was run\n", n, state.Version, dirtyNote(state.Dirty))
-				return nil
-			}
-			if (action == "up" && state.Version == latest && !state.Dirty) || (action == "down" && state.Version == 0) {
+			if state.Version == db.LatestVersion() && !state.Dirty {
 				fmt.Fprintf(cfg.Stdout, "schema version %d: nothing to do\n", state.Version)
 				return nil
 			}
-			if state.Dirty {
-				return fmt.Errorf("schema version %d is dirty: a migration failed half-way; repair the schema by hand (or restore a backup), then run `acctapi migrate force N` with the version it is at", state.Version)
-			}
-			if !state.Empty && !noBackup {
-				backup := backupPath(cfg.DatabasePath(), state.Version, time.Now())
-				if err := store.Backup(cmd.Context(), backup); err != nil {
-					return err
-				}
-				fmt.Fprintf(cfg.Stdout, "backup written to %s\n", backup)
-			}
-			if action == "down" {
-				err = store.MigrateDown(n)
-			} else {
-				err = store.MigrateUp()
-			}
+			return changeSchema(cmd, cfg, store, state, *noBackup, store.MigrateUp)
+		},
+	}
+}
+
+func newMigrateDownCmd(cfg *Config, noBackup *bool) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down N",
+		Short: "Revert the last N migrations",
+		Args:  numberArg("a number of steps", 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, _ := strconv.Atoi(args[0])
+			store, state, err := openSchema(cmd, cfg, false)
 			if err != nil {
 				return err
 			}
-			after, err := store.Schema(cmd.Context())
+			defer store.Close()
+			if state.Version == 0 {
+				fmt.Fprintf(cfg.Stdout, "schema version %d: nothing to do\n", state.Version)
+				return nil
+			}
+			return changeSchema(cmd, cfg, store, state, *noBackup, func() error { return store.MigrateDown(n) })
+		},
+	}
+}
+
+func newMigrateForceCmd(cfg *Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "force N",
+		Short: "Record the schema as being at version N, clean, running nothing",
+		Long: `Record the schema as being at version N, clean, running nothing: after a
+failed migration was repaired by hand.`,
+		Args: numberArg("a schema version", 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, _ := strconv.Atoi(args[0])
+			store, state, err := openSchema(cmd, cfg, false)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cfg.Stdout, "schema version %d -> %d\n", state.Version, after.Version)
+			defer store.Close()
+			if err := store.MigrateForce(v); err != nil {
+				return err
+			}
+			fmt.Fprintf(cfg.Stdout, "schema version recorded as %d (was %d%s); nothing was run\n", v, state.Version, dirtyNote(state.Dirty))
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&noBackup, "no-backup", false, "do not write a backup copy before migrating")
-	return cmd
+}
+
+func newMigrateVersionCmd(cfg *Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the database's schema version and this binary's",
+		Args:  noMigrateArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, state, err := openSchema(cmd, cfg, false)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			fmt.Fprintf(cfg.Stdout, "database schema version %d%s; this binary's %d\n", state.Version, dirtyNote(state.Dirty), db.LatestVersion())
+			return nil
+		},
+	}
+}
+
+// noMigrateArgs refuses arguments with the usage of migrate, which names the
+// subcommands, rather than cobra's count of them.
+func noMigrateArgs(_ *cobra.Command, args []string) error {
+	if len(args) != 0 {
+		return errMigrateUsage
+	}
+	return nil
+}
+
+// numberArg accepts one argument, a whole number of at least least; what says
+// what the number counts. Another count of arguments gets migrate's usage,
+// as in noMigrateArgs.
+func numberArg(what string, least int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return errMigrateUsage
+		}
+		if n, err := strconv.Atoi(args[0]); err != nil || n < least {
+			return fmt.Errorf("migrate %s takes %s of at least %d, not %q", cmd.Name(), what, least, args[0])
+		}
+		return nil
+	}
+}
+
+// openSchema opens the data dir's database and reads its schema state. Only
+// with create does a missing database become a new one: migrate up creates
+// it, the other subcommands refuse a mistyped --data-dir.
+func openSchema(cmd *cobra.Command, cfg *Config, create bool) (*db.DB, db.SchemaState, error) {
+	store, err := openExistingStore(cfg)
+	if errors.Is(err, os.ErrNotExist) && create {
+		store, err = openStore(cfg)
+	}
+	if err != nil {
+		return nil, db.SchemaState{}, err
+	}
+	state, err := store.Schema(cmd.Context())
+	if err != nil {
+		store.Close()
+		return nil, db.SchemaState{}, err
+	}
+	return store, state, nil
+}
+
+// changeSchema runs migrate, which moves the schema up or down from before.
+// It refuses a dirty schema, and first backs up a database that holds data
+// unless noBackup is set.
+func changeSchema(cmd *cobra.Command, cfg *Config, store *db.DB, before db.SchemaState, noBackup bool, migrate func() error) error {
+	if before.Dirty {
+		return fmt.Errorf("schema version %d is dirty: a migration failed half-way; repair the schema by hand (or restore a backup), then run `acctapi migrate force N` with the version it is at", before.Version)
+	}
+	if !before.Empty && !noBackup {
+		path := backupPath(cfg.DatabasePath(), before.Version, time.Now())
+		if err := store.Backup(cmd.Context(), path); err != nil {
+			return err
+		}
+		fmt.Fprintf(cfg.Stdout, "backup written to %s\n", path)
+	}
+	if err := migrate(); err != nil {
+		return err
+	}
+	after, err := store.Schema(cmd.Context())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cfg.Stdout, "schema version %d -> %d\n", before.Version, after.Version)
+	return nil
 }
 
 // backupPath names a backup after the schema version and the time, with a

@@ -396,44 +396,6 @@ func TestMigrations(t *testing.T) {
 	})
 }
 
-func TestBackup(t *testing.T) {
-	ctx := context.Background()
-	d := mustOpenDB(t)
-	firm := mustCreateFirm(t, d, "Backed Up GmbH")
-
-	t.Run("new path", func(t *testing.T) {
-		dest := filepath.Join(t.TempDir(), "backup.db")
-		if err := d.Backup(ctx, dest); err != nil {
-			t.Fatalf("Backup: got %v, want nil", err)
-		}
-		b := mustOpenEmptyDB(t, dest, db.Options{})
-		if err := b.CheckSchema(ctx); err != nil {
-			t.Errorf("CheckSchema of the backup: got %v, want nil", err)
-		}
-		got, err := b.DeploymentFirm(ctx)
-		if err != nil {
-			t.Fatalf("DeploymentFirm of the backup: got %v, want nil", err)
-		}
-		if got.ID != firm.ID || got.Name != firm.Name || !got.CreatedAt.Equal(firm.CreatedAt) {
-			t.Errorf("firm in the backup: got %+v, want %+v", got, firm)
-		}
-	})
-
-	t.Run("existing path", func(t *testing.T) {
-		dest := filepath.Join(t.TempDir(), "backup.db")
-		content := []byte("not to be overwritten")
-		if err := os.WriteFile(dest, content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Backup(ctx, dest); err == nil {
-			t.Errorf("Backup to an existing file: got nil, want an error")
-		}
-		if got, _ := os.ReadFile(dest); !bytes.Equal(got, content) {
-			t.Errorf("existing file after Backup: got %q, want %q", got, content)
-		}
-	})
-}
-
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
 
@@ -1078,25 +1040,6 @@ func TestCreateFirm(t *testing.T) {
 			t.Errorf("DeploymentFirm: got %+v, want the first firm %+v", got, firm)
 		}
 	})
-}
-
-func TestCheckFindsDamage(t *testing.T) {
-	ctx := context.Background()
-	store := mustOpenDB(t)
-	if err := store.Check(ctx); err != nil {
-		t.Fatalf("Check on a new store: %v", err)
-	}
-	write, _ := store.Handles()
-	if _, err := write.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := write.ExecContext(ctx, `INSERT INTO clients (id, firm_id, name, slug, type, created_at, updated_at)
-		VALUES ('corphan', 'cnofirm', 'Orphan', 'orphan', 'legal_person', 0, 0)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Check(ctx); err == nil || !strings.Contains(err.Error(), "foreign key") {
-		t.Fatalf("Check with a client of no firm = %v, want a foreign key problem", err)
-	}
 }
 
 // TestStorageFaults makes SQLite itself report a full disk, a read-only

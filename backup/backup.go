@@ -1,0 +1,143 @@
+// Package backup writes and restores backups of a data dir. A backup is laid
+// out as a data dir: the database as of one moment, the bytes of exactly the
+// files that database records, and a manifest that vouches for both. Both
+// directions build the new directory beside its target, sync every file and
+// directory in it, and rename it into place only when it is complete.
+package backup
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"acctapi/db"
+	"acctapi/filestore"
+)
+
+// Format is the version of the backup layout and manifest this package
+// writes and restores.
+const Format = 1
+
+// Names inside a backup. The database and the file store keep the names they
+// have in a data dir, so that a backup is laid out as one.
+const (
+	ManifestName = "backup.json"
+	DatabaseName = "acctapi.db"
+	FilesName    = "files"
+)
+
+// Manifest is backup.json. The database's size and sha256 cover its rows,
+// and each file's row holds that file's size and sha256, so the manifest
+// vouches for every byte of the backup without listing the files.
+type Manifest struct {
+	Format         int            `json:"format"`
+	CreatedAt      time.Time      `json:"createdAt"`
+	AcctapiVersion string         `json:"acctapiVersion"`
+	Commit         string         `json:"commit"`
+	SchemaVersion  uint           `json:"schemaVersion"`
+	Database       DatabaseDigest `json:"database"`
+	Files          FileTotals     `json:"files"`
+}
+
+// DatabaseDigest is the size and sha256 of a backup's database file.
+type DatabaseDigest struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// FileTotals is the number of stored files in a backup and their total size.
+type FileTotals struct {
+	Count int   `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// readManifest reads and checks the manifest of the backup in dir.
+func readManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, fmt.Errorf("%w (is %s a backup written by acctapi backup?)", err, dir)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("the backup in %s is damaged: %s: %w", dir, ManifestName, err)
+	}
+	if m.Format != Format {
+		return nil, fmt.Errorf("the backup in %s has format %d; this binary restores format %d", dir, m.Format, Format)
+	}
+	if latest := db.LatestVersion(); m.SchemaVersion > latest {
+		return nil, fmt.Errorf("the backup in %s has schema version %d, newer than this binary's %d: restore it with the acctapi %s that wrote it, or a newer one",
+			dir, m.SchemaVersion, latest, m.AcctapiVersion)
+	}
+	return &m, nil
+}
+
+// copyFiles opens the database at dbPath, checks it when check is set, and
+// copies the bytes of every file it records from src into a new file store
+// at dest, each checked against its row. It sets m's schema version and file
+// totals.
+func copyFiles(ctx context.Context, dbPath string, check bool, src *filestore.Store, dest string, m *Manifest) (err error) {
+	copied, err := db.Open(dbPath, db.Options{})
+	if err != nil {
+		return err
+	}
+	// Closing checkpoints the copy's WAL into it, so that what is hashed or
+	// swapped in afterwards is the database file alone.
+	defer func() { err = errors.Join(err, copied.Close()) }()
+	if check {
+		if err := copied.Check(ctx); err != nil {
+			return err
+		}
+	}
+	state, err := copied.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	m.SchemaVersion, m.Files = state.Version, FileTotals{}
+	dst, err := filestore.Open(dest)
+	if err != nil {
+		return err
+	}
+	err = copied.FileDigests(ctx, func(f db.FileDigest) error {
+		if err := copyStoredFile(src, dst, f); err != nil {
+			return err
+		}
+		m.Files.Count++
+		m.Files.Bytes += f.Size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return syncDirs(dest, filepath.Dir(dest))
+}
+
+// copyStoredFile copies one file's bytes between stores, refusing bytes that
+// do not match the file's row.
+func copyStoredFile(src, dst *filestore.Store, f db.FileDigest) error {
+	r, err := src.OpenFile(f.ID)
+	if err != nil {
+		return fmt.Errorf("the bytes of file %s: %w", f.ID, err)
+	}
+	defer r.Close()
+	p, err := dst.Write(r, f.Size)
+	if errors.Is(err, filestore.ErrTooLarge) {
+		return fmt.Errorf("the bytes of file %s are longer than the %d bytes its row records", f.ID, f.Size)
+	}
+	if err != nil {
+		return fmt.Errorf("the bytes of file %s: %w", f.ID, err)
+	}
+	// The row is already written: Keep's record step only compares the
+	// bytes with it, and Keep removes them again when they differ.
+	return dst.Keep(p, f.ID, func() error {
+		if p.Size != f.Size || !bytes.Equal(p.SHA256, f.SHA256) {
+			return fmt.Errorf("the bytes of file %s (%d bytes, sha256 %x) do not match its row (%d bytes, sha256 %x)",
+				f.ID, p.Size, p.SHA256, f.Size, f.SHA256)
+		}
+		return nil
+	})
+}
