@@ -1,0 +1,84 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers places every package of the module: a package may import only
+// packages of lower layers, so that data never climbs back up and each
+// concern is found in one guess (docs/architecture.md). A new package must
+// be placed here before it builds into the binary.
+var layers = map[string]int{
+	"acctapi":           5,
+	"acctapi/cmd":       4,
+	"acctapi/handlers":  3,
+	"acctapi/backup":    3,
+	"acctapi/db/seed":   3,
+	"acctapi/webhooks":  2,
+	"acctapi/auth":      2,
+	"acctapi/db":        1,
+	"acctapi/filestore": 1,
+	// The load benchmark drives the built binary over HTTP and imports
+	// nothing of ours.
+	"acctapi/bench": 1,
+}
+
+// TestLayers reads the imports of every non-test Go file of the module and
+// refuses any that points to the same layer or one above it.
+func TestLayers(t *testing.T) {
+	imports := map[string]map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := path.Join("acctapi", filepath.ToSlash(filepath.Dir(p)))
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, spec := range f.Imports {
+			imported, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			if imported == "acctapi" || strings.HasPrefix(imported, "acctapi/") {
+				imports[pkg][imported] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < len(layers) {
+		t.Fatalf("found %d packages, want the %d of the layer table", len(imports), len(layers))
+	}
+	for pkg, imported := range imports {
+		layer, ok := layers[pkg]
+		if !ok {
+			t.Errorf("package %s has no layer: place it in the layer table", pkg)
+			continue
+		}
+		for dep := range imported {
+			if layers[dep] >= layer {
+				t.Errorf("%s (layer %d) imports %s (layer %d): a package imports only lower layers", pkg, layer, dep, layers[dep])
+			}
+		}
+	}
+}
