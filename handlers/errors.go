@@ -1,15 +1,12 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"syscall"
 
 	"acctapi/auth"
@@ -150,32 +147,4 @@ func pathOrRoot(p []any) []any {
 		return []any{}
 	}
 	return p
-}
-
-// bodyBuffers keeps the buffers answers are encoded into, so that a list
-// page does not grow a new one each time; maxPooledBody keeps a rare huge
-// answer's buffer out of the pool.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooledBody = 1 << 20
-
-// writeJSON writes v as the JSON body with the status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body := bodyBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if body.Cap() <= maxPooledBody {
-			body.Reset()
-			bodyBuffers.Put(body)
-		}
-	}()
-	enc := json.NewEncoder(body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Only a programming error gets here: the values are our own types.
-		panic("encode response: " + err.Error())
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
-	w.WriteHeader(status)
-	w.Write(body.Bytes())
 }
