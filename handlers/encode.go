@@ -112,17 +112,17 @@ const (
 var orders = []string{"asc", "desc"}
 
 // pageRequest reads limit, cursor, sort and order from the query.
-func pageRequest(q *Query, sorts []string) db.PageRequest {
+func pageRequest(q *query, sorts []string) db.PageRequest {
 	return db.PageRequest{
-		Limit:  q.Int("limit", 1, maxLimit, defaultLimit),
-		Cursor: q.ID("cursor"),
-		Sort:   q.Enum("sort", sorts, "createdAt"),
-		Desc:   q.Enum("order", orders, "desc") == "desc",
+		Limit:  q.int("limit", 1, maxLimit, defaultLimit),
+		Cursor: q.id("cursor"),
+		Sort:   q.enum("sort", sorts, "createdAt"),
+		Desc:   q.enum("order", orders, "desc") == "desc",
 	}
 }
 
 // update turns a decoded body field into a store update.
-func update[T any](f Field[T]) db.Update[T] {
+func update[T any](f field[T]) db.Update[T] {
 	if !f.Set {
 		return db.Update[T]{}
 	}
@@ -134,7 +134,7 @@ func update[T any](f Field[T]) db.Update[T] {
 }
 
 // optional returns a pointer to a set, non-null field's value, else nil.
-func optional[T any](f Field[T]) *T {
+func optional[T any](f field[T]) *T {
 	if !f.Set || f.Null {
 		return nil
 	}

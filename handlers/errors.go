@@ -89,7 +89,7 @@ func errPayloadTooLarge(limit int64) *Error {
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	st := stateOf(r)
 	var apiErr *Error
-	var valErr *ValidationError
+	var valErr *validationError
 	var storeErr *db.Error
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -97,13 +97,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &valErr):
 		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
 			Success: false,
-			Error:   validationDetail{Name: st.validationName(), Issues: valErr.Issues},
+			Error:   validationDetail{Name: st.validationName(), Issues: valErr.issues},
 		})
 		return
 	case errors.As(err, &storeErr):
 		apiErr = storeError(storeErr)
 		if apiErr == nil {
-			h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: pathOrRoot(storeErr.Path), Message: storeErr.Message}}})
+			h.fail(w, r, &validationError{issues: []issue{{Code: "custom", Path: pathOrRoot(storeErr.Path), Message: storeErr.Message}}})
 			return
 		}
 	case errors.As(err, &tooLarge):

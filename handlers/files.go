@@ -83,25 +83,25 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	var v Validator
-	body := v.Body(up.fieldsJSON())
-	workspaceID := body.ID("workspaceId", true, false)
-	taskID := body.ID("taskId", false, false)
-	folderID := body.ID("folderId", false, false)
-	documentDate := body.Time("documentDate", false, false)
-	labelIDs := body.IDs("labelIds", false)
+	var v validator
+	body := v.body(up.fieldsJSON())
+	workspaceID := body.id("workspaceId", true, false)
+	taskID := body.id("taskId", false, false)
+	folderID := body.id("folderId", false, false)
+	documentDate := body.time("documentDate", false, false)
+	labelIDs := body.ids("labelIds", false)
 	if up.file == nil {
-		v.Add(typeIssue([]any{"file"}, "file", "undefined"))
+		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
 	name := up.name
 	if name == "" {
 		name = "upload"
 	}
 	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxFileName {
-		v.Add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
+		v.add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
 			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
 	}
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

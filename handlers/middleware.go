@@ -173,10 +173,10 @@ func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (string, err
 	if header == "" {
 		return "", errMissingClientID
 	}
-	var v Validator
+	var v validator
 	id, ok := checkID(&v, []any{"headers", "x-client-id"}, header)
 	if !ok {
-		return "", v.Err()
+		return "", v.err()
 	}
 	if p.Kind == auth.Client && id != p.ClientID {
 		return "", errNotFound("client not found")

@@ -52,7 +52,7 @@ const maxJSONBody = 1 << 20
 // decodeBody reads the JSON body under the size limit and returns its object
 // for validation. A body that is not JSON, or not sent as JSON, is a 400; a
 // JSON value that is not an object is an issue in v.
-func decodeBody(w http.ResponseWriter, r *http.Request, v *Validator) (*Object, error) {
+func decodeBody(w http.ResponseWriter, r *http.Request, v *validator) (*object, error) {
 	if r.ContentLength > maxJSONBody {
 		return nil, errPayloadTooLarge(maxJSONBody)
 	}
@@ -69,15 +69,15 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v *Validator) (*Object, 
 	if !json.Valid(body) {
 		return nil, errBadRequest("invalid_json", "the request body is not valid JSON")
 	}
-	return v.Body(body), nil
+	return v.body(body), nil
 }
 
 // pathID reads and checks the id path parameter;
 // on a malformed one it answers the validation failure and returns false.
 func (h *Handler) pathID(w http.ResponseWriter, r *http.Request, p httprouter.Params) (string, bool) {
-	var v Validator
-	id := v.PathID(p, "id")
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return "", false
 	}
@@ -87,9 +87,9 @@ func (h *Handler) pathID(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 // pageQuery reads the query of a list whose only input it is; on a bad one
 // it answers the validation failure and returns false.
 func (h *Handler) pageQuery(w http.ResponseWriter, r *http.Request, sorts []string) (db.PageRequest, bool) {
-	var v Validator
-	req := pageRequest(v.Query(r.URL.Query()), sorts)
-	if err := v.Err(); err != nil {
+	var v validator
+	req := pageRequest(v.query(r.URL.Query()), sorts)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return db.PageRequest{}, false
 	}

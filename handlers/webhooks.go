@@ -17,8 +17,8 @@ const (
 )
 
 var (
-	webhookURL         = StringRule{Trim: true, Min: 1, Max: maxWebhookURL}
-	webhookDescription = StringRule{Nullable: true, Trim: true, Max: maxWebhookDescription}
+	webhookURL         = stringRule{Trim: true, Min: 1, Max: maxWebhookURL}
+	webhookDescription = stringRule{Nullable: true, Trim: true, Max: maxWebhookDescription}
 	// webhookEvents are the values an events list may hold.
 	webhookEvents = append([]string{db.AllEvents}, db.EventTypes...)
 )
@@ -86,23 +86,23 @@ func newDeliveryResponse(d *db.Delivery) deliveryResponse {
 // webhookURLField reads a subscription URL and checks it as a delivery
 // target: https, and not the server's own network unless the server allows
 // private webhooks.
-func (h *Handler) webhookURLField(body *Object, required bool) Field[string] {
+func (h *Handler) webhookURLField(body *object, required bool) field[string] {
 	rule := webhookURL
 	rule.Required = required
-	f := body.String("url", rule)
+	f := body.string("url", rule)
 	if !f.Set {
 		return f
 	}
 	if err := webhooks.CheckURL(f.Value, h.allowPrivateWebhooks); err != nil {
-		body.v.Add(Issue{Code: "invalid_string", Path: body.at("url"), Validation: "url", Message: err.Error()})
-		return Field[string]{}
+		body.v.add(issue{Code: "invalid_string", Path: body.at("url"), Validation: "url", Message: err.Error()})
+		return field[string]{}
 	}
 	return f
 }
 
 // webhookEventsField reads an events list; "*" in it stands for every type.
-func webhookEventsField(body *Object, required bool) Field[[]string] {
-	f := body.Enums("events", webhookEvents, required)
+func webhookEventsField(body *object, required bool) field[[]string] {
+	f := body.enums("events", webhookEvents, required)
 	if slices.Contains(f.Value, db.AllEvents) {
 		f.Value = []string{db.AllEvents}
 	}
@@ -111,7 +111,7 @@ func webhookEventsField(body *Object, required bool) Field[[]string] {
 
 // createWebhook answers POST /v1/webhooks.
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
@@ -119,9 +119,9 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httpro
 	}
 	url := h.webhookURLField(body, true)
 	events := webhookEventsField(body, true)
-	clientID := body.ID("clientId", false, true)
-	description := body.String("description", webhookDescription)
-	if err := v.Err(); err != nil {
+	clientID := body.id("clientId", false, true)
+	description := body.string("description", webhookDescription)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -154,8 +154,8 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, p httproute
 
 // updateWebhook answers PATCH /v1/webhooks/{id}.
 func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
@@ -164,11 +164,11 @@ func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httpro
 	u := db.WebhookUpdate{
 		URL:         update(h.webhookURLField(body, false)),
 		Events:      update(webhookEventsField(body, false)),
-		ClientID:    update(body.ID("clientId", false, true)),
-		Description: update(body.String("description", webhookDescription)),
-		Enabled:     update(body.Bool("enabled", false)),
+		ClientID:    update(body.id("clientId", false, true)),
+		Description: update(body.string("description", webhookDescription)),
+		Enabled:     update(body.bool("enabled", false)),
 	}
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -201,10 +201,10 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p 
 
 // listDeliveries answers GET /v1/webhooks/{id}/deliveries.
 func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	req := pageRequest(v.Query(r.URL.Query()), db.DeliverySorts)
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	req := pageRequest(v.query(r.URL.Query()), db.DeliverySorts)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -214,10 +214,10 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, p httpr
 
 // retryDelivery answers POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry.
 func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	deliveryID := v.PathID(p, "deliveryId")
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	deliveryID := v.pathID(p, "deliveryId")
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
