@@ -61,25 +61,25 @@ func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
 }
 
 var (
-	clientName = stringRule{Trim: true, Min: 1, Max: maxName}
-	customID   = stringRule{Nullable: true, Trim: true, Min: 1, Max: maxCustomID}
-	legalName  = stringRule{Nullable: true, Trim: true, Min: 1, Max: maxName}
-	addressRow = stringRule{Nullable: true, Trim: true, Max: maxName}
-	postalCode = stringRule{Nullable: true, Trim: true, Max: maxPostalCode}
+	clientName = stringRule{trim: true, min: 1, max: maxName}
+	customID   = stringRule{presence: nullable, trim: true, min: 1, max: maxCustomID}
+	legalName  = stringRule{presence: nullable, trim: true, min: 1, max: maxName}
+	addressRow = stringRule{presence: nullable, trim: true, max: maxName}
+	postalCode = stringRule{presence: nullable, trim: true, max: maxPostalCode}
 )
 
-// clientFields reads the client fields of a create (name and type required)
-// or an update.
-func clientFields(body *object, create bool) db.ClientUpdate {
-	name, typ := clientName, create
-	name.Required = create
+// clientFields reads the client fields of a create (p required: name and
+// type must be sent) or an update (p optional).
+func clientFields(body *object, p presence) db.ClientUpdate {
+	name := clientName
+	name.presence = p
 	u := db.ClientUpdate{
 		Name:      update(body.string("name", name)),
-		Type:      update(body.enum("type", db.ClientTypes, typ, false)),
+		Type:      update(body.enum("type", db.ClientTypes, p)),
 		CustomID:  update(body.string("customId", customID)),
 		LegalName: update(body.string("legalName", legalName)),
 	}
-	address, ok := body.object("address", false)
+	address, ok := body.object("address", optional)
 	if !ok {
 		return u
 	}
@@ -95,7 +95,7 @@ func clientFields(body *object, create bool) db.ClientUpdate {
 
 // countryCode reads an ISO 3166-1 alpha-2 country code, in upper case.
 func countryCode(address *object) field[string] {
-	f := address.string("countryCode", stringRule{Nullable: true, Trim: true})
+	f := address.string("countryCode", stringRule{presence: nullable, trim: true})
 	if !f.Set || f.Null {
 		return f
 	}
@@ -128,7 +128,7 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprou
 		h.fail(w, r, err)
 		return
 	}
-	f := clientFields(body, true)
+	f := clientFields(body, required)
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
@@ -171,7 +171,7 @@ func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	u := clientFields(body, false)
+	u := clientFields(body, optional)
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
@@ -184,7 +184,7 @@ func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprou
 // union of an enum and a cuid. Anything else is one invalid_union issue
 // holding each alternative's failure.
 func roleField(body *object) db.RoleRef {
-	raw, null, ok := body.get("role", "string", true, true)
+	raw, null, ok := body.get("role", "string", required|nullable)
 	if null {
 		raw, ok = json.RawMessage("null"), true
 	}
@@ -228,7 +228,7 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 		h.fail(w, r, err)
 		return
 	}
-	email := body.email("email", true)
+	email := body.email("email", required)
 	role := roleField(body)
 	first := body.string("firstName", personName)
 	last := body.string("lastName", personName)
@@ -237,7 +237,7 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 		return
 	}
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
-		Email: email.Value, Role: role, FirstName: optional(first), LastName: optional(last),
+		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last),
 	})
 	respond(h, w, r, http.StatusCreated, u, err, newAccountantUserResponse)
 }

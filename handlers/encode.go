@@ -133,8 +133,8 @@ func update[T any](f field[T]) db.Update[T] {
 	return db.Update[T]{Set: true, Value: &v}
 }
 
-// optional returns a pointer to a set, non-null field's value, else nil.
-func optional[T any](f field[T]) *T {
+// valueOrNil returns a pointer to a set, non-null field's value, else nil.
+func valueOrNil[T any](f field[T]) *T {
 	if !f.Set || f.Null {
 		return nil
 	}

@@ -85,11 +85,11 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 	}
 	var v validator
 	body := v.body(up.fieldsJSON())
-	workspaceID := body.id("workspaceId", true, false)
-	taskID := body.id("taskId", false, false)
-	folderID := body.id("folderId", false, false)
-	documentDate := body.time("documentDate", false, false)
-	labelIDs := body.ids("labelIds", false)
+	workspaceID := body.id("workspaceId", required)
+	taskID := body.id("taskId", optional)
+	folderID := body.id("folderId", optional)
+	documentDate := body.time("documentDate", optional)
+	labelIDs := body.ids("labelIds", optional)
 	if up.file == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
@@ -110,9 +110,9 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 	var f *db.File
 	err = h.files.Keep(up.file, id, func() (err error) {
 		f, err = h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
-			ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
+			ID: id, WorkspaceID: workspaceID.Value, TaskID: valueOrNil(taskID), FolderID: valueOrNil(folderID),
 			LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
-			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
+			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: valueOrNil(documentDate),
 		})
 		return err
 	})

@@ -56,16 +56,16 @@ func probe(h *Handler) httprouter.Handle {
 			h.fail(w, r, err)
 			return
 		}
-		title := body.string("title", stringRule{Required: true, Trim: true, Min: 1, Max: 10})
-		text := body.string("text", stringRule{Nullable: true})
-		status := body.enum("status", []string{"OPEN", "DONE"}, false, false)
-		due := body.time("dueDate", false, true)
-		parent := body.id("parentId", false, true)
-		files := body.ids("fileIds", false)
-		email := body.email("email", false)
-		muted := body.bool("isMuted", false)
-		address, _ := body.object("address", false)
-		city := address.string("city", stringRule{Required: true, Max: 5})
+		title := body.string("title", stringRule{presence: required, trim: true, min: 1, max: 10})
+		text := body.string("text", stringRule{presence: nullable})
+		status := body.enum("status", []string{"OPEN", "DONE"}, optional)
+		due := body.time("dueDate", nullable)
+		parent := body.id("parentId", nullable)
+		files := body.ids("fileIds", optional)
+		email := body.email("email", optional)
+		muted := body.bool("isMuted", optional)
+		address, _ := body.object("address", optional)
+		city := address.string("city", stringRule{presence: required, max: 5})
 		if err := v.err(); err != nil {
 			h.fail(w, r, err)
 			return

@@ -41,8 +41,8 @@ func newTaskResponse(t *db.Task) taskResponse {
 }
 
 var (
-	taskTitle    = stringRule{Trim: true, Min: 1, Max: maxTaskTitle}
-	newTaskTitle = stringRule{Required: true, Trim: true, Min: 1, Max: maxTaskTitle}
+	taskTitle    = stringRule{trim: true, min: 1, max: maxTaskTitle}
+	newTaskTitle = stringRule{presence: required, trim: true, min: 1, max: maxTaskTitle}
 )
 
 // listTasks answers GET /v1/tasks.
@@ -82,13 +82,13 @@ func taskCreateBody(w http.ResponseWriter, r *http.Request) (db.TaskCreate, erro
 		return db.TaskCreate{}, err
 	}
 	title := body.string("title", newTaskTitle)
-	workspaceID := body.id("workspaceId", true, false)
-	text := body.string("text", stringRule{Max: maxTaskText})
-	due := body.time("dueDate", false, false)
-	parentID := body.id("parentId", false, false)
+	workspaceID := body.id("workspaceId", required)
+	text := body.string("text", stringRule{max: maxTaskText})
+	due := body.time("dueDate", optional)
+	parentID := body.id("parentId", optional)
 	return db.TaskCreate{
-		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
-		DueDate: optional(due), ParentID: optional(parentID),
+		WorkspaceID: workspaceID.Value, Title: title.Value, Text: valueOrNil(text),
+		DueDate: valueOrNil(due), ParentID: valueOrNil(parentID),
 	}, v.err()
 }
 
@@ -103,12 +103,12 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 	}
 	u := db.TaskUpdate{
 		Title:               update(body.string("title", taskTitle)),
-		Text:                update(body.string("text", stringRule{Max: maxTaskText})),
-		DueDate:             update(body.time("dueDate", false, true)),
-		Status:              update(body.enum("status", db.TaskStatuses, false, false)),
-		DestinationFolderID: update(body.id("destinationFolderId", false, true)),
-		AssetFileIDs:        update(body.ids("assetFileIds", false)),
-		ParentID:            update(body.id("parentId", false, true)),
+		Text:                update(body.string("text", stringRule{max: maxTaskText})),
+		DueDate:             update(body.time("dueDate", nullable)),
+		Status:              update(body.enum("status", db.TaskStatuses, optional)),
+		DestinationFolderID: update(body.id("destinationFolderId", nullable)),
+		AssetFileIDs:        update(body.ids("assetFileIds", optional)),
+		ParentID:            update(body.id("parentId", nullable)),
 	}
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)

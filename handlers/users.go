@@ -11,7 +11,7 @@ import (
 // maxPersonName bounds first and last names.
 const maxPersonName = 100
 
-var personName = stringRule{Trim: true, Min: 1, Max: maxPersonName}
+var personName = stringRule{trim: true, min: 1, max: maxPersonName}
 
 // clientUserResponse is the Client user of SPEC.md; names only when provided.
 type clientUserResponse struct {
@@ -36,9 +36,9 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	email := body.email("email", true)
-	role := body.enum("role", db.ClientRoles, true, false)
-	workspaceIDs := body.ids("workspaceIds", false)
+	email := body.email("email", required)
+	role := body.enum("role", db.ClientRoles, required)
+	workspaceIDs := body.ids("workspaceIds", optional)
 	first := body.string("firstName", personName)
 	last := body.string("lastName", personName)
 	if err := v.err(); err != nil {
@@ -46,7 +46,7 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 		return
 	}
 	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, db.ClientUserInvite{
-		Email: email.Value, Role: role.Value, FirstName: optional(first), LastName: optional(last),
+		Email: email.Value, Role: role.Value, FirstName: valueOrNil(first), LastName: valueOrNil(last),
 		WorkspaceIDs: workspaceIDs.Value,
 	})
 	respond(h, w, r, http.StatusCreated, u, err, newClientUserResponse)
@@ -61,7 +61,7 @@ func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httproute
 		h.fail(w, r, err)
 		return
 	}
-	role := body.enum("role", db.ClientRoles, true, false)
+	role := body.enum("role", db.ClientRoles, required)
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return

@@ -122,22 +122,34 @@ func (o *object) at(name string) []any {
 	return append(append(make([]any, 0, len(o.path)+1), o.path...), name)
 }
 
+// presence says whether a body field must be sent and whether it may be
+// null, so that a call site names it instead of passing two bare booleans.
+// Arrays, booleans, objects and emails are never null: their readers ignore
+// nullable.
+type presence uint8
+
+const (
+	optional presence = 0      // may be left out, but not sent as null
+	required presence = 1 << 0 // must be sent
+	nullable presence = 1 << 1 // may be sent as null
+)
+
 // get returns the raw value of a field and whether to go on decoding it: not
 // when it is absent or null (recording Required, or a null where none is
 // allowed) or when the object itself was not an object.
-func (o *object) get(name, expected string, required, nullable bool) (json.RawMessage, bool, bool) {
+func (o *object) get(name, expected string, p presence) (json.RawMessage, bool, bool) {
 	if o.fields == nil {
 		return nil, false, false
 	}
 	raw, present := o.fields[name]
 	if !present {
-		if required {
+		if p&required != 0 {
 			o.v.add(typeIssue(o.at(name), expected, "undefined"))
 		}
 		return nil, false, false
 	}
 	if jsonKind(raw) == "null" {
-		if !nullable {
+		if p&nullable == 0 {
 			o.v.add(typeIssue(o.at(name), expected, "null"))
 			return nil, false, false
 		}
@@ -147,15 +159,16 @@ func (o *object) get(name, expected string, required, nullable bool) (json.RawMe
 }
 
 // stringRule constrains a string field. Lengths count characters, after
-// trimming when Trim is set.
+// trimming when trim is set.
 type stringRule struct {
-	Required, Nullable, Trim bool
-	Min, Max                 int
+	presence presence
+	trim     bool
+	min, max int
 }
 
 // string reads a string field.
 func (o *object) string(name string, rule stringRule) field[string] {
-	raw, null, ok := o.get(name, "string", rule.Required, rule.Nullable)
+	raw, null, ok := o.get(name, "string", rule.presence)
 	if !ok {
 		return field[string]{Set: null, Null: null}
 	}
@@ -163,10 +176,10 @@ func (o *object) string(name string, rule stringRule) field[string] {
 	if !ok {
 		return field[string]{}
 	}
-	if rule.Trim {
+	if rule.trim {
 		s = strings.TrimSpace(s)
 	}
-	if !checkLength(o.v, o.at(name), s, rule.Min, rule.Max) {
+	if !checkLength(o.v, o.at(name), s, rule.min, rule.max) {
 		return field[string]{}
 	}
 	return field[string]{Set: true, Value: s}
@@ -205,8 +218,8 @@ var emailPattern = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
 const maxEmail = 254
 
 // email reads an email address, trimmed and lower-cased.
-func (o *object) email(name string, required bool) field[string] {
-	f := o.string(name, stringRule{Required: required, Trim: true, Max: maxEmail})
+func (o *object) email(name string, p presence) field[string] {
+	f := o.string(name, stringRule{presence: p &^ nullable, trim: true, max: maxEmail})
 	if !f.Set {
 		return f
 	}
@@ -219,9 +232,9 @@ func (o *object) email(name string, required bool) field[string] {
 }
 
 // enum reads a string that must be one of options.
-func (o *object) enum(name string, options []string, required, nullable bool) field[string] {
+func (o *object) enum(name string, options []string, p presence) field[string] {
 	expected := enumExpected(options)
-	raw, null, ok := o.get(name, expected, required, nullable)
+	raw, null, ok := o.get(name, expected, p)
 	if !ok {
 		return field[string]{Set: null, Null: null}
 	}
@@ -260,8 +273,8 @@ func enumExpected(options []string) string {
 
 // id reads a record id (cuid). IDs are case-insensitive and returned in the
 // lower case every stored id has.
-func (o *object) id(name string, required, nullable bool) field[string] {
-	raw, null, ok := o.get(name, "string", required, nullable)
+func (o *object) id(name string, p presence) field[string] {
+	raw, null, ok := o.get(name, "string", p)
 	if !ok {
 		return field[string]{Set: null, Null: null}
 	}
@@ -274,21 +287,21 @@ func (o *object) id(name string, required, nullable bool) field[string] {
 }
 
 // ids reads an array of at most maxIDList record ids, without duplicates.
-func (o *object) ids(name string, required bool) field[[]string] {
-	return o.stringArray(name, required, 0, maxIDList, func(path []any, s string) (string, bool) { return checkID(o.v, path, s) })
+func (o *object) ids(name string, p presence) field[[]string] {
+	return o.stringArray(name, p, 0, maxIDList, func(path []any, s string) (string, bool) { return checkID(o.v, path, s) })
 }
 
 // enums reads an array of 1 to maxIDList of options, without duplicates.
-func (o *object) enums(name string, options []string, required bool) field[[]string] {
-	return o.stringArray(name, required, 1, maxIDList, func(path []any, s string) (string, bool) {
+func (o *object) enums(name string, options []string, p presence) field[[]string] {
+	return o.stringArray(name, p, 1, maxIDList, func(path []any, s string) (string, bool) {
 		return s, checkEnum(o.v, path, s, options)
 	})
 }
 
 // stringArray reads an array of min to max strings, each checked by item,
 // without duplicates (counted before they are dropped).
-func (o *object) stringArray(name string, required bool, min, max int, item func(path []any, s string) (string, bool)) field[[]string] {
-	raw, _, ok := o.get(name, "array", required, false)
+func (o *object) stringArray(name string, p presence, min, max int, item func(path []any, s string) (string, bool)) field[[]string] {
+	raw, _, ok := o.get(name, "array", p&^nullable)
 	if !ok {
 		return field[[]string]{}
 	}
@@ -338,8 +351,8 @@ func (o *object) stringArray(name string, required bool, min, max int, item func
 }
 
 // time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
-func (o *object) time(name string, required, nullable bool) field[time.Time] {
-	raw, null, ok := o.get(name, "string", required, nullable)
+func (o *object) time(name string, p presence) field[time.Time] {
+	raw, null, ok := o.get(name, "string", p)
 	if !ok {
 		return field[time.Time]{Set: null, Null: null}
 	}
@@ -358,8 +371,8 @@ func (o *object) time(name string, required, nullable bool) field[time.Time] {
 }
 
 // bool reads a boolean field.
-func (o *object) bool(name string, required bool) field[bool] {
-	raw, _, ok := o.get(name, "boolean", required, false)
+func (o *object) bool(name string, p presence) field[bool] {
+	raw, _, ok := o.get(name, "boolean", p&^nullable)
 	if !ok {
 		return field[bool]{}
 	}
@@ -372,8 +385,8 @@ func (o *object) bool(name string, required bool) field[bool] {
 
 // object reads a nested object field; its fields are read from the result.
 // An absent, null or mistyped field gives an object that reads as empty.
-func (o *object) object(name string, required bool) (*object, bool) {
-	raw, _, ok := o.get(name, "object", required, false)
+func (o *object) object(name string, p presence) (*object, bool) {
+	raw, _, ok := o.get(name, "object", p&^nullable)
 	if !ok {
 		return &object{v: o.v, path: o.at(name)}, false
 	}

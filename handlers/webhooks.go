@@ -17,8 +17,8 @@ const (
 )
 
 var (
-	webhookURL         = stringRule{Trim: true, Min: 1, Max: maxWebhookURL}
-	webhookDescription = stringRule{Nullable: true, Trim: true, Max: maxWebhookDescription}
+	webhookURL         = stringRule{trim: true, min: 1, max: maxWebhookURL}
+	webhookDescription = stringRule{presence: nullable, trim: true, max: maxWebhookDescription}
 	// webhookEvents are the values an events list may hold.
 	webhookEvents = append([]string{db.AllEvents}, db.EventTypes...)
 )
@@ -86,9 +86,9 @@ func newDeliveryResponse(d *db.Delivery) deliveryResponse {
 // webhookURLField reads a subscription URL and checks it as a delivery
 // target: https, and not the server's own network unless the server allows
 // private webhooks.
-func (h *Handler) webhookURLField(body *object, required bool) field[string] {
+func (h *Handler) webhookURLField(body *object, p presence) field[string] {
 	rule := webhookURL
-	rule.Required = required
+	rule.presence = p
 	f := body.string("url", rule)
 	if !f.Set {
 		return f
@@ -101,8 +101,8 @@ func (h *Handler) webhookURLField(body *object, required bool) field[string] {
 }
 
 // webhookEventsField reads an events list; "*" in it stands for every type.
-func webhookEventsField(body *object, required bool) field[[]string] {
-	f := body.enums("events", webhookEvents, required)
+func webhookEventsField(body *object, p presence) field[[]string] {
+	f := body.enums("events", webhookEvents, p)
 	if slices.Contains(f.Value, db.AllEvents) {
 		f.Value = []string{db.AllEvents}
 	}
@@ -117,16 +117,16 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httpro
 		h.fail(w, r, err)
 		return
 	}
-	url := h.webhookURLField(body, true)
-	events := webhookEventsField(body, true)
-	clientID := body.id("clientId", false, true)
+	url := h.webhookURLField(body, required)
+	events := webhookEventsField(body, required)
+	clientID := body.id("clientId", nullable)
 	description := body.string("description", webhookDescription)
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	hook, err := h.store.CreateWebhook(r.Context(), stateOf(r).principal.FirmID, db.WebhookCreate{
-		URL: url.Value, Events: events.Value, ClientID: optional(clientID), Description: optional(description),
+		URL: url.Value, Events: events.Value, ClientID: valueOrNil(clientID), Description: valueOrNil(description),
 		Secret: webhooks.NewSecret(),
 	})
 	respond(h, w, r, http.StatusCreated, hook, err, newWebhookSecretResponse)
@@ -162,11 +162,11 @@ func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httpro
 		return
 	}
 	u := db.WebhookUpdate{
-		URL:         update(h.webhookURLField(body, false)),
-		Events:      update(webhookEventsField(body, false)),
-		ClientID:    update(body.id("clientId", false, true)),
+		URL:         update(h.webhookURLField(body, optional)),
+		Events:      update(webhookEventsField(body, optional)),
+		ClientID:    update(body.id("clientId", nullable)),
 		Description: update(body.string("description", webhookDescription)),
-		Enabled:     update(body.bool("enabled", false)),
+		Enabled:     update(body.bool("enabled", optional)),
 	}
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)

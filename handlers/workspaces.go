@@ -12,7 +12,7 @@ import (
 // maxName bounds the names of workspaces, folders and labels.
 const maxName = 200
 
-var nameRule = stringRule{Required: true, Trim: true, Min: 1, Max: maxName}
+var nameRule = stringRule{presence: required, trim: true, min: 1, max: maxName}
 
 type workspaceResponse struct {
 	ID         string     `json:"id"`
@@ -154,7 +154,7 @@ func memberRequest(w http.ResponseWriter, r *http.Request, p httprouter.Params) 
 	if err != nil {
 		return "", "", err
 	}
-	user := body.id("userId", true, false)
+	user := body.id("userId", required)
 	return workspaceID, user.Value, v.err()
 }
 
@@ -218,12 +218,12 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	name := body.string("name", nameRule)
-	parentID := body.id("parentId", false, true)
+	parentID := body.id("parentId", nullable)
 	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, optional(parentID))
+	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, valueOrNil(parentID))
 	respond(h, w, r, http.StatusCreated, f, err, newFolderResponse)
 }
 
