@@ -61,41 +61,41 @@ func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
 }
 
 var (
-	clientName = StringRule{Trim: true, Min: 1, Max: maxName}
-	customID   = StringRule{Nullable: true, Trim: true, Min: 1, Max: maxCustomID}
-	legalName  = StringRule{Nullable: true, Trim: true, Min: 1, Max: maxName}
-	addressRow = StringRule{Nullable: true, Trim: true, Max: maxName}
-	postalCode = StringRule{Nullable: true, Trim: true, Max: maxPostalCode}
+	clientName = stringRule{trim: true, min: 1, max: maxName}
+	customID   = stringRule{presence: nullable, trim: true, min: 1, max: maxCustomID}
+	legalName  = stringRule{presence: nullable, trim: true, min: 1, max: maxName}
+	addressRow = stringRule{presence: nullable, trim: true, max: maxName}
+	postalCode = stringRule{presence: nullable, trim: true, max: maxPostalCode}
 )
 
-// clientFields reads the client fields of a create (name and type required)
-// or an update.
-func clientFields(body *Object, create bool) db.ClientUpdate {
-	name, typ := clientName, create
-	name.Required = create
+// clientFields reads the client fields of a create (p required: name and
+// type must be sent) or an update (p optional).
+func clientFields(body *object, p presence) db.ClientUpdate {
+	name := clientName
+	name.presence = p
 	u := db.ClientUpdate{
-		Name:      update(body.String("name", name)),
-		Type:      update(body.Enum("type", db.ClientTypes, typ, false)),
-		CustomID:  update(body.String("customId", customID)),
-		LegalName: update(body.String("legalName", legalName)),
+		Name:      update(body.string("name", name)),
+		Type:      update(body.enum("type", db.ClientTypes, p)),
+		CustomID:  update(body.string("customId", customID)),
+		LegalName: update(body.string("legalName", legalName)),
 	}
-	address, ok := body.Object("address", false)
+	address, ok := body.object("address", optional)
 	if !ok {
 		return u
 	}
 	u.Address = db.AddressUpdate{
-		Line1:       update(address.String("line1", addressRow)),
-		Line2:       update(address.String("line2", addressRow)),
-		City:        update(address.String("city", addressRow)),
-		PostalCode:  update(address.String("postalCode", postalCode)),
+		Line1:       update(address.string("line1", addressRow)),
+		Line2:       update(address.string("line2", addressRow)),
+		City:        update(address.string("city", addressRow)),
+		PostalCode:  update(address.string("postalCode", postalCode)),
 		CountryCode: update(countryCode(address)),
 	}
 	return u
 }
 
 // countryCode reads an ISO 3166-1 alpha-2 country code, in upper case.
-func countryCode(address *Object) Field[string] {
-	f := address.String("countryCode", StringRule{Nullable: true, Trim: true})
+func countryCode(address *object) field[string] {
+	f := address.string("countryCode", stringRule{presence: nullable, trim: true})
 	if !f.Set || f.Null {
 		return f
 	}
@@ -103,9 +103,9 @@ func countryCode(address *Object) Field[string] {
 	// ("ı" into "I"): the length in bytes keeps those out.
 	code := strings.ToUpper(f.Value)
 	if len(f.Value) != 2 || !strings.Contains(isoCountryCodes, " "+code+" ") {
-		address.v.Add(Issue{Code: "invalid_string", Path: address.at("countryCode"), Validation: "regex",
+		address.v.add(issue{Code: "invalid_string", Path: address.at("countryCode"), Validation: "regex",
 			Message: "Invalid ISO 3166-1 alpha-2 country code"})
-		return Field[string]{}
+		return field[string]{}
 	}
 	f.Value = code
 	return f
@@ -122,14 +122,14 @@ const isoCountryCodes = " AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB 
 
 // createClient answers POST /v1/admin/clients.
 func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	f := clientFields(body, true)
-	if err := v.Err(); err != nil {
+	f := clientFields(body, required)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -164,15 +164,15 @@ func (h *Handler) getClient(w http.ResponseWriter, r *http.Request, p httprouter
 
 // updateClient answers PATCH /v1/admin/clients/{id}.
 func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	u := clientFields(body, false)
-	if err := v.Err(); err != nil {
+	u := clientFields(body, optional)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -183,8 +183,8 @@ func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprou
 // roleField reads a role: "admin", "user" or a custom role's id, as a Zod
 // union of an enum and a cuid. Anything else is one invalid_union issue
 // holding each alternative's failure.
-func roleField(body *Object) db.RoleRef {
-	raw, null, ok := body.get("role", "string", true, true)
+func roleField(body *object) db.RoleRef {
+	raw, null, ok := body.get("role", "string", required|nullable)
 	if null {
 		raw, ok = json.RawMessage("null"), true
 	}
@@ -192,10 +192,10 @@ func roleField(body *Object) db.RoleRef {
 		return db.RoleRef{}
 	}
 	path := body.at("role")
-	var asName, asID Validator
+	var asName, asID validator
 	if kind := jsonKind(raw); kind != "string" {
-		asName.Add(typeIssue(path, enumExpected(db.ClientRoles), kind))
-		asID.Add(typeIssue(path, "string", kind))
+		asName.add(typeIssue(path, enumExpected(db.ClientRoles), kind))
+		asID.add(typeIssue(path, "string", kind))
 	} else if s, ok := body.decodeString("role", raw); ok {
 		if checkEnum(&asName, path, s, db.ClientRoles) {
 			return db.RoleRef{Name: s}
@@ -204,7 +204,7 @@ func roleField(body *Object) db.RoleRef {
 			return db.RoleRef{ID: id}
 		}
 	}
-	body.v.Add(Issue{Code: "invalid_union", Path: path, Message: "Invalid input", UnionErrors: []UnionError{
+	body.v.add(issue{Code: "invalid_union", Path: path, Message: "Invalid input", UnionErrors: []unionError{
 		{Issues: asName.issues, Name: "ZodError"}, {Issues: asID.issues, Name: "ZodError"},
 	}})
 	return db.RoleRef{}
@@ -222,22 +222,22 @@ func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ 
 
 // inviteAccountantUser answers POST /v1/admin/users.
 func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	email := body.Email("email", true)
+	email := body.email("email", required)
 	role := roleField(body)
-	first := body.String("firstName", personName)
-	last := body.String("lastName", personName)
-	if err := v.Err(); err != nil {
+	first := body.string("firstName", personName)
+	last := body.string("lastName", personName)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
-		Email: email.Value, Role: role, FirstName: optional(first), LastName: optional(last),
+		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last),
 	})
 	respond(h, w, r, http.StatusCreated, u, err, newAccountantUserResponse)
 }
@@ -254,15 +254,15 @@ func (h *Handler) getAccountantUser(w http.ResponseWriter, r *http.Request, p ht
 
 // updateAccountantUser answers PATCH /v1/admin/users/{id}.
 func (h *Handler) updateAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	role := roleField(body)
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

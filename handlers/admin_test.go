@@ -298,30 +298,30 @@ func admStrs(a []*string) []string {
 
 // admCountryIssue is the issue of a country code that is not an assigned
 // ISO 3166-1 alpha-2 code.
-func admCountryIssue() Issue {
-	return Issue{Code: "invalid_string", Path: []any{"address", "countryCode"}, Validation: "regex",
+func admCountryIssue() issue {
+	return issue{Code: "invalid_string", Path: []any{"address", "countryCode"}, Validation: "regex",
 		Message: "Invalid ISO 3166-1 alpha-2 country code"}
 }
 
 // admRoleUnion is the invalid_union issue of a role that is a string but
 // neither "admin", "user" nor a cuid.
-func admRoleUnion(received string) Issue {
-	return Issue{Code: "invalid_union", Path: []any{"role"}, Message: "Invalid input", UnionErrors: []UnionError{
-		{Issues: []Issue{cuEnumValue(cuRoleOptions, received, "role")}, Name: "ZodError"},
-		{Issues: []Issue{cuidIssue("role")}, Name: "ZodError"},
+func admRoleUnion(received string) issue {
+	return issue{Code: "invalid_union", Path: []any{"role"}, Message: "Invalid input", UnionErrors: []unionError{
+		{Issues: []issue{cuEnumValue(cuRoleOptions, received, "role")}, Name: "ZodError"},
+		{Issues: []issue{cuidIssue("role")}, Name: "ZodError"},
 	}}
 }
 
 // admRoleUnionType is the invalid_union issue of a role of another JSON type.
-func admRoleUnionType(kind string) Issue {
-	return Issue{Code: "invalid_union", Path: []any{"role"}, Message: "Invalid input", UnionErrors: []UnionError{
-		{Issues: []Issue{cuEnumType(cuRoleOptions, kind, "role")}, Name: "ZodError"},
-		{Issues: []Issue{typeIssueAt("string", kind, "role")}, Name: "ZodError"},
+func admRoleUnionType(kind string) issue {
+	return issue{Code: "invalid_union", Path: []any{"role"}, Message: "Invalid input", UnionErrors: []unionError{
+		{Issues: []issue{cuEnumType(cuRoleOptions, kind, "role")}, Name: "ZodError"},
+		{Issues: []issue{typeIssueAt("string", kind, "role")}, Name: "ZodError"},
 	}}
 }
 
-func admQueryTooSmall() Issue {
-	return Issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
+func admQueryTooSmall() issue {
+	return issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
 		Message: "Number must be greater than or equal to 1"}
 }
 
@@ -414,30 +414,30 @@ func TestAdminClientsCreate(t *testing.T) {
 		cases := []struct {
 			name string
 			body any
-			want []Issue
+			want []issue
 		}{
-			{"missing name and type", map[string]any{}, []Issue{requiredIssue("name"), cuRequiredEnum(admClientTypes, "type")}},
-			{"blank name", map[string]any{"name": "   ", "type": "legal_person"}, []Issue{cuTooSmall(1, "name")}},
-			{"name of 201 characters", map[string]any{"name": strings.Repeat("ü", 201), "type": "legal_person"}, []Issue{cuTooBig(200, "name")}},
-			{"name null", map[string]any{"name": nil, "type": "legal_person"}, []Issue{typeIssueAt("string", "null", "name")}},
-			{"unknown type", map[string]any{"name": "X", "type": "robot"}, []Issue{cuEnumValue(admClientTypes, "robot", "type")}},
-			{"type null", map[string]any{"name": "X", "type": nil}, []Issue{cuEnumType(admClientTypes, "null", "type")}},
+			{"missing name and type", map[string]any{}, []issue{requiredIssue("name"), cuRequiredEnum(admClientTypes, "type")}},
+			{"blank name", map[string]any{"name": "   ", "type": "legal_person"}, []issue{cuTooSmall(1, "name")}},
+			{"name of 201 characters", map[string]any{"name": strings.Repeat("ü", 201), "type": "legal_person"}, []issue{cuTooBig(200, "name")}},
+			{"name null", map[string]any{"name": nil, "type": "legal_person"}, []issue{typeIssueAt("string", "null", "name")}},
+			{"unknown type", map[string]any{"name": "X", "type": "robot"}, []issue{cuEnumValue(admClientTypes, "robot", "type")}},
+			{"type null", map[string]any{"name": "X", "type": nil}, []issue{cuEnumType(admClientTypes, "null", "type")}},
 			{"empty customId and legalName", map[string]any{"name": "X", "type": "legal_person", "customId": " ", "legalName": ""},
-				[]Issue{cuTooSmall(1, "customId"), cuTooSmall(1, "legalName")}},
+				[]issue{cuTooSmall(1, "customId"), cuTooSmall(1, "legalName")}},
 			{"customId of 101 characters", map[string]any{"name": "X", "type": "legal_person", "customId": strings.Repeat("k", 101)},
-				[]Issue{cuTooBig(100, "customId")}},
+				[]issue{cuTooBig(100, "customId")}},
 			{"address not an object", map[string]any{"name": "X", "type": "legal_person", "address": "Berlin"},
-				[]Issue{typeIssueAt("object", "string", "address")}},
+				[]issue{typeIssueAt("object", "string", "address")}},
 			{"address null", map[string]any{"name": "X", "type": "legal_person", "address": nil},
-				[]Issue{typeIssueAt("object", "null", "address")}},
+				[]issue{typeIssueAt("object", "null", "address")}},
 			{"address fields", map[string]any{"name": "X", "type": "legal_person", "address": map[string]any{
 				"line1": 5, "line2": strings.Repeat("l", 201), "postalCode": strings.Repeat("1", 21), "countryCode": "XX"}},
-				[]Issue{typeIssueAt("string", "number", "address", "line1"), cuTooBig(200, "address", "line2"),
+				[]issue{typeIssueAt("string", "number", "address", "line1"), cuTooBig(200, "address", "line2"),
 					cuTooBig(20, "address", "postalCode"), admCountryIssue()}},
 			{"three-letter country code", map[string]any{"name": "X", "type": "legal_person", "address": map[string]any{"countryCode": "DEU"}},
-				[]Issue{admCountryIssue()}},
+				[]issue{admCountryIssue()}},
 			{"everything wrong at once", map[string]any{"name": "", "type": "robot", "customId": 1, "address": map[string]any{"countryCode": "xx"}},
-				[]Issue{cuTooSmall(1, "name"), cuEnumValue(admClientTypes, "robot", "type"), typeIssueAt("string", "number", "customId"), admCountryIssue()}},
+				[]issue{cuTooSmall(1, "name"), cuEnumValue(admClientTypes, "robot", "type"), typeIssueAt("string", "number", "customId"), admCountryIssue()}},
 		}
 		before := clients(t)
 		for _, c := range cases {
@@ -553,10 +553,10 @@ func TestAdminClientsReadAndList(t *testing.T) {
 
 	t.Run("validation", func(t *testing.T) {
 		res := api.do(request{method: "GET", path: "/v1/admin/clients?limit=0&sort=email&order=up&cursor=x", key: api.accountantKey})
-		wantIssues(t, res, "ValidationError", []Issue{admQueryTooSmall(), cuidIssue("query", "cursor"),
+		wantIssues(t, res, "ValidationError", []issue{admQueryTooSmall(), cuidIssue("query", "cursor"),
 			cuEnumValue(admClientSorts, "email", "query", "sort"), cuEnumValue([]string{"asc", "desc"}, "up", "query", "order")})
 		res = api.do(request{method: "GET", path: "/v1/admin/clients/nope", key: api.accountantKey})
-		wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id")})
+		wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
 	})
 }
 
@@ -654,24 +654,24 @@ func TestAdminClientsUpdate(t *testing.T) {
 			name string
 			id   string
 			body any
-			want []Issue
+			want []issue
 		}{
-			{"name null", created.ID, map[string]any{"name": nil}, []Issue{typeIssueAt("string", "null", "name")}},
-			{"type null", created.ID, map[string]any{"type": nil}, []Issue{cuEnumType(admClientTypes, "null", "type")}},
-			{"blank name", created.ID, map[string]any{"name": " "}, []Issue{cuTooSmall(1, "name")}},
-			{"unknown type", created.ID, map[string]any{"type": "company"}, []Issue{cuEnumValue(admClientTypes, "company", "type")}},
-			{"empty customId", created.ID, map[string]any{"customId": ""}, []Issue{cuTooSmall(1, "customId")}},
-			{"legalName a number", created.ID, map[string]any{"legalName": 1}, []Issue{typeIssueAt("string", "number", "legalName")}},
-			{"unassigned country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "XX"}}, []Issue{admCountryIssue()}},
-			{"three-letter country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "DEU"}}, []Issue{admCountryIssue()}},
-			{"one-letter country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "D"}}, []Issue{admCountryIssue()}},
-			{"digits as country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "49"}}, []Issue{admCountryIssue()}},
-			{"empty country code", created.ID, map[string]any{"address": map[string]any{"countryCode": ""}}, []Issue{admCountryIssue()}},
+			{"name null", created.ID, map[string]any{"name": nil}, []issue{typeIssueAt("string", "null", "name")}},
+			{"type null", created.ID, map[string]any{"type": nil}, []issue{cuEnumType(admClientTypes, "null", "type")}},
+			{"blank name", created.ID, map[string]any{"name": " "}, []issue{cuTooSmall(1, "name")}},
+			{"unknown type", created.ID, map[string]any{"type": "company"}, []issue{cuEnumValue(admClientTypes, "company", "type")}},
+			{"empty customId", created.ID, map[string]any{"customId": ""}, []issue{cuTooSmall(1, "customId")}},
+			{"legalName a number", created.ID, map[string]any{"legalName": 1}, []issue{typeIssueAt("string", "number", "legalName")}},
+			{"unassigned country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "XX"}}, []issue{admCountryIssue()}},
+			{"three-letter country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "DEU"}}, []issue{admCountryIssue()}},
+			{"one-letter country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "D"}}, []issue{admCountryIssue()}},
+			{"digits as country code", created.ID, map[string]any{"address": map[string]any{"countryCode": "49"}}, []issue{admCountryIssue()}},
+			{"empty country code", created.ID, map[string]any{"address": map[string]any{"countryCode": ""}}, []issue{admCountryIssue()}},
 			{"country code a number", created.ID, map[string]any{"address": map[string]any{"countryCode": 49}},
-				[]Issue{typeIssueAt("string", "number", "address", "countryCode")}},
-			{"address null", created.ID, map[string]any{"address": nil}, []Issue{typeIssueAt("object", "null", "address")}},
+				[]issue{typeIssueAt("string", "number", "address", "countryCode")}},
+			{"address null", created.ID, map[string]any{"address": nil}, []issue{typeIssueAt("object", "null", "address")}},
 			{"bad id, bad name and bad country, all at once", "nope", map[string]any{"name": "", "address": map[string]any{"countryCode": "XX"}},
-				[]Issue{cuidIssue("params", "id"), cuTooSmall(1, "name"), admCountryIssue()}},
+				[]issue{cuidIssue("params", "id"), cuTooSmall(1, "name"), admCountryIssue()}},
 		}
 		before := admDecodeClient(t, api.do(request{method: "GET", path: "/v1/admin/clients/" + created.ID, key: api.accountantKey}), http.StatusOK)
 		beforeAddress := admStrs(api.admAddress(t, created.ID))
@@ -878,21 +878,21 @@ func TestAdminUsersInvite(t *testing.T) {
 		cases := []struct {
 			name string
 			body any
-			want []Issue
+			want []issue
 		}{
-			{"missing email and role", map[string]any{}, []Issue{requiredIssue("email"), requiredIssue("role")}},
-			{"role a number", map[string]any{"email": "f@example.com", "role": 5}, []Issue{admRoleUnionType("number")}},
-			{"role a boolean", map[string]any{"email": "f@example.com", "role": true}, []Issue{admRoleUnionType("boolean")}},
-			{"role an object", map[string]any{"email": "f@example.com", "role": map[string]any{"id": senior.ID}}, []Issue{admRoleUnionType("object")}},
-			{"role owner", map[string]any{"email": "f@example.com", "role": "owner"}, []Issue{admRoleUnion("owner")}},
-			{"role with a hyphen", map[string]any{"email": "f@example.com", "role": "cxyz-bad"}, []Issue{admRoleUnion("cxyz-bad")}},
-			{"role Admin", map[string]any{"email": "f@example.com", "role": "Admin"}, []Issue{admRoleUnion("Admin")}},
-			{"role custom", map[string]any{"email": "f@example.com", "role": "custom"}, []Issue{admRoleUnion("custom")}},
-			{"role empty", map[string]any{"email": "f@example.com", "role": ""}, []Issue{admRoleUnion("")}},
-			{"bad email and bad role", map[string]any{"email": "f@", "role": "owner"}, []Issue{cuEmailIssue("email"), admRoleUnion("owner")}},
+			{"missing email and role", map[string]any{}, []issue{requiredIssue("email"), requiredIssue("role")}},
+			{"role a number", map[string]any{"email": "f@example.com", "role": 5}, []issue{admRoleUnionType("number")}},
+			{"role a boolean", map[string]any{"email": "f@example.com", "role": true}, []issue{admRoleUnionType("boolean")}},
+			{"role an object", map[string]any{"email": "f@example.com", "role": map[string]any{"id": senior.ID}}, []issue{admRoleUnionType("object")}},
+			{"role owner", map[string]any{"email": "f@example.com", "role": "owner"}, []issue{admRoleUnion("owner")}},
+			{"role with a hyphen", map[string]any{"email": "f@example.com", "role": "cxyz-bad"}, []issue{admRoleUnion("cxyz-bad")}},
+			{"role Admin", map[string]any{"email": "f@example.com", "role": "Admin"}, []issue{admRoleUnion("Admin")}},
+			{"role custom", map[string]any{"email": "f@example.com", "role": "custom"}, []issue{admRoleUnion("custom")}},
+			{"role empty", map[string]any{"email": "f@example.com", "role": ""}, []issue{admRoleUnion("")}},
+			{"bad email and bad role", map[string]any{"email": "f@", "role": "owner"}, []issue{cuEmailIssue("email"), admRoleUnion("owner")}},
 			{"names", map[string]any{"email": "f@example.com", "role": "user", "firstName": "", "lastName": strings.Repeat("x", 101)},
-				[]Issue{cuTooSmall(1, "firstName"), cuTooBig(100, "lastName")}},
-			{"not an object", "[]", []Issue{typeIssueAt("object", "array")}},
+				[]issue{cuTooSmall(1, "firstName"), cuTooBig(100, "lastName")}},
+			{"not an object", "[]", []issue{typeIssueAt("object", "array")}},
 		}
 		before := users(t)
 		for _, c := range cases {
@@ -918,7 +918,7 @@ func TestAdminUsersInvite(t *testing.T) {
 func TestAdminUsersRoleNullIsInvalidUnion(t *testing.T) {
 	api := newTestAPI(t)
 	acct := api.admInviteUser(t, api.accountantKey, map[string]any{"email": "acct@example.com", "role": "admin"})
-	want := []Issue{admRoleUnionType("null")}
+	want := []issue{admRoleUnionType("null")}
 	res := api.do(request{method: "POST", path: "/v1/admin/users", key: api.accountantKey, body: map[string]any{"email": "g@example.com", "role": nil}})
 	wantIssues(t, res, "ZodError", want)
 	res = api.do(request{method: "PATCH", path: "/v1/admin/users/" + acct.ID, key: api.accountantKey, body: map[string]any{"role": nil}})
@@ -963,7 +963,7 @@ func TestAdminUsersGetAndUpdate(t *testing.T) {
 		sameBodyButID(t, get(api.accountantKey, clientUser.ID), clientUser.ID, unknown, admMissingUserID)
 		sameBodyButID(t, get(api.accountantKey, otherFirmUser.ID), otherFirmUser.ID, unknown, admMissingUserID)
 		sameBodyButID(t, get(api.other.accountantKey, user.ID), user.ID, unknown, admMissingUserID)
-		wantIssues(t, get(api.accountantKey, "nope"), "ZodError", []Issue{cuidIssue("params", "id")})
+		wantIssues(t, get(api.accountantKey, "nope"), "ZodError", []issue{cuidIssue("params", "id")})
 	})
 
 	steps := []struct {
@@ -1003,19 +1003,19 @@ func TestAdminUsersGetAndUpdate(t *testing.T) {
 			check func(*testing.T, *response)
 		}{
 			{"role absent", patch(api.accountantKey, user.ID, map[string]any{}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ZodError", []Issue{requiredIssue("role")})
+				wantIssues(t, res, "ZodError", []issue{requiredIssue("role")})
 			}},
 			{"role owner", patch(api.accountantKey, user.ID, map[string]any{"role": "owner"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ZodError", []Issue{admRoleUnion("owner")})
+				wantIssues(t, res, "ZodError", []issue{admRoleUnion("owner")})
 			}},
 			{"role 5", patch(api.accountantKey, user.ID, map[string]any{"role": 5}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ZodError", []Issue{admRoleUnionType("number")})
+				wantIssues(t, res, "ZodError", []issue{admRoleUnionType("number")})
 			}},
 			{"role cxyz-bad", patch(api.accountantKey, user.ID, map[string]any{"role": "cxyz-bad"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ZodError", []Issue{admRoleUnion("cxyz-bad")})
+				wantIssues(t, res, "ZodError", []issue{admRoleUnion("cxyz-bad")})
 			}},
 			{"bad id and no role", patch(api.accountantKey, "nope", map[string]any{}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ZodError", []Issue{cuidIssue("params", "id"), requiredIssue("role")})
+				wantIssues(t, res, "ZodError", []issue{cuidIssue("params", "id"), requiredIssue("role")})
 			}},
 			{"another firm's custom role", patch(api.accountantKey, user.ID, map[string]any{"role": otherFirmRole.ID}), func(t *testing.T, res *response) {
 				wantError(t, res, http.StatusNotFound, "not_found", "not_found", "role "+otherFirmRole.ID+" not found")
@@ -1267,10 +1267,10 @@ func TestAdminUsersList(t *testing.T) {
 
 	t.Run("validation", func(t *testing.T) {
 		res := api.do(request{method: "GET", path: "/v1/admin/users?limit=0&cursor=x&sort=name&order=up", key: api.accountantKey})
-		wantIssues(t, res, "ZodError", []Issue{admQueryTooSmall(), cuidIssue("query", "cursor"),
+		wantIssues(t, res, "ZodError", []issue{admQueryTooSmall(), cuidIssue("query", "cursor"),
 			cuEnumValue(admUserSorts, "name", "query", "sort"), cuEnumValue([]string{"asc", "desc"}, "up", "query", "order")})
 		res = api.do(request{method: "GET", path: "/v1/admin/users?limit=101", key: api.accountantKey})
-		wantIssues(t, res, "ZodError", []Issue{{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number",
+		wantIssues(t, res, "ZodError", []issue{{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number",
 			Inclusive: &yes, Exact: &no, Message: "Number must be less than or equal to 100"}})
 	})
 }
@@ -1288,7 +1288,7 @@ func TestAdminClientsCountryCodeNotASCII(t *testing.T) {
 					code, res.status, res.body, admStrs(api.admAddress(t, api.client.ID)))
 				return
 			}
-			wantIssues(t, res, "ValidationError", []Issue{admCountryIssue()})
+			wantIssues(t, res, "ValidationError", []issue{admCountryIssue()})
 		})
 	}
 }

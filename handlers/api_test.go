@@ -402,7 +402,7 @@ func wantError(t *testing.T, res *response, status int, typ, code, message strin
 }
 
 // wantIssues checks a 422 answer: its error name and its issues, exactly.
-func wantIssues(t *testing.T, res *response, name string, want []Issue) {
+func wantIssues(t *testing.T, res *response, name string, want []issue) {
 	t.Helper()
 	if res.status != http.StatusUnprocessableEntity {
 		t.Fatalf("status: got %d, want 422 (body %s)", res.status, res.body)

@@ -1,7 +1,11 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
 	"acctapi/db"
@@ -23,6 +27,34 @@ func timestampPtr(t *time.Time) *timestamp {
 	}
 	ts := timestampOf(*t)
 	return &ts
+}
+
+// bodyBuffers keeps the buffers answers are encoded into, so that a list
+// page does not grow a new one each time; maxPooledBody keeps a rare huge
+// answer's buffer out of the pool.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 1 << 20
+
+// writeJSON writes v as the JSON body with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body := bodyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if body.Cap() <= maxPooledBody {
+			body.Reset()
+			bodyBuffers.Put(body)
+		}
+	}()
+	enc := json.NewEncoder(body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only a programming error gets here: the values are our own types.
+		panic("encode response: " + err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
+	w.WriteHeader(status)
+	w.Write(body.Bytes())
 }
 
 // deletedResponse answers a removal that has no record left to show.
@@ -80,17 +112,17 @@ const (
 var orders = []string{"asc", "desc"}
 
 // pageRequest reads limit, cursor, sort and order from the query.
-func pageRequest(q *Query, sorts []string) db.PageRequest {
+func pageRequest(q *query, sorts []string) db.PageRequest {
 	return db.PageRequest{
-		Limit:  q.Int("limit", 1, maxLimit, defaultLimit),
-		Cursor: q.ID("cursor"),
-		Sort:   q.Enum("sort", sorts, "createdAt"),
-		Desc:   q.Enum("order", orders, "desc") == "desc",
+		Limit:  q.int("limit", 1, maxLimit, defaultLimit),
+		Cursor: q.id("cursor"),
+		Sort:   q.enum("sort", sorts, "createdAt"),
+		Desc:   q.enum("order", orders, "desc") == "desc",
 	}
 }
 
 // update turns a decoded body field into a store update.
-func update[T any](f Field[T]) db.Update[T] {
+func update[T any](f field[T]) db.Update[T] {
 	if !f.Set {
 		return db.Update[T]{}
 	}
@@ -101,8 +133,8 @@ func update[T any](f Field[T]) db.Update[T] {
 	return db.Update[T]{Set: true, Value: &v}
 }
 
-// optional returns a pointer to a set, non-null field's value, else nil.
-func optional[T any](f Field[T]) *T {
+// valueOrNil returns a pointer to a set, non-null field's value, else nil.
+func valueOrNil[T any](f field[T]) *T {
 	if !f.Set || f.Null {
 		return nil
 	}

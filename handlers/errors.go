@@ -1,33 +1,30 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"acctapi/auth"
 	"acctapi/db"
 )
 
-// Error is an error answered with the standard four-field body. Handlers
+// apiError is an error answered with the standard four-field body. Handlers
 // return one of the constructors below, or an error of the store, and fail
 // turns it into the answer.
-type Error struct {
+type apiError struct {
 	Status  int
 	Type    string
 	Code    string
 	Message string
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 
 // errorBody is the standard error body of SPEC.md: all four fields, always.
 type errorBody struct {
@@ -38,11 +35,11 @@ type errorBody struct {
 }
 
 var (
-	errMissingClientID = &Error{http.StatusBadRequest, "bad_request", "missing_client_id",
+	errMissingClientID = &apiError{http.StatusBadRequest, "bad_request", "missing_client_id",
 		"the x-client-id header is required: name the client this call acts for"}
-	errUnauthorized = &Error{http.StatusUnauthorized, "auth_error", "unauthorized",
+	errUnauthorized = &apiError{http.StatusUnauthorized, "auth_error", "unauthorized",
 		"missing or invalid API key: send Authorization: Bearer <API_KEY>"}
-	errInternal = &Error{http.StatusInternalServerError, "internal_error", "internal_error",
+	errInternal = &apiError{http.StatusInternalServerError, "internal_error", "internal_error",
 		"internal server error; the request id identifies it in the server log"}
 )
 
@@ -50,9 +47,9 @@ var (
 const storageRetryAfter = 5
 
 var (
-	errStorageFull = &Error{http.StatusInsufficientStorage, "storage_error", "insufficient_storage",
+	errStorageFull = &apiError{http.StatusInsufficientStorage, "storage_error", "insufficient_storage",
 		"the server's disk is full: nothing was written; retry once space is freed"}
-	errStorageUnavailable = &Error{http.StatusServiceUnavailable, "storage_error", "service_unavailable",
+	errStorageUnavailable = &apiError{http.StatusServiceUnavailable, "storage_error", "service_unavailable",
 		"the server's storage is unavailable right now (read-only, failing or busy): the request was not carried out; retry later"}
 )
 
@@ -64,26 +61,26 @@ func (h *Handler) logFailure(r *http.Request, msg string, err error) {
 		slog.String("request_id", st.id), slog.String("route", st.route), slog.Any("error", err))
 }
 
-func errBadRequest(code, message string) *Error {
-	return &Error{http.StatusBadRequest, "bad_request", code, message}
+func errBadRequest(code, message string) *apiError {
+	return &apiError{http.StatusBadRequest, "bad_request", code, message}
 }
 
-func errMissingScope(perm auth.Permission) *Error {
-	return &Error{http.StatusForbidden, "auth_error", "missing_scope",
+func errMissingScope(perm auth.Permission) *apiError {
+	return &apiError{http.StatusForbidden, "auth_error", "missing_scope",
 		fmt.Sprintf("this API key lacks the permission %s", perm)}
 }
 
-func errNotFound(message string) *Error {
-	return &Error{http.StatusNotFound, "not_found", "not_found", message}
+func errNotFound(message string) *apiError {
+	return &apiError{http.StatusNotFound, "not_found", "not_found", message}
 }
 
-func errRateLimited(retryAfter int) *Error {
-	return &Error{http.StatusTooManyRequests, "rate_limit", "too_many_requests",
+func errRateLimited(retryAfter int) *apiError {
+	return &apiError{http.StatusTooManyRequests, "rate_limit", "too_many_requests",
 		fmt.Sprintf("rate limit exceeded: retry in %d s", retryAfter)}
 }
 
-func errPayloadTooLarge(limit int64) *Error {
-	return &Error{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
+func errPayloadTooLarge(limit int64) *apiError {
+	return &apiError{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
 		fmt.Sprintf("request body exceeds %d bytes", limit)}
 }
 
@@ -92,8 +89,8 @@ func errPayloadTooLarge(limit int64) *Error {
 // and answered with a generic 500, never with their text.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	st := stateOf(r)
-	var apiErr *Error
-	var valErr *ValidationError
+	var apiErr *apiError
+	var valErr *validationError
 	var storeErr *db.Error
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -101,13 +98,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &valErr):
 		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
 			Success: false,
-			Error:   validationDetail{Name: st.validationName(), Issues: valErr.Issues},
+			Error:   validationDetail{Name: st.validationName(), Issues: valErr.issues},
 		})
 		return
 	case errors.As(err, &storeErr):
 		apiErr = storeError(storeErr)
 		if apiErr == nil {
-			h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: apiPath(storeErr.Field), Message: storeErr.Message}}})
+			h.fail(w, r, &validationError{issues: []issue{{Code: "custom", Path: apiPath(storeErr.Field), Message: storeErr.Message}}})
 			return
 		}
 	case errors.As(err, &tooLarge):
@@ -132,12 +129,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // storeError maps a store error to its answer; nil for EINVALID, which is
 // answered as a validation failure.
-func storeError(e *db.Error) *Error {
+func storeError(e *db.Error) *apiError {
 	switch e.Code {
 	case db.ENOTFOUND:
 		return errNotFound(e.Message)
 	case db.ECONFLICT:
-		return &Error{http.StatusConflict, "conflict", "conflict", e.Message}
+		return &apiError{http.StatusConflict, "conflict", "conflict", e.Message}
 	case db.EINVALIDCURSOR:
 		return errBadRequest("invalid_cursor", e.Message)
 	case db.EINVALID:
@@ -180,32 +177,4 @@ func jsonName(goName string) string {
 		upper-- // the last capital starts the next word: URLPath is urlPath
 	}
 	return strings.ToLower(goName[:upper]) + goName[upper:]
-}
-
-// bodyBuffers keeps the buffers answers are encoded into, so that a list
-// page does not grow a new one each time; maxPooledBody keeps a rare huge
-// answer's buffer out of the pool.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooledBody = 1 << 20
-
-// writeJSON writes v as the JSON body with the status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body := bodyBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if body.Cap() <= maxPooledBody {
-			body.Reset()
-			bodyBuffers.Put(body)
-		}
-	}()
-	enc := json.NewEncoder(body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Only a programming error gets here: the values are our own types.
-		panic("encode response: " + err.Error())
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
-	w.WriteHeader(status)
-	w.Write(body.Bytes())
 }

@@ -83,25 +83,25 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 		h.fail(w, r, err)
 		return
 	}
-	var v Validator
-	body := v.Body(up.fieldsJSON())
-	workspaceID := body.ID("workspaceId", true, false)
-	taskID := body.ID("taskId", false, false)
-	folderID := body.ID("folderId", false, false)
-	documentDate := body.Time("documentDate", false, false)
-	labelIDs := body.IDs("labelIds", false)
+	var v validator
+	body := v.body(up.fieldsJSON())
+	workspaceID := body.id("workspaceId", required)
+	taskID := body.id("taskId", optional)
+	folderID := body.id("folderId", optional)
+	documentDate := body.time("documentDate", optional)
+	labelIDs := body.ids("labelIds", optional)
 	if up.file == nil {
-		v.Add(typeIssue([]any{"file"}, "file", "undefined"))
+		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
 	name := up.name
 	if name == "" {
 		name = "upload"
 	}
 	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxFileName {
-		v.Add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
+		v.add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
 			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
 	}
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -110,9 +110,9 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 	var f *db.File
 	err = h.files.Keep(up.file, id, func() (err error) {
 		f, err = h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
-			ID: id, WorkspaceID: workspaceID.Value, TaskID: optional(taskID), FolderID: optional(folderID),
+			ID: id, WorkspaceID: workspaceID.Value, TaskID: valueOrNil(taskID), FolderID: valueOrNil(folderID),
 			LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
-			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: optional(documentDate),
+			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: valueOrNil(documentDate),
 		})
 		return err
 	})
@@ -193,79 +193,8 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	}
 }
 
-// transferIdle is how long an upload or a download may stall. The server's
-// read and write timeouts bound a whole request, which would cut off a large
-// file on a slow line; these transfers get a deadline that moves with each
-// chunk instead.
-const transferIdle = time.Minute
-
-// progress moves a connection deadline transferIdle ahead of every read
-// that carries bytes.
-type progress struct {
-	r      io.Reader
-	extend func(time.Time)
-}
-
-func (p *progress) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	if n > 0 {
-		p.extend(time.Now().Add(transferIdle))
-	}
-	return n, err
-}
-
-// progressSeeker is a progress over content that http.ServeContent seeks.
-type progressSeeker struct {
-	progress
-	seeker io.Seeker
-}
-
-func (p *progressSeeker) Seek(offset int64, whence int) (int64, error) {
-	return p.seeker.Seek(offset, whence)
-}
-
-// tailReader keeps the last bytes read through it, where a multipart body's
-// closing delimiter is (an epilogue after it may be up to 1 KiB).
-type tailReader struct {
-	r    io.Reader
-	keep int
-	tail []byte
-}
-
-func (t *tailReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.tail = append(t.tail, p[:n]...)
-	if len(t.tail) > t.keep {
-		t.tail = append(t.tail[:0], t.tail[len(t.tail)-t.keep:]...)
-	}
-	return n, err
-}
-
-// readErrors remembers the error of the reader it wraps, so that a failure
-// of the request body is told from one of the disk.
-type readErrors struct {
-	r   io.Reader
-	err error
-}
-
-func (e *readErrors) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		e.err = err
-	}
-	return n, err
-}
-
-func requestBodyError(err error, maxUpload int64) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return errFileTooLarge(maxUpload)
-	}
-	return errBadRequest("invalid_multipart", "the multipart body is malformed or ended early")
-}
-
-func errFileTooLarge(limit int64) *Error {
-	return &Error{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
+func errFileTooLarge(limit int64) *apiError {
+	return &apiError{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
 		fmt.Sprintf("the file exceeds %d bytes", limit)}
 }
 
@@ -350,10 +279,10 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 	}
 	switch {
 	case errors.Is(err, auth.ErrInvalidSignature):
-		h.fail(w, r, &Error{http.StatusForbidden, "auth_error", "invalid_signature", "the download link's signature is not valid"})
+		h.fail(w, r, &apiError{http.StatusForbidden, "auth_error", "invalid_signature", "the download link's signature is not valid"})
 		return
 	case errors.Is(err, auth.ErrLinkExpired):
-		h.fail(w, r, &Error{http.StatusGone, "bad_request", "link_expired", "the download link has expired: ask for a new one"})
+		h.fail(w, r, &apiError{http.StatusGone, "bad_request", "link_expired", "the download link has expired: ask for a new one"})
 		return
 	case err != nil:
 		h.fail(w, r, err)

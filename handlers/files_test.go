@@ -675,25 +675,25 @@ func TestUploadValidation(t *testing.T) {
 	api := newTestAPI(t)
 	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
 	content := []byte("content")
-	fileIssue := Issue{Code: "invalid_type", Path: []any{"file"}, Expected: "file", Received: "undefined", Message: "Required"}
+	fileIssue := issue{Code: "invalid_type", Path: []any{"file"}, Expected: "file", Received: "undefined", Message: "Required"}
 	nameIssue := tooBigString(maxFileName, "File names must be valid UTF-8 of at most 255 characters", "file", "name")
 
 	for _, tc := range []struct {
 		name  string
 		parts []flPart
-		want  []Issue
+		want  []issue
 	}{
-		{"missing file", []flPart{flField("workspaceId", ws)}, []Issue{fileIssue}},
-		{"missing workspaceId", []flPart{flFilePart("a.pdf", "", content)}, []Issue{requiredIssue("workspaceId")}},
-		{"nothing", []flPart{flField("other", "x")}, []Issue{requiredIssue("workspaceId"), fileIssue}},
-		{"file sent as a plain field", []flPart{flField("workspaceId", ws), flField("document", "x")}, []Issue{fileIssue}},
+		{"missing file", []flPart{flField("workspaceId", ws)}, []issue{fileIssue}},
+		{"missing workspaceId", []flPart{flFilePart("a.pdf", "", content)}, []issue{requiredIssue("workspaceId")}},
+		{"nothing", []flPart{flField("other", "x")}, []issue{requiredIssue("workspaceId"), fileIssue}},
+		{"file sent as a plain field", []flPart{flField("workspaceId", ws), flField("document", "x")}, []issue{fileIssue}},
 		{"bad ids and date", []flPart{flField("workspaceId", "nope"), flField("taskId", "x"), flField("folderId", "c-1"),
 			flField("documentDate", "yesterday"), flField("labelIds", "cgoodgoodgood1,bad"), flFilePart("a.pdf", "", content)},
-			[]Issue{cuidIssue("workspaceId"), cuidIssue("taskId"), cuidIssue("folderId"),
+			[]issue{cuidIssue("workspaceId"), cuidIssue("taskId"), cuidIssue("folderId"),
 				{Code: "invalid_string", Path: []any{"documentDate"}, Validation: "datetime", Message: "Invalid datetime"},
 				cuidIssue("labelIds", 1)}},
-		{"name too long", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("é", 256), "", content)}, []Issue{nameIssue}},
-		{"name not UTF-8", []flPart{flField("workspaceId", ws), flFilePart("bad\xff.pdf", "", content)}, []Issue{nameIssue}},
+		{"name too long", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("é", 256), "", content)}, []issue{nameIssue}},
+		{"name not UTF-8", []flPart{flField("workspaceId", ws), flFilePart("bad\xff.pdf", "", content)}, []issue{nameIssue}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, files := api.flFileRows(t), api.flStoredFiles(t)
@@ -716,7 +716,7 @@ func TestUploadValidation(t *testing.T) {
 		}
 		res := api.flUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws),
 			flField("labelIds", strings.Join(ids, ",")), flFilePart("a.pdf", "", content))
-		wantIssues(t, res, "ValidationError", []Issue{{Code: "too_big", Path: []any{"labelIds"}, Maximum: bound(maxIDList),
+		wantIssues(t, res, "ValidationError", []issue{{Code: "too_big", Path: []any{"labelIds"}, Maximum: bound(maxIDList),
 			Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"}})
 	})
 	if got := api.flStoredFiles(t); len(got) != 1 {
@@ -1209,7 +1209,7 @@ func TestDownloadSignature(t *testing.T) {
 	})
 	t.Run("invalid id", func(t *testing.T) {
 		res := api.flDownload(t, api.flSignedURL("not-an-id", expires, signature), nil)
-		wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id")})
+		wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
 	})
 	t.Run("upper-case id", func(t *testing.T) {
 		api.flMustDownload(t, api.flSignedURL(strings.ToUpper(f.ID), expires, signature), content)
@@ -1444,7 +1444,7 @@ func TestFilePermissions(t *testing.T) {
 			wantError(t, api.do(request{method: "GET", path: "/v1/files/" + missing + suffix, key: readOnly, clientID: api.client.ID}),
 				http.StatusNotFound, "not_found", "not_found", "file "+missing+" not found")
 			wantIssues(t, api.do(request{method: "GET", path: "/v1/files/nope" + suffix, key: readOnly, clientID: api.client.ID}),
-				"ValidationError", []Issue{cuidIssue("params", "id")})
+				"ValidationError", []issue{cuidIssue("params", "id")})
 		}
 	})
 }

@@ -19,7 +19,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	defer cancel()
 	if err := h.store.Ping(ctx); err != nil {
 		h.log.ErrorContext(r.Context(), "health check failed", "request_id", stateOf(r).id, "error", err)
-		h.fail(w, r, &Error{http.StatusServiceUnavailable, "unavailable", "database_unavailable",
+		h.fail(w, r, &apiError{http.StatusServiceUnavailable, "unavailable", "database_unavailable",
 			"the database does not answer"})
 		return
 	}

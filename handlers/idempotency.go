@@ -77,20 +77,20 @@ func idempotencyKeyOf(r *http.Request) (string, bool, error) {
 		return "", false, nil
 	}
 	path := []any{"headers", idempotencyKeyField}
-	var v Validator
+	var v validator
 	key := values[0]
 	switch {
 	case len(values) > 1:
-		v.Add(Issue{Code: "custom", Path: path, Message: "send one Idempotency-Key header, not several"})
+		v.add(issue{Code: "custom", Path: path, Message: "send one Idempotency-Key header, not several"})
 	case key == "":
-		v.Add(sizeIssue("too_small", path, "string", 1, "String must contain at least 1 character(s)"))
+		v.add(sizeIssue("too_small", path, "string", 1, "String must contain at least 1 character(s)"))
 	case len(key) > maxIdempotencyKey:
-		v.Add(sizeIssue("too_big", path, "string", maxIdempotencyKey, "String must contain at most 255 character(s)"))
+		v.add(sizeIssue("too_big", path, "string", maxIdempotencyKey, "String must contain at most 255 character(s)"))
 	case !printableASCII(key):
-		v.Add(Issue{Code: "invalid_string", Path: path, Validation: "regex",
+		v.add(issue{Code: "invalid_string", Path: path, Validation: "regex",
 			Message: "an Idempotency-Key is printable ASCII without spaces; a UUID is a good one"})
 	}
-	return key, true, v.Err()
+	return key, true, v.err()
 }
 
 func printableASCII(s string) bool {
@@ -193,12 +193,12 @@ func (h *Handler) saveAnswer(r *http.Request, k db.IdempotencyKey, a db.Idempote
 // repeats the request that got it.
 func (h *Handler) replay(w http.ResponseWriter, r *http.Request, a *db.IdempotentAnswer) {
 	if a.Fingerprint == nil {
-		h.fail(w, r, &Error{http.StatusConflict, "conflict", "idempotency_answer_lost",
+		h.fail(w, r, &apiError{http.StatusConflict, "conflict", "idempotency_answer_lost",
 			"the request first sent with this Idempotency-Key was carried out, but the server stopped before it recorded the answer: read the resource to see its state"})
 		return
 	}
 	if !bytes.Equal(fingerprint(r, stateOf(r).clientID, r.Body, h.bodyLimit(r)), a.Fingerprint) {
-		h.fail(w, r, &ValidationError{Issues: []Issue{{Code: "custom", Path: []any{"headers", idempotencyKeyField},
+		h.fail(w, r, &validationError{issues: []issue{{Code: "custom", Path: []any{"headers", idempotencyKeyField},
 			Message: "this Idempotency-Key was used for a different request in the last 24 hours: send a new key with a new request"}}})
 		return
 	}

@@ -54,7 +54,7 @@ func TestIdempotentCreate(t *testing.T) {
 
 	// The same key for another request: refused, and nothing made.
 	other := create("k-1", `{"title":"Pay VAT twice","workspaceId":"`+ws+`"}`)
-	wantIssues(t, other, "ValidationError", []Issue{{Code: "custom", Path: []any{"headers", "idempotency-key"},
+	wantIssues(t, other, "ValidationError", []issue{{Code: "custom", Path: []any{"headers", "idempotency-key"},
 		Message: "this Idempotency-Key was used for a different request in the last 24 hours: send a new key with a new request"}})
 	for _, req := range []request{
 		{method: "POST", path: "/v1/tasks", key: api.accountantKey, clientID: api.otherClient.ID, body: `{"title":"Pay VAT","workspaceId":"` + ws + `"}`},
@@ -127,22 +127,22 @@ func TestIdempotencyKeyHeaderChecks(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		values []string
-		want   Issue
+		want   issue
 	}{
-		{"empty", []string{""}, Issue{Code: "too_small", Path: path, Type: "string", Minimum: &min, Inclusive: &yes, Exact: &no,
+		{"empty", []string{""}, issue{Code: "too_small", Path: path, Type: "string", Minimum: &min, Inclusive: &yes, Exact: &no,
 			Message: "String must contain at least 1 character(s)"}},
-		{"too long", []string{strings.Repeat("k", 256)}, Issue{Code: "too_big", Path: path, Type: "string", Maximum: &max, Inclusive: &yes, Exact: &no,
+		{"too long", []string{strings.Repeat("k", 256)}, issue{Code: "too_big", Path: path, Type: "string", Maximum: &max, Inclusive: &yes, Exact: &no,
 			Message: "String must contain at most 255 character(s)"}},
-		{"space", []string{"two words"}, Issue{Code: "invalid_string", Path: path, Validation: "regex",
+		{"space", []string{"two words"}, issue{Code: "invalid_string", Path: path, Validation: "regex",
 			Message: "an Idempotency-Key is printable ASCII without spaces; a UUID is a good one"}},
-		{"not ASCII", []string{"schlüssel"}, Issue{Code: "invalid_string", Path: path, Validation: "regex",
+		{"not ASCII", []string{"schlüssel"}, issue{Code: "invalid_string", Path: path, Validation: "regex",
 			Message: "an Idempotency-Key is printable ASCII without spaces; a UUID is a good one"}},
-		{"twice", []string{"a", "b"}, Issue{Code: "custom", Path: path, Message: "send one Idempotency-Key header, not several"}},
+		{"twice", []string{"a", "b"}, issue{Code: "custom", Path: path, Message: "send one Idempotency-Key header, not several"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := api.do(request{method: "POST", path: "/v1/tasks", key: api.clientKey, clientID: api.client.ID,
 				body: `{"title":"x","workspaceId":"` + ws + `"}`, header: http.Header{"Idempotency-Key": c.values}})
-			wantIssues(t, res, "ValidationError", []Issue{c.want})
+			wantIssues(t, res, "ValidationError", []issue{c.want})
 		})
 	}
 	if n := len(api.allTasks(t, api.clientKey, api.client.ID)); n != 0 {

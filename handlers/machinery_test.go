@@ -46,28 +46,28 @@ func addProbeRoutes(api *testAPI) {
 // probe decodes one field of every kind and echoes what it read.
 func probe(h *Handler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-		var v Validator
-		id := v.PathID(p, "id")
-		q := v.Query(r.URL.Query())
-		limit := q.Int("limit", 1, 100, 20)
-		sort := q.Enum("sort", []string{"createdAt", "title"}, "createdAt")
-		cursor := q.ID("cursor")
+		var v validator
+		id := v.pathID(p, "id")
+		q := v.query(r.URL.Query())
+		limit := q.int("limit", 1, 100, 20)
+		sort := q.enum("sort", []string{"createdAt", "title"}, "createdAt")
+		cursor := q.id("cursor")
 		body, err := decodeBody(w, r, &v)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		title := body.String("title", StringRule{Required: true, Trim: true, Min: 1, Max: 10})
-		text := body.String("text", StringRule{Nullable: true})
-		status := body.Enum("status", []string{"OPEN", "DONE"}, false, false)
-		due := body.Time("dueDate", false, true)
-		parent := body.ID("parentId", false, true)
-		files := body.IDs("fileIds", false)
-		email := body.Email("email", false)
-		muted := body.Bool("isMuted", false)
-		address, _ := body.Object("address", false)
-		city := address.String("city", StringRule{Required: true, Max: 5})
-		if err := v.Err(); err != nil {
+		title := body.string("title", stringRule{presence: required, trim: true, min: 1, max: 10})
+		text := body.string("text", stringRule{presence: nullable})
+		status := body.enum("status", []string{"OPEN", "DONE"}, optional)
+		due := body.time("dueDate", nullable)
+		parent := body.id("parentId", nullable)
+		files := body.ids("fileIds", optional)
+		email := body.email("email", optional)
+		muted := body.bool("isMuted", optional)
+		address, _ := body.object("address", optional)
+		city := address.string("city", stringRule{presence: required, max: 5})
+		if err := v.err(); err != nil {
 			h.fail(w, r, err)
 			return
 		}
@@ -107,7 +107,7 @@ func TestClientHeader(t *testing.T) {
 		// Only ASCII letters fold: a Unicode letter whose lower case is an
 		// ASCII one (the Kelvin sign, the long s) stays itself, so that no
 		// other spelling names a record.
-		var v Validator
+		var v validator
 		if id, ok := checkID(&v, nil, "cABC\u212aDEF\u017fGH"); !ok || id != "cabc\u212adef\u017fgh" {
 			t.Errorf("checkID: got %q, %v; want only the ASCII letters lower-cased", id, ok)
 		}
@@ -123,7 +123,7 @@ func TestClientHeader(t *testing.T) {
 	})
 	t.Run("not a cuid", func(t *testing.T) {
 		for _, bad := range []string{"42", "c-1234567890", "client one", "c" + strings.Repeat("a", 100)} {
-			wantIssues(t, get(api.accountantKey, bad), "ValidationError", []Issue{
+			wantIssues(t, get(api.accountantKey, bad), "ValidationError", []issue{
 				{Code: "invalid_string", Path: []any{"headers", "x-client-id"}, Validation: "cuid", Message: "Invalid cuid"},
 			})
 		}
@@ -260,7 +260,7 @@ func TestBodyDecoding(t *testing.T) {
 	})
 	t.Run("not an object", func(t *testing.T) {
 		for body, kind := range map[string]string{`[1]`: "array", `"x"`: "string", `3`: "number", `null`: "null", `true`: "boolean"} {
-			wantIssues(t, post(body, nil), "ValidationError", []Issue{
+			wantIssues(t, post(body, nil), "ValidationError", []issue{
 				{Code: "invalid_type", Path: []any{}, Expected: "object", Received: kind, Message: "Expected object, received " + kind},
 			})
 		}
@@ -277,7 +277,7 @@ func TestValidationIssues(t *testing.T) {
 	bound := func(n int64) *int64 { return &n }
 
 	t.Run("missing required field", func(t *testing.T) {
-		wantIssues(t, post("/v1/test/probe/"+probeID, `{}`), "ValidationError", []Issue{
+		wantIssues(t, post("/v1/test/probe/"+probeID, `{}`), "ValidationError", []issue{
 			{Code: "invalid_type", Path: []any{"title"}, Expected: "string", Received: "undefined", Message: "Required"},
 		})
 	})
@@ -285,7 +285,7 @@ func TestValidationIssues(t *testing.T) {
 	t.Run("every issue at once, in order", func(t *testing.T) {
 		res := post("/v1/test/probe/nope?limit=0&sort=size&cursor=x", `{"title":"","text":5,"status":"done","dueDate":"yesterday",
 			"parentId":null,"fileIds":["cfile00001",7,"bad"],"email":"no-at-sign","isMuted":"yes","address":{"city":"Düsseldorf"}}`)
-		wantIssues(t, res, "ValidationError", []Issue{
+		wantIssues(t, res, "ValidationError", []issue{
 			{Code: "invalid_string", Path: []any{"params", "id"}, Validation: "cuid", Message: "Invalid cuid"},
 			{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no, Message: "Number must be greater than or equal to 1"},
 			{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt", "title"}, Received: "size", Message: "Invalid enum value. Expected 'createdAt' | 'title', received 'size'"},
@@ -303,19 +303,19 @@ func TestValidationIssues(t *testing.T) {
 	})
 
 	t.Run("query numbers", func(t *testing.T) {
-		for query, want := range map[string]Issue{
+		for query, want := range map[string]issue{
 			"limit=abc": {Code: "invalid_type", Path: []any{"query", "limit"}, Expected: "number", Received: "nan", Message: "Expected number, received nan"},
 			"limit=":    {Code: "invalid_type", Path: []any{"query", "limit"}, Expected: "number", Received: "nan", Message: "Expected number, received nan"},
 			"limit=1.5": {Code: "invalid_type", Path: []any{"query", "limit"}, Expected: "integer", Received: "float", Message: "Expected integer, received float"},
 			"limit=101": {Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no, Message: "Number must be less than or equal to 100"},
 		} {
-			wantIssues(t, post("/v1/test/probe/"+probeID+"?"+query, `{"title":"x"}`), "ValidationError", []Issue{want})
+			wantIssues(t, post("/v1/test/probe/"+probeID+"?"+query, `{"title":"x"}`), "ValidationError", []issue{want})
 		}
 	})
 
 	t.Run("null where not allowed, wrong container types", func(t *testing.T) {
 		res := post("/v1/test/probe/"+probeID, `{"title":null,"status":null,"fileIds":{"a":1},"address":[1]}`)
-		wantIssues(t, res, "ValidationError", []Issue{
+		wantIssues(t, res, "ValidationError", []issue{
 			{Code: "invalid_type", Path: []any{"title"}, Expected: "string", Received: "null", Message: "Expected string, received null"},
 			{Code: "invalid_type", Path: []any{"status"}, Expected: "'OPEN' | 'DONE'", Received: "null", Message: "Expected 'OPEN' | 'DONE', received null"},
 			{Code: "invalid_type", Path: []any{"fileIds"}, Expected: "array", Received: "object", Message: "Expected array, received object"},
@@ -330,7 +330,7 @@ func TestValidationIssues(t *testing.T) {
 		}
 		res := api.do(request{method: "POST", path: "/v1/test/probe/" + probeID, key: api.accountantKey, clientID: api.client.ID,
 			body: map[string]any{"title": strings.Repeat("ü", 11), "fileIds": ids, "email": strings.Repeat("a", 250) + "@b.de"}})
-		wantIssues(t, res, "ValidationError", []Issue{
+		wantIssues(t, res, "ValidationError", []issue{
 			{Code: "too_big", Path: []any{"title"}, Maximum: bound(10), Type: "string", Inclusive: &yes, Exact: &no, Message: "String must contain at most 10 character(s)"},
 			{Code: "too_big", Path: []any{"fileIds"}, Maximum: bound(maxIDList), Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"},
 			{Code: "too_big", Path: []any{"email"}, Maximum: bound(maxEmail), Type: "string", Inclusive: &yes, Exact: &no, Message: "String must contain at most 254 character(s)"},
@@ -338,7 +338,7 @@ func TestValidationIssues(t *testing.T) {
 	})
 
 	t.Run("ZodError on the endpoints that name it so", func(t *testing.T) {
-		wantIssues(t, post("/v1/test/zod/"+probeID, `{}`), "ZodError", []Issue{
+		wantIssues(t, post("/v1/test/zod/"+probeID, `{}`), "ZodError", []issue{
 			{Code: "invalid_type", Path: []any{"title"}, Expected: "string", Received: "undefined", Message: "Required"},
 		})
 	})
@@ -377,7 +377,7 @@ func TestErrorPath(t *testing.T) {
 		wantError(t, get("notfound"), http.StatusNotFound, "not_found", "not_found", "task not found")
 		wantError(t, get("conflict"), http.StatusConflict, "conflict", "conflict", "a user with this email exists")
 		wantError(t, get("cursor"), http.StatusBadRequest, "bad_request", "invalid_cursor", "unknown cursor")
-		wantIssues(t, get("invalid"), "ValidationError", []Issue{
+		wantIssues(t, get("invalid"), "ValidationError", []issue{
 			{Code: "custom", Path: []any{"parentId"}, Message: "a task cannot be its own parent"},
 		})
 	})

@@ -41,8 +41,8 @@ func newTaskResponse(t *db.Task) taskResponse {
 }
 
 var (
-	taskTitle    = StringRule{Trim: true, Min: 1, Max: maxTaskTitle}
-	newTaskTitle = StringRule{Required: true, Trim: true, Min: 1, Max: maxTaskTitle}
+	taskTitle    = stringRule{trim: true, min: 1, max: maxTaskTitle}
+	newTaskTitle = stringRule{presence: required, trim: true, min: 1, max: maxTaskTitle}
 )
 
 // listTasks answers GET /v1/tasks.
@@ -57,11 +57,11 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter
 }
 
 func taskListQuery(values url.Values) (db.TaskFilter, db.PageRequest, error) {
-	var v Validator
-	q := v.Query(values)
-	filter := db.TaskFilter{WorkspaceID: q.ID("workspaceId"), ParentID: q.ID("parentId")}
+	var v validator
+	q := v.query(values)
+	filter := db.TaskFilter{WorkspaceID: q.id("workspaceId"), ParentID: q.id("parentId")}
 	req := pageRequest(q, db.TaskSorts)
-	return filter, req, v.Err()
+	return filter, req, v.err()
 }
 
 // createTask answers POST /v1/tasks.
@@ -76,41 +76,41 @@ func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 func taskCreateBody(w http.ResponseWriter, r *http.Request) (db.TaskCreate, error) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		return db.TaskCreate{}, err
 	}
-	title := body.String("title", newTaskTitle)
-	workspaceID := body.ID("workspaceId", true, false)
-	text := body.String("text", StringRule{Max: maxTaskText})
-	due := body.Time("dueDate", false, false)
-	parentID := body.ID("parentId", false, false)
+	title := body.string("title", newTaskTitle)
+	workspaceID := body.id("workspaceId", required)
+	text := body.string("text", stringRule{max: maxTaskText})
+	due := body.time("dueDate", optional)
+	parentID := body.id("parentId", optional)
 	return db.TaskCreate{
-		WorkspaceID: workspaceID.Value, Title: title.Value, Text: optional(text),
-		DueDate: optional(due), ParentID: optional(parentID),
-	}, v.Err()
+		WorkspaceID: workspaceID.Value, Title: title.Value, Text: valueOrNil(text),
+		DueDate: valueOrNil(due), ParentID: valueOrNil(parentID),
+	}, v.err()
 }
 
 // updateTask answers PATCH /v1/tasks/{id}.
 func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	u := db.TaskUpdate{
-		Title:               update(body.String("title", taskTitle)),
-		Text:                update(body.String("text", StringRule{Max: maxTaskText})),
-		DueDate:             update(body.Time("dueDate", false, true)),
-		Status:              update(body.Enum("status", db.TaskStatuses, false, false)),
-		DestinationFolderID: update(body.ID("destinationFolderId", false, true)),
-		AssetFileIDs:        update(body.IDs("assetFileIds", false)),
-		ParentID:            update(body.ID("parentId", false, true)),
+		Title:               update(body.string("title", taskTitle)),
+		Text:                update(body.string("text", stringRule{max: maxTaskText})),
+		DueDate:             update(body.time("dueDate", nullable)),
+		Status:              update(body.enum("status", db.TaskStatuses, optional)),
+		DestinationFolderID: update(body.id("destinationFolderId", nullable)),
+		AssetFileIDs:        update(body.ids("assetFileIds", optional)),
+		ParentID:            update(body.id("parentId", nullable)),
 	}
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -99,24 +99,24 @@ func bound(n int64) *int64 { return &n }
 
 var yes, no = true, false
 
-func requiredIssue(path ...any) Issue {
-	return Issue{Code: "invalid_type", Path: path, Expected: "string", Received: "undefined", Message: "Required"}
+func requiredIssue(path ...any) issue {
+	return issue{Code: "invalid_type", Path: path, Expected: "string", Received: "undefined", Message: "Required"}
 }
 
-func typeIssueAt(expected, received string, path ...any) Issue {
+func typeIssueAt(expected, received string, path ...any) issue {
 	if path == nil {
 		path = []any{} // the body itself
 	}
-	return Issue{Code: "invalid_type", Path: path, Expected: expected, Received: received,
+	return issue{Code: "invalid_type", Path: path, Expected: expected, Received: received,
 		Message: "Expected " + expected + ", received " + received}
 }
 
-func cuidIssue(path ...any) Issue {
-	return Issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"}
+func cuidIssue(path ...any) issue {
+	return issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"}
 }
 
-func tooBigString(max int64, message string, path ...any) Issue {
-	return Issue{Code: "too_big", Path: path, Maximum: bound(max), Type: "string", Inclusive: &yes, Exact: &no, Message: message}
+func tooBigString(max int64, message string, path ...any) issue {
+	return issue{Code: "too_big", Path: path, Maximum: bound(max), Type: "string", Inclusive: &yes, Exact: &no, Message: message}
 }
 
 var statusIssueMessage = "Invalid enum value. Expected 'OPEN' | 'IN_PROGRESS' | 'IN_REVIEW' | 'ACCEPTED' | 'DECLINED', received "
@@ -324,17 +324,17 @@ func TestCreateTask(t *testing.T) {
 			check func(*testing.T, *response)
 		}{
 			{"missing title and workspaceId", map[string]any{"text": "no title"}, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{requiredIssue("title"), requiredIssue("workspaceId")})
+				wantIssues(t, res, "ValidationError", []issue{requiredIssue("title"), requiredIssue("workspaceId")})
 			}},
 			{"blank title", map[string]any{"title": " \t  ", "workspaceId": ws}, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{{Code: "too_small", Path: []any{"title"}, Minimum: bound(1),
+				wantIssues(t, res, "ValidationError", []issue{{Code: "too_small", Path: []any{"title"}, Minimum: bound(1),
 					Type: "string", Inclusive: &yes, Exact: &no, Message: "String must contain at least 1 character(s)"}})
 			}},
 			{"title of 501 characters", map[string]any{"title": strings.Repeat("a", 501), "workspaceId": ws}, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{tooBigString(500, "String must contain at most 500 character(s)", "title")})
+				wantIssues(t, res, "ValidationError", []issue{tooBigString(500, "String must contain at most 500 character(s)", "title")})
 			}},
 			{"wrong types, all reported", map[string]any{"title": 5, "workspaceId": true, "dueDate": "tomorrow", "parentId": "x"}, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{
+				wantIssues(t, res, "ValidationError", []issue{
 					typeIssueAt("string", "number", "title"),
 					typeIssueAt("string", "boolean", "workspaceId"),
 					{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"},
@@ -530,7 +530,7 @@ func TestUpdateTask(t *testing.T) {
 		readOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"tasks:read"}})
 		snapshotB := api.allTasks(t, api.otherClientClientKey, api.otherClient.ID)
 		cycle := func(t *testing.T, res *response) {
-			wantIssues(t, res, "ValidationError", []Issue{{Code: "custom", Path: []any{"parentId"},
+			wantIssues(t, res, "ValidationError", []issue{{Code: "custom", Path: []any{"parentId"},
 				Message: "a task cannot be its own parent or the subtask of one of its subtasks"}})
 		}
 		send := func(body any) func() *response {
@@ -543,11 +543,11 @@ func TestUpdateTask(t *testing.T) {
 			check func(*testing.T, *response)
 		}{
 			{"unknown status", send(map[string]any{"title": "not applied", "status": "DONE"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{{Code: "invalid_enum_value", Path: []any{"status"},
+				wantIssues(t, res, "ValidationError", []issue{{Code: "invalid_enum_value", Path: []any{"status"},
 					Options: db.TaskStatuses, Received: "DONE", Message: statusIssueMessage + "'DONE'"}})
 			}},
 			{"status in lower case", send(map[string]any{"status": "open"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{{Code: "invalid_enum_value", Path: []any{"status"},
+				wantIssues(t, res, "ValidationError", []issue{{Code: "invalid_enum_value", Path: []any{"status"},
 					Options: db.TaskStatuses, Received: "open", Message: statusIssueMessage + "'open'"}})
 			}},
 			{"folder of another workspace", send(map[string]any{"title": "not applied", "destinationFolderId": folderWS2}), func(t *testing.T, res *response) {
@@ -575,10 +575,10 @@ func TestUpdateTask(t *testing.T) {
 				wantError(t, res, http.StatusNotFound, "not_found", "not_found", "parent task "+taskB.ID+" not found in the task's workspace")
 			}},
 			{"bad path id", func() *response { return patch("nope", map[string]any{}) }, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id")})
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
 			}},
 			{"bad path id and a bad body, all reported", func() *response { return patch("nope", map[string]any{"status": "DONE"}) }, func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id"), {Code: "invalid_enum_value",
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id"), {Code: "invalid_enum_value",
 					Path: []any{"status"}, Options: db.TaskStatuses, Received: "DONE", Message: statusIssueMessage + "'DONE'"}})
 			}},
 			{"unknown task", func() *response { return patch(missingTaskID, map[string]any{"title": "x"}) }, func(t *testing.T, res *response) {
@@ -719,7 +719,7 @@ func TestDeleteTask(t *testing.T) {
 		}
 	})
 	t.Run("bad id", func(t *testing.T) {
-		wantIssues(t, del(api.accountantKey, A, "nope"), "ValidationError", []Issue{cuidIssue("params", "id")})
+		wantIssues(t, del(api.accountantKey, A, "nope"), "ValidationError", []issue{cuidIssue("params", "id")})
 	})
 	t.Run("checks before the task", func(t *testing.T) {
 		readOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"tasks:read"}})
@@ -825,15 +825,15 @@ func TestListTasks(t *testing.T) {
 		}
 	})
 	t.Run("limit out of range", func(t *testing.T) {
-		wantIssues(t, list("limit=0"), "ValidationError", []Issue{{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1),
+		wantIssues(t, list("limit=0"), "ValidationError", []issue{{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1),
 			Type: "number", Inclusive: &yes, Exact: &no, Message: "Number must be greater than or equal to 1"}})
-		wantIssues(t, list("limit=101"), "ValidationError", []Issue{{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100),
+		wantIssues(t, list("limit=101"), "ValidationError", []issue{{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100),
 			Type: "number", Inclusive: &yes, Exact: &no, Message: "Number must be less than or equal to 100"}})
-		wantIssues(t, list("limit=abc"), "ValidationError", []Issue{typeIssueAt("number", "nan", "query", "limit")})
-		wantIssues(t, list("limit=2.5"), "ValidationError", []Issue{typeIssueAt("integer", "float", "query", "limit")})
+		wantIssues(t, list("limit=abc"), "ValidationError", []issue{typeIssueAt("number", "nan", "query", "limit")})
+		wantIssues(t, list("limit=2.5"), "ValidationError", []issue{typeIssueAt("integer", "float", "query", "limit")})
 	})
 	t.Run("sort and order, both reported", func(t *testing.T) {
-		wantIssues(t, list("sort=size&order=up"), "ValidationError", []Issue{
+		wantIssues(t, list("sort=size&order=up"), "ValidationError", []issue{
 			{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: db.TaskSorts, Received: "size",
 				Message: "Invalid enum value. Expected 'createdAt' | 'updatedAt' | 'dueDate' | 'status' | 'title', received 'size'"},
 			{Code: "invalid_enum_value", Path: []any{"query", "order"}, Options: []string{"asc", "desc"}, Received: "up",
@@ -841,7 +841,7 @@ func TestListTasks(t *testing.T) {
 		})
 	})
 	t.Run("every query issue at once", func(t *testing.T) {
-		wantIssues(t, list("workspaceId=x&parentId=no-such&limit=0&cursor=bad&sort=DueDate&order=DESC"), "ValidationError", []Issue{
+		wantIssues(t, list("workspaceId=x&parentId=no-such&limit=0&cursor=bad&sort=DueDate&order=DESC"), "ValidationError", []issue{
 			cuidIssue("query", "workspaceId"),
 			cuidIssue("query", "parentId"),
 			{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
@@ -1389,7 +1389,7 @@ func TestListTasksCursors(t *testing.T) {
 
 	t.Run("a malformed cursor", func(t *testing.T) {
 		for _, cursor := range []string{"x", "", "c-123456789", "c" + strings.Repeat("0", 64)} {
-			wantIssues(t, list("cursor="+url.QueryEscape(cursor)), "ValidationError", []Issue{cuidIssue("query", "cursor")})
+			wantIssues(t, list("cursor="+url.QueryEscape(cursor)), "ValidationError", []issue{cuidIssue("query", "cursor")})
 		}
 	})
 }
@@ -1576,7 +1576,7 @@ func TestTaskBadInput(t *testing.T) {
 			return api.do(request{method: "PATCH", path: "/v1/tasks/" + task.ID, key: api.accountantKey, clientID: A, body: body})
 		}
 	}
-	issues := func(want ...Issue) func(*testing.T, *response) {
+	issues := func(want ...issue) func(*testing.T, *response) {
 		return func(t *testing.T, res *response) { wantIssues(t, res, "ValidationError", want) }
 	}
 	textTooBig := tooBigString(maxTaskText, "String must contain at most 100000 character(s)", "text")
@@ -1615,20 +1615,20 @@ func TestTaskBadInput(t *testing.T) {
 			typeIssueAt("string", "null", "dueDate"), typeIssueAt("string", "null", "parentId"))},
 		{"nulls where none is allowed (PATCH)", patch(`{"title":null,"text":null,"status":null,"assetFileIds":null}`), issues(
 			typeIssueAt("string", "null", "title"), typeIssueAt("string", "null", "text"),
-			Issue{Code: "invalid_type", Path: []any{"status"}, Expected: statusExpected, Received: "null", Message: "Expected " + statusExpected + ", received null"},
+			issue{Code: "invalid_type", Path: []any{"status"}, Expected: statusExpected, Received: "null", Message: "Expected " + statusExpected + ", received null"},
 			typeIssueAt("array", "null", "assetFileIds"))},
 		{"101 asset files", patch(map[string]any{"title": "not applied", "assetFileIds": manyIDs}), issues(
-			Issue{Code: "too_big", Path: []any{"assetFileIds"}, Maximum: bound(100), Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"})},
+			issue{Code: "too_big", Path: []any{"assetFileIds"}, Maximum: bound(100), Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"})},
 		{"asset file ids that are not cuids", patch(map[string]any{"title": "not applied", "assetFileIds": []any{file, "not a cuid", 7, "", longID}}), issues(
 			cuidIssue("assetFileIds", 1), typeIssueAt("string", "number", "assetFileIds", 2), cuidIssue("assetFileIds", 3), cuidIssue("assetFileIds", 4))},
 		{"ids longer than 64 characters", post(map[string]any{"title": "x", "workspaceId": longID, "parentId": "c" + strings.Repeat("1", 1000)}), issues(
 			cuidIssue("workspaceId"), cuidIssue("parentId"))},
 		{"date-times without an offset, or not dates", patch(map[string]any{"dueDate": "2026-12-01T10:00:00"}), issues(
-			Issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
+			issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
 		{"a date alone", post(map[string]any{"title": "x", "workspaceId": ws, "dueDate": "2026-12-01"}), issues(
-			Issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
+			issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
 		{"a day that does not exist", post(map[string]any{"title": "x", "workspaceId": ws, "dueDate": "2026-02-30T10:00:00Z"}), issues(
-			Issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
+			issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1728,7 +1728,7 @@ func TestDueDateOutsideFourDigitYears(t *testing.T) {
 		}
 	})
 	t.Run("a UTC year beyond 9999 or before 0000 is refused", func(t *testing.T) {
-		invalid := []Issue{{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"}}
+		invalid := []issue{{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"}}
 		for _, due := range []string{"9999-12-31T23:59:59-01:00", "0000-01-01T00:00:00+01:00"} {
 			res := api.do(request{method: "POST", path: "/v1/tasks", key: api.accountantKey, clientID: A,
 				body: map[string]any{"title": "x", "workspaceId": ws, "dueDate": due}})

@@ -11,7 +11,7 @@ import (
 // maxPersonName bounds first and last names.
 const maxPersonName = 100
 
-var personName = StringRule{Trim: true, Min: 1, Max: maxPersonName}
+var personName = stringRule{trim: true, min: 1, max: maxPersonName}
 
 // clientUserResponse is the Client user of SPEC.md; names only when provided.
 type clientUserResponse struct {
@@ -30,23 +30,23 @@ func newClientUserResponse(u *db.ClientUser) clientUserResponse {
 
 // inviteUser answers POST /v1/users.
 func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	email := body.Email("email", true)
-	role := body.Enum("role", db.ClientRoles, true, false)
-	workspaceIDs := body.IDs("workspaceIds", false)
-	first := body.String("firstName", personName)
-	last := body.String("lastName", personName)
-	if err := v.Err(); err != nil {
+	email := body.email("email", required)
+	role := body.enum("role", db.ClientRoles, required)
+	workspaceIDs := body.ids("workspaceIds", optional)
+	first := body.string("firstName", personName)
+	last := body.string("lastName", personName)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, db.ClientUserInvite{
-		Email: email.Value, Role: role.Value, FirstName: optional(first), LastName: optional(last),
+		Email: email.Value, Role: role.Value, FirstName: valueOrNil(first), LastName: valueOrNil(last),
 		WorkspaceIDs: workspaceIDs.Value,
 	})
 	respond(h, w, r, http.StatusCreated, u, err, newClientUserResponse)
@@ -54,15 +54,15 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 
 // updateUser answers PATCH /v1/users/{id}.
 func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	role := body.Enum("role", db.ClientRoles, true, false)
-	if err := v.Err(); err != nil {
+	role := body.enum("role", db.ClientRoles, required)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -109,19 +109,19 @@ func (api *testAPI) cuCount(t *testing.T, query string, args ...any) int {
 
 // cuRequiredEnum is the issue of a missing enum field: Zod names the options
 // as the type it expected.
-func cuRequiredEnum(options []string, path ...any) Issue {
-	return Issue{Code: "invalid_type", Path: path, Expected: cuExpected(options), Received: "undefined", Message: "Required"}
+func cuRequiredEnum(options []string, path ...any) issue {
+	return issue{Code: "invalid_type", Path: path, Expected: cuExpected(options), Received: "undefined", Message: "Required"}
 }
 
 // cuEnumType is the issue of an enum field of the wrong JSON type.
-func cuEnumType(options []string, received string, path ...any) Issue {
-	return Issue{Code: "invalid_type", Path: path, Expected: cuExpected(options), Received: received,
+func cuEnumType(options []string, received string, path ...any) issue {
+	return issue{Code: "invalid_type", Path: path, Expected: cuExpected(options), Received: received,
 		Message: "Expected " + cuExpected(options) + ", received " + received}
 }
 
 // cuEnumValue is the issue of a string that is none of the options.
-func cuEnumValue(options []string, received string, path ...any) Issue {
-	return Issue{Code: "invalid_enum_value", Path: path, Options: options, Received: received,
+func cuEnumValue(options []string, received string, path ...any) issue {
+	return issue{Code: "invalid_enum_value", Path: path, Options: options, Received: received,
 		Message: "Invalid enum value. Expected " + cuExpected(options) + ", received '" + received + "'"}
 }
 
@@ -133,16 +133,16 @@ func cuExpected(options []string) string {
 	return strings.Join(quoted, " | ")
 }
 
-func cuEmailIssue(path ...any) Issue {
-	return Issue{Code: "invalid_string", Path: path, Validation: "email", Message: "Invalid email"}
+func cuEmailIssue(path ...any) issue {
+	return issue{Code: "invalid_string", Path: path, Validation: "email", Message: "Invalid email"}
 }
 
-func cuTooSmall(min int64, path ...any) Issue {
-	return Issue{Code: "too_small", Path: path, Minimum: bound(min), Type: "string", Inclusive: &yes, Exact: &no,
+func cuTooSmall(min int64, path ...any) issue {
+	return issue{Code: "too_small", Path: path, Minimum: bound(min), Type: "string", Inclusive: &yes, Exact: &no,
 		Message: "String must contain at least " + strconv.FormatInt(min, 10) + " character(s)"}
 }
 
-func cuTooBig(max int64, path ...any) Issue {
+func cuTooBig(max int64, path ...any) issue {
 	return tooBigString(max, "String must contain at most "+strconv.FormatInt(max, 10)+" character(s)", path...)
 }
 
@@ -311,35 +311,35 @@ func TestUsersInvite(t *testing.T) {
 		cases := []struct {
 			name string
 			body any
-			want []Issue
+			want []issue
 		}{
 			{"missing email and role, both at once", map[string]any{"workspaceIds": []string{ws1}},
-				[]Issue{requiredIssue("email"), cuRequiredEnum(cuRoleOptions, "role")}},
-			{"empty object", map[string]any{}, []Issue{requiredIssue("email"), cuRequiredEnum(cuRoleOptions, "role")}},
-			{"bad email", map[string]any{"email": "not-an-email", "role": "user"}, []Issue{cuEmailIssue("email")}},
-			{"email with a space inside", map[string]any{"email": "anna admin@example.com", "role": "user"}, []Issue{cuEmailIssue("email")}},
-			{"email without a dot in the domain", map[string]any{"email": "anna@localhost", "role": "user"}, []Issue{cuEmailIssue("email")}},
-			{"blank email", map[string]any{"email": "   ", "role": "user"}, []Issue{cuEmailIssue("email")}},
-			{"email of 255 characters", map[string]any{"email": long, "role": "user"}, []Issue{cuTooBig(254, "email")}},
-			{"role owner", map[string]any{"email": "a@example.com", "role": "owner"}, []Issue{cuEnumValue(cuRoleOptions, "owner", "role")}},
-			{"role in another case", map[string]any{"email": "a@example.com", "role": "Admin"}, []Issue{cuEnumValue(cuRoleOptions, "Admin", "role")}},
-			{"role custom", map[string]any{"email": "a@example.com", "role": "custom"}, []Issue{cuEnumValue(cuRoleOptions, "custom", "role")}},
-			{"role null", map[string]any{"email": "a@example.com", "role": nil}, []Issue{cuEnumType(cuRoleOptions, "null", "role")}},
-			{"role a number", map[string]any{"email": "a@example.com", "role": 1}, []Issue{typeIssueAt("'admin' | 'user'", "number", "role")}},
-			{"email a number", map[string]any{"email": 42, "role": "user"}, []Issue{typeIssueAt("string", "number", "email")}},
+				[]issue{requiredIssue("email"), cuRequiredEnum(cuRoleOptions, "role")}},
+			{"empty object", map[string]any{}, []issue{requiredIssue("email"), cuRequiredEnum(cuRoleOptions, "role")}},
+			{"bad email", map[string]any{"email": "not-an-email", "role": "user"}, []issue{cuEmailIssue("email")}},
+			{"email with a space inside", map[string]any{"email": "anna admin@example.com", "role": "user"}, []issue{cuEmailIssue("email")}},
+			{"email without a dot in the domain", map[string]any{"email": "anna@localhost", "role": "user"}, []issue{cuEmailIssue("email")}},
+			{"blank email", map[string]any{"email": "   ", "role": "user"}, []issue{cuEmailIssue("email")}},
+			{"email of 255 characters", map[string]any{"email": long, "role": "user"}, []issue{cuTooBig(254, "email")}},
+			{"role owner", map[string]any{"email": "a@example.com", "role": "owner"}, []issue{cuEnumValue(cuRoleOptions, "owner", "role")}},
+			{"role in another case", map[string]any{"email": "a@example.com", "role": "Admin"}, []issue{cuEnumValue(cuRoleOptions, "Admin", "role")}},
+			{"role custom", map[string]any{"email": "a@example.com", "role": "custom"}, []issue{cuEnumValue(cuRoleOptions, "custom", "role")}},
+			{"role null", map[string]any{"email": "a@example.com", "role": nil}, []issue{cuEnumType(cuRoleOptions, "null", "role")}},
+			{"role a number", map[string]any{"email": "a@example.com", "role": 1}, []issue{typeIssueAt("'admin' | 'user'", "number", "role")}},
+			{"email a number", map[string]any{"email": 42, "role": "user"}, []issue{typeIssueAt("string", "number", "email")}},
 			{"bad workspaceIds elements", map[string]any{"email": "a@example.com", "role": "user", "workspaceIds": []any{ws1, "x", 5, "c-notacuid"}},
-				[]Issue{cuidIssue("workspaceIds", 1), typeIssueAt("string", "number", "workspaceIds", 2), cuidIssue("workspaceIds", 3)}},
+				[]issue{cuidIssue("workspaceIds", 1), typeIssueAt("string", "number", "workspaceIds", 2), cuidIssue("workspaceIds", 3)}},
 			{"workspaceIds not an array", map[string]any{"email": "a@example.com", "role": "user", "workspaceIds": ws1},
-				[]Issue{typeIssueAt("array", "string", "workspaceIds")}},
+				[]issue{typeIssueAt("array", "string", "workspaceIds")}},
 			{"workspaceIds null", map[string]any{"email": "a@example.com", "role": "user", "workspaceIds": nil},
-				[]Issue{typeIssueAt("array", "null", "workspaceIds")}},
+				[]issue{typeIssueAt("array", "null", "workspaceIds")}},
 			{"blank and long names", map[string]any{"email": "a@example.com", "role": "user", "firstName": " ", "lastName": strings.Repeat("ä", 101)},
-				[]Issue{cuTooSmall(1, "firstName"), cuTooBig(100, "lastName")}},
+				[]issue{cuTooSmall(1, "firstName"), cuTooBig(100, "lastName")}},
 			{"names null", map[string]any{"email": "a@example.com", "role": "user", "firstName": nil, "lastName": 7},
-				[]Issue{typeIssueAt("string", "null", "firstName"), typeIssueAt("string", "number", "lastName")}},
+				[]issue{typeIssueAt("string", "null", "firstName"), typeIssueAt("string", "number", "lastName")}},
 			{"every field wrong", map[string]any{"email": "nope", "role": "owner", "workspaceIds": []any{"bad"}, "firstName": ""},
-				[]Issue{cuEmailIssue("email"), cuEnumValue(cuRoleOptions, "owner", "role"), cuidIssue("workspaceIds", 0), cuTooSmall(1, "firstName")}},
-			{"not an object", []string{"a@example.com"}, []Issue{typeIssueAt("object", "array")}},
+				[]issue{cuEmailIssue("email"), cuEnumValue(cuRoleOptions, "owner", "role"), cuidIssue("workspaceIds", 0), cuTooSmall(1, "firstName")}},
+			{"not an object", []string{"a@example.com"}, []issue{typeIssueAt("object", "array")}},
 		}
 		before, beforeMembers := users(t), members(t)
 		for _, c := range cases {
@@ -351,7 +351,7 @@ func TestUsersInvite(t *testing.T) {
 			t.Errorf("after the 422s: %d users and %d memberships, want %d and %d", after, afterMembers, before, beforeMembers)
 		}
 		t.Run("a bad x-client-id is reported on its own", func(t *testing.T) {
-			wantIssues(t, post(api.accountantKey, "nope", map[string]any{}), "ZodError", []Issue{cuidIssue("headers", "x-client-id")})
+			wantIssues(t, post(api.accountantKey, "nope", map[string]any{}), "ZodError", []issue{cuidIssue("headers", "x-client-id")})
 		})
 	})
 
@@ -456,15 +456,15 @@ func TestUsersUpdateRole(t *testing.T) {
 			name string
 			id   string
 			body any
-			want []Issue
+			want []issue
 		}{
-			{"role absent", user.ID, map[string]any{}, []Issue{cuRequiredEnum(cuRoleOptions, "role")}},
-			{"role absent, other fields ignored", user.ID, map[string]any{"email": "x@example.com"}, []Issue{cuRequiredEnum(cuRoleOptions, "role")}},
-			{"role null", user.ID, map[string]any{"role": nil}, []Issue{cuEnumType(cuRoleOptions, "null", "role")}},
-			{"role owner", user.ID, map[string]any{"role": "owner"}, []Issue{cuEnumValue(cuRoleOptions, "owner", "role")}},
-			{"role an array", user.ID, map[string]any{"role": []string{"admin"}}, []Issue{typeIssueAt("'admin' | 'user'", "array", "role")}},
-			{"bad id and no role, both at once", "nope", map[string]any{}, []Issue{cuidIssue("params", "id"), cuRequiredEnum(cuRoleOptions, "role")}},
-			{"bad id", "c-1234567890", map[string]any{"role": "admin"}, []Issue{cuidIssue("params", "id")}},
+			{"role absent", user.ID, map[string]any{}, []issue{cuRequiredEnum(cuRoleOptions, "role")}},
+			{"role absent, other fields ignored", user.ID, map[string]any{"email": "x@example.com"}, []issue{cuRequiredEnum(cuRoleOptions, "role")}},
+			{"role null", user.ID, map[string]any{"role": nil}, []issue{cuEnumType(cuRoleOptions, "null", "role")}},
+			{"role owner", user.ID, map[string]any{"role": "owner"}, []issue{cuEnumValue(cuRoleOptions, "owner", "role")}},
+			{"role an array", user.ID, map[string]any{"role": []string{"admin"}}, []issue{typeIssueAt("'admin' | 'user'", "array", "role")}},
+			{"bad id and no role, both at once", "nope", map[string]any{}, []issue{cuidIssue("params", "id"), cuRequiredEnum(cuRoleOptions, "role")}},
+			{"bad id", "c-1234567890", map[string]any{"role": "admin"}, []issue{cuidIssue("params", "id")}},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -17,11 +17,11 @@ import (
 )
 
 // Validation follows Zod's issue model, so that callers who know Zod errors
-// read ours: a Validator collects every issue of a request (path parameters,
-// query, x-client-id, body) and its Err answers 422 with all of them at once.
+// read ours: a validator collects every issue of a request (path parameters,
+// query, x-client-id, body) and its err answers 422 with all of them at once.
 
-// Issue is one problem with a request, as a Zod issue.
-type Issue struct {
+// issue is one problem with a request, as a Zod issue.
+type issue struct {
 	Code        string       `json:"code"`
 	Path        []any        `json:"path"`
 	Message     string       `json:"message"`
@@ -34,22 +34,22 @@ type Issue struct {
 	Exact       *bool        `json:"exact,omitempty"`
 	Options     []string     `json:"options,omitempty"`
 	Validation  string       `json:"validation,omitempty"`
-	UnionErrors []UnionError `json:"unionErrors,omitempty"`
+	UnionErrors []unionError `json:"unionErrors,omitempty"`
 }
 
-// UnionError is the ZodError of one alternative of a union.
-type UnionError struct {
-	Issues []Issue `json:"issues"`
+// unionError is the ZodError of one alternative of a union.
+type unionError struct {
+	Issues []issue `json:"issues"`
 	Name   string  `json:"name"`
 }
 
-// ValidationError is a failed validation: answered 422.
-type ValidationError struct {
-	Issues []Issue
+// validationError is a failed validation: answered 422.
+type validationError struct {
+	issues []issue
 }
 
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("validation failed: %d issue(s), first: %s", len(e.Issues), e.Issues[0].Message)
+func (e *validationError) Error() string {
+	return fmt.Sprintf("validation failed: %d issue(s), first: %s", len(e.issues), e.issues[0].Message)
 }
 
 type validationBody struct {
@@ -59,7 +59,7 @@ type validationBody struct {
 
 type validationDetail struct {
 	Name   string  `json:"name"`
-	Issues []Issue `json:"issues"`
+	Issues []issue `json:"issues"`
 }
 
 // Limits on input, documented in docs/decisions.md.
@@ -68,75 +68,89 @@ const (
 	maxIDList   = 100
 )
 
-// Validator collects issues.
-type Validator struct {
-	issues []Issue
+// validator collects issues.
+type validator struct {
+	issues []issue
 }
 
-// Add records an issue.
-func (v *Validator) Add(issue Issue) { v.issues = append(v.issues, issue) }
+// add records an issue.
+func (v *validator) add(i issue) { v.issues = append(v.issues, i) }
 
-// Err returns a *ValidationError holding every issue, or nil when there is none.
-func (v *Validator) Err() error {
+// err returns a *validationError holding every issue, or nil when there is none.
+func (v *validator) err() error {
 	if len(v.issues) == 0 {
 		return nil
 	}
-	return &ValidationError{Issues: v.issues}
+	return &validationError{issues: v.issues}
 }
 
-// Field is a decoded body field: Set when the field was sent, Null when it was
-// sent as null. A partial update tells "absent" from "null" by them.
-type Field[T any] struct {
+// field is a decoded body field: Set when the field was sent, Null when it was
+// sent as null. A partial update tells "absent" from "null" by them. They stay
+// exported so that a field encodes as JSON, as the machinery tests' probe
+// echoes it.
+type field[T any] struct {
 	Set   bool
 	Null  bool
 	Value T
 }
 
-// Object is a JSON object of the request body (or nested in it).
-type Object struct {
-	v      *Validator
+// object is a JSON object of the request body (or nested in it).
+type object struct {
+	v      *validator
 	fields map[string]json.RawMessage
 	path   []any
 }
 
-// Body returns the validator of a decoded body object.
-func (v *Validator) Body(raw json.RawMessage) *Object {
+// body returns the validator of a decoded body object.
+func (v *validator) body(raw json.RawMessage) *object {
 	return v.object(raw, []any{})
 }
 
-func (v *Validator) object(raw json.RawMessage, path []any) *Object {
-	o := &Object{v: v, path: path}
+func (v *validator) object(raw json.RawMessage, path []any) *object {
+	o := &object{v: v, path: path}
 	if kind := jsonKind(raw); kind != "object" {
-		v.Add(typeIssue(path, "object", kind))
+		v.add(typeIssue(path, "object", kind))
 		return o
 	}
 	if err := json.Unmarshal(raw, &o.fields); err != nil {
-		v.Add(typeIssue(path, "object", "unknown"))
+		v.add(typeIssue(path, "object", "unknown"))
 	}
 	return o
 }
 
-func (o *Object) at(name string) []any {
+func (o *object) at(name string) []any {
 	return append(append(make([]any, 0, len(o.path)+1), o.path...), name)
 }
+
+// presence says whether a body field must be sent and whether it may be
+// null, so that a call site names it instead of passing two bare booleans.
+// Arrays, booleans, objects and emails are never null: their readers ignore
+// nullable.
+type presence uint8
+
+const (
+	optional presence = 0      // may be left out, but not sent as null
+	required presence = 1 << 0 // must be sent
+	nullable presence = 1 << 1 // may be sent as null
+)
 
 // get returns the raw value of a field and whether to go on decoding it: not
 // when it is absent or null (recording Required, or a null where none is
 // allowed) or when the object itself was not an object.
-func (o *Object) get(name, expected string, required, nullable bool) (json.RawMessage, bool, bool) {
+func (o *object) get(name, expected string, p presence) (json.RawMessage, bool, bool) {
 	if o.fields == nil {
 		return nil, false, false
 	}
 	raw, present := o.fields[name]
 	if !present {
-		if required {
-			o.v.Add(typeIssue(o.at(name), expected, "undefined"))
+		if p&required != 0 {
+			o.v.add(typeIssue(o.at(name), expected, "undefined"))
 		}
 		return nil, false, false
 	}
 	if jsonKind(raw) == "null" {
-		if !nullable {
-			o.v.Add(typeIssue(o.at(name), expected, "null"))
+		if p&nullable == 0 {
+			o.v.add(typeIssue(o.at(name), expected, "null"))
 			return nil, false, false
 		}
 		return nil, true, false
@@ -144,53 +158,54 @@ func (o *Object) get(name, expected string, required, nullable bool) (json.RawMe
 	return raw, false, true
 }
 
-// StringRule constrains a string field. Lengths count characters, after
-// trimming when Trim is set.
-type StringRule struct {
-	Required, Nullable, Trim bool
-	Min, Max                 int
+// stringRule constrains a string field. Lengths count characters, after
+// trimming when trim is set.
+type stringRule struct {
+	presence presence
+	trim     bool
+	min, max int
 }
 
-// String reads a string field.
-func (o *Object) String(name string, rule StringRule) Field[string] {
-	raw, null, ok := o.get(name, "string", rule.Required, rule.Nullable)
+// string reads a string field.
+func (o *object) string(name string, rule stringRule) field[string] {
+	raw, null, ok := o.get(name, "string", rule.presence)
 	if !ok {
-		return Field[string]{Set: null, Null: null}
+		return field[string]{Set: null, Null: null}
 	}
 	s, ok := o.decodeString(name, raw)
 	if !ok {
-		return Field[string]{}
+		return field[string]{}
 	}
-	if rule.Trim {
+	if rule.trim {
 		s = strings.TrimSpace(s)
 	}
-	if !checkLength(o.v, o.at(name), s, rule.Min, rule.Max) {
-		return Field[string]{}
+	if !checkLength(o.v, o.at(name), s, rule.min, rule.max) {
+		return field[string]{}
 	}
-	return Field[string]{Set: true, Value: s}
+	return field[string]{Set: true, Value: s}
 }
 
-func (o *Object) decodeString(name string, raw json.RawMessage) (string, bool) {
+func (o *object) decodeString(name string, raw json.RawMessage) (string, bool) {
 	if kind := jsonKind(raw); kind != "string" {
-		o.v.Add(typeIssue(o.at(name), "string", kind))
+		o.v.add(typeIssue(o.at(name), "string", kind))
 		return "", false
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		o.v.Add(typeIssue(o.at(name), "string", "unknown"))
+		o.v.add(typeIssue(o.at(name), "string", "unknown"))
 		return "", false
 	}
 	return s, true
 }
 
-func checkLength(v *Validator, path []any, s string, min, max int) bool {
+func checkLength(v *validator, path []any, s string, min, max int) bool {
 	n := utf8.RuneCountInString(s)
 	if min > 0 && n < min {
-		v.Add(sizeIssue("too_small", path, "string", min, fmt.Sprintf("String must contain at least %d character(s)", min)))
+		v.add(sizeIssue("too_small", path, "string", min, fmt.Sprintf("String must contain at least %d character(s)", min)))
 		return false
 	}
 	if max > 0 && n > max {
-		v.Add(sizeIssue("too_big", path, "string", max, fmt.Sprintf("String must contain at most %d character(s)", max)))
+		v.add(sizeIssue("too_big", path, "string", max, fmt.Sprintf("String must contain at most %d character(s)", max)))
 		return false
 	}
 	return true
@@ -202,48 +217,48 @@ var emailPattern = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
 // maxEmail is the longest address SMTP carries.
 const maxEmail = 254
 
-// Email reads an email address, trimmed and lower-cased.
-func (o *Object) Email(name string, required bool) Field[string] {
-	f := o.String(name, StringRule{Required: required, Trim: true, Max: maxEmail})
+// email reads an email address, trimmed and lower-cased.
+func (o *object) email(name string, p presence) field[string] {
+	f := o.string(name, stringRule{presence: p &^ nullable, trim: true, max: maxEmail})
 	if !f.Set {
 		return f
 	}
 	f.Value = strings.ToLower(f.Value)
 	if !emailPattern.MatchString(f.Value) {
-		o.v.Add(Issue{Code: "invalid_string", Path: o.at(name), Validation: "email", Message: "Invalid email"})
-		return Field[string]{}
+		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "email", Message: "Invalid email"})
+		return field[string]{}
 	}
 	return f
 }
 
-// Enum reads a string that must be one of options.
-func (o *Object) Enum(name string, options []string, required, nullable bool) Field[string] {
+// enum reads a string that must be one of options.
+func (o *object) enum(name string, options []string, p presence) field[string] {
 	expected := enumExpected(options)
-	raw, null, ok := o.get(name, expected, required, nullable)
+	raw, null, ok := o.get(name, expected, p)
 	if !ok {
-		return Field[string]{Set: null, Null: null}
+		return field[string]{Set: null, Null: null}
 	}
 	if kind := jsonKind(raw); kind != "string" {
-		o.v.Add(typeIssue(o.at(name), expected, kind))
-		return Field[string]{}
+		o.v.add(typeIssue(o.at(name), expected, kind))
+		return field[string]{}
 	}
 	s, ok := o.decodeString(name, raw)
 	if !ok {
-		return Field[string]{}
+		return field[string]{}
 	}
 	if !checkEnum(o.v, o.at(name), s, options) {
-		return Field[string]{}
+		return field[string]{}
 	}
-	return Field[string]{Set: true, Value: s}
+	return field[string]{Set: true, Value: s}
 }
 
-func checkEnum(v *Validator, path []any, s string, options []string) bool {
+func checkEnum(v *validator, path []any, s string, options []string) bool {
 	for _, opt := range options {
 		if s == opt {
 			return true
 		}
 	}
-	v.Add(Issue{Code: "invalid_enum_value", Path: path, Options: options, Received: s,
+	v.add(issue{Code: "invalid_enum_value", Path: path, Options: options, Received: s,
 		Message: fmt.Sprintf("Invalid enum value. Expected %s, received '%s'", enumExpected(options), s)})
 	return false
 }
@@ -256,56 +271,56 @@ func enumExpected(options []string) string {
 	return strings.Join(quoted, " | ")
 }
 
-// ID reads a record id (cuid). IDs are case-insensitive and returned in the
+// id reads a record id (cuid). IDs are case-insensitive and returned in the
 // lower case every stored id has.
-func (o *Object) ID(name string, required, nullable bool) Field[string] {
-	raw, null, ok := o.get(name, "string", required, nullable)
+func (o *object) id(name string, p presence) field[string] {
+	raw, null, ok := o.get(name, "string", p)
 	if !ok {
-		return Field[string]{Set: null, Null: null}
+		return field[string]{Set: null, Null: null}
 	}
 	s, ok := o.decodeString(name, raw)
 	if !ok {
-		return Field[string]{}
+		return field[string]{}
 	}
 	id, ok := checkID(o.v, o.at(name), s)
-	return Field[string]{Set: ok, Value: id}
+	return field[string]{Set: ok, Value: id}
 }
 
-// IDs reads an array of at most maxIDList record ids, without duplicates.
-func (o *Object) IDs(name string, required bool) Field[[]string] {
-	return o.stringArray(name, required, 0, maxIDList, func(path []any, s string) (string, bool) { return checkID(o.v, path, s) })
+// ids reads an array of at most maxIDList record ids, without duplicates.
+func (o *object) ids(name string, p presence) field[[]string] {
+	return o.stringArray(name, p, 0, maxIDList, func(path []any, s string) (string, bool) { return checkID(o.v, path, s) })
 }
 
-// Enums reads an array of 1 to maxIDList of options, without duplicates.
-func (o *Object) Enums(name string, options []string, required bool) Field[[]string] {
-	return o.stringArray(name, required, 1, maxIDList, func(path []any, s string) (string, bool) {
+// enums reads an array of 1 to maxIDList of options, without duplicates.
+func (o *object) enums(name string, options []string, p presence) field[[]string] {
+	return o.stringArray(name, p, 1, maxIDList, func(path []any, s string) (string, bool) {
 		return s, checkEnum(o.v, path, s, options)
 	})
 }
 
 // stringArray reads an array of min to max strings, each checked by item,
 // without duplicates (counted before they are dropped).
-func (o *Object) stringArray(name string, required bool, min, max int, item func(path []any, s string) (string, bool)) Field[[]string] {
-	raw, _, ok := o.get(name, "array", required, false)
+func (o *object) stringArray(name string, p presence, min, max int, item func(path []any, s string) (string, bool)) field[[]string] {
+	raw, _, ok := o.get(name, "array", p&^nullable)
 	if !ok {
-		return Field[[]string]{}
+		return field[[]string]{}
 	}
 	if kind := jsonKind(raw); kind != "array" {
-		o.v.Add(typeIssue(o.at(name), "array", kind))
-		return Field[[]string]{}
+		o.v.add(typeIssue(o.at(name), "array", kind))
+		return field[[]string]{}
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		o.v.Add(typeIssue(o.at(name), "array", "unknown"))
-		return Field[[]string]{}
+		o.v.add(typeIssue(o.at(name), "array", "unknown"))
+		return field[[]string]{}
 	}
 	if len(items) < min {
-		o.v.Add(sizeIssue("too_small", o.at(name), "array", min, fmt.Sprintf("Array must contain at least %d element(s)", min)))
-		return Field[[]string]{}
+		o.v.add(sizeIssue("too_small", o.at(name), "array", min, fmt.Sprintf("Array must contain at least %d element(s)", min)))
+		return field[[]string]{}
 	}
 	if len(items) > max {
-		o.v.Add(sizeIssue("too_big", o.at(name), "array", max, fmt.Sprintf("Array must contain at most %d element(s)", max)))
-		return Field[[]string]{}
+		o.v.add(sizeIssue("too_big", o.at(name), "array", max, fmt.Sprintf("Array must contain at most %d element(s)", max)))
+		return field[[]string]{}
 	}
 	values := make([]string, 0, len(items))
 	seen := map[string]bool{}
@@ -313,7 +328,7 @@ func (o *Object) stringArray(name string, required bool, min, max int, item func
 	for i, raw := range items {
 		path := append(o.at(name), i)
 		if kind := jsonKind(raw); kind != "string" {
-			o.v.Add(typeIssue(path, "string", kind))
+			o.v.add(typeIssue(path, "string", kind))
 			valid = false
 			continue
 		}
@@ -330,68 +345,68 @@ func (o *Object) stringArray(name string, required bool, min, max int, item func
 		}
 	}
 	if !valid {
-		return Field[[]string]{}
+		return field[[]string]{}
 	}
-	return Field[[]string]{Set: true, Value: values}
+	return field[[]string]{Set: true, Value: values}
 }
 
-// Time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
-func (o *Object) Time(name string, required, nullable bool) Field[time.Time] {
-	raw, null, ok := o.get(name, "string", required, nullable)
+// time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
+func (o *object) time(name string, p presence) field[time.Time] {
+	raw, null, ok := o.get(name, "string", p)
 	if !ok {
-		return Field[time.Time]{Set: null, Null: null}
+		return field[time.Time]{Set: null, Null: null}
 	}
 	s, ok := o.decodeString(name, raw)
 	if !ok {
-		return Field[time.Time]{}
+		return field[time.Time]{}
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	// An offset can carry a date past a four-digit year once in UTC, which the
 	// answer's YYYY-MM-DDTHH:MM:SSZ form cannot show.
 	if err != nil || len(s) > 40 || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
-		o.v.Add(Issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
-		return Field[time.Time]{}
+		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
+		return field[time.Time]{}
 	}
-	return Field[time.Time]{Set: true, Value: t.UTC()}
+	return field[time.Time]{Set: true, Value: t.UTC()}
 }
 
-// Bool reads a boolean field.
-func (o *Object) Bool(name string, required bool) Field[bool] {
-	raw, _, ok := o.get(name, "boolean", required, false)
+// bool reads a boolean field.
+func (o *object) bool(name string, p presence) field[bool] {
+	raw, _, ok := o.get(name, "boolean", p&^nullable)
 	if !ok {
-		return Field[bool]{}
+		return field[bool]{}
 	}
 	if kind := jsonKind(raw); kind != "boolean" {
-		o.v.Add(typeIssue(o.at(name), "boolean", kind))
-		return Field[bool]{}
+		o.v.add(typeIssue(o.at(name), "boolean", kind))
+		return field[bool]{}
 	}
-	return Field[bool]{Set: true, Value: raw[0] == 't'}
+	return field[bool]{Set: true, Value: raw[0] == 't'}
 }
 
-// Object reads a nested object field; its fields are read from the result.
+// object reads a nested object field; its fields are read from the result.
 // An absent, null or mistyped field gives an object that reads as empty.
-func (o *Object) Object(name string, required bool) (*Object, bool) {
-	raw, _, ok := o.get(name, "object", required, false)
+func (o *object) object(name string, p presence) (*object, bool) {
+	raw, _, ok := o.get(name, "object", p&^nullable)
 	if !ok {
-		return &Object{v: o.v, path: o.at(name)}, false
+		return &object{v: o.v, path: o.at(name)}, false
 	}
 	nested := o.v.object(raw, o.at(name))
 	return nested, nested.fields != nil
 }
 
-// Query reads query parameters; issues name the path ["query", name].
-type Query struct {
-	v      *Validator
+// query reads query parameters; issues name the path ["query", name].
+type query struct {
+	v      *validator
 	values url.Values
 }
 
-// Query returns the reader of the request's query parameters.
-func (v *Validator) Query(values url.Values) *Query {
-	return &Query{v: v, values: values}
+// query returns the reader of the request's query parameters.
+func (v *validator) query(values url.Values) *query {
+	return &query{v: v, values: values}
 }
 
-// Int reads an integer parameter within [min, max]; def when absent.
-func (q *Query) Int(name string, min, max, def int) int {
+// int reads an integer parameter within [min, max]; def when absent.
+func (q *query) int(name string, min, max, def int) int {
 	s, present := q.get(name)
 	if !present {
 		return def
@@ -401,19 +416,19 @@ func (q *Query) Int(name string, min, max, def int) int {
 	// Decimal notation only (not Go's hex floats, Inf or NaN); a number too
 	// large for a float is ±Inf, which the bounds below refuse.
 	if !decimalNumber.MatchString(s) || (err != nil && !errors.Is(err, strconv.ErrRange)) {
-		q.v.Add(typeIssue(path, "number", "nan"))
+		q.v.add(typeIssue(path, "number", "nan"))
 		return def
 	}
 	if f != math.Trunc(f) {
-		q.v.Add(typeIssue(path, "integer", "float"))
+		q.v.add(typeIssue(path, "integer", "float"))
 		return def
 	}
 	if f < float64(min) {
-		q.v.Add(sizeIssue("too_small", path, "number", min, fmt.Sprintf("Number must be greater than or equal to %d", min)))
+		q.v.add(sizeIssue("too_small", path, "number", min, fmt.Sprintf("Number must be greater than or equal to %d", min)))
 		return def
 	}
 	if f > float64(max) {
-		q.v.Add(sizeIssue("too_big", path, "number", max, fmt.Sprintf("Number must be less than or equal to %d", max)))
+		q.v.add(sizeIssue("too_big", path, "number", max, fmt.Sprintf("Number must be less than or equal to %d", max)))
 		return def
 	}
 	return int(f)
@@ -422,8 +437,8 @@ func (q *Query) Int(name string, min, max, def int) int {
 // decimalNumber is a number in decimal notation, as a query may write one.
 var decimalNumber = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
-// Enum reads a parameter that must be one of options; def when absent.
-func (q *Query) Enum(name string, options []string, def string) string {
+// enum reads a parameter that must be one of options; def when absent.
+func (q *query) enum(name string, options []string, def string) string {
 	s, present := q.get(name)
 	if !present {
 		return def
@@ -434,8 +449,8 @@ func (q *Query) Enum(name string, options []string, def string) string {
 	return s
 }
 
-// ID reads an id parameter; "" when absent or invalid.
-func (q *Query) ID(name string) string {
+// id reads an id parameter; "" when absent or invalid.
+func (q *query) id(name string) string {
 	s, present := q.get(name)
 	if !present {
 		return ""
@@ -444,7 +459,7 @@ func (q *Query) ID(name string) string {
 	return id
 }
 
-func (q *Query) get(name string) (string, bool) {
+func (q *query) get(name string) (string, bool) {
 	vals, ok := q.values[name]
 	if !ok || len(vals) == 0 {
 		return "", false
@@ -452,8 +467,8 @@ func (q *Query) get(name string) (string, bool) {
 	return vals[0], true
 }
 
-// PathID reads the id path parameter; issues name the path ["params", name].
-func (v *Validator) PathID(p httprouter.Params, name string) string {
+// pathID reads the id path parameter; issues name the path ["params", name].
+func (v *validator) pathID(p httprouter.Params, name string) string {
 	id, _ := checkID(v, []any{"params", name}, p.ByName(name))
 	return id
 }
@@ -462,9 +477,9 @@ func (v *Validator) PathID(p httprouter.Params, name string) string {
 // that are neither white space nor hyphens, case-insensitive.
 var idPattern = regexp.MustCompile(`^[cC][^\s-]{8,}$`)
 
-func checkID(v *Validator, path []any, s string) (string, bool) {
+func checkID(v *validator, path []any, s string) (string, bool) {
 	if len(s) > maxIDLength || !idPattern.MatchString(s) {
-		v.Add(Issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"})
+		v.add(issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"})
 		return "", false
 	}
 	return asciiLower(s), true
@@ -483,23 +498,23 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-func typeIssue(path []any, expected, received string) Issue {
+func typeIssue(path []any, expected, received string) issue {
 	msg := "Expected " + expected + ", received " + received
 	if received == "undefined" {
 		msg = "Required"
 	}
-	return Issue{Code: "invalid_type", Path: path, Expected: expected, Received: received, Message: msg}
+	return issue{Code: "invalid_type", Path: path, Expected: expected, Received: received, Message: msg}
 }
 
-func sizeIssue(code string, path []any, typ string, bound int, message string) Issue {
+func sizeIssue(code string, path []any, typ string, bound int, message string) issue {
 	b, yes, no := int64(bound), true, false
-	issue := Issue{Code: code, Path: path, Type: typ, Inclusive: &yes, Exact: &no, Message: message}
+	out := issue{Code: code, Path: path, Type: typ, Inclusive: &yes, Exact: &no, Message: message}
 	if code == "too_small" {
-		issue.Minimum = &b
+		out.Minimum = &b
 	} else {
-		issue.Maximum = &b
+		out.Maximum = &b
 	}
-	return issue
+	return out
 }
 
 // jsonKind names the JSON type of a valid raw value as Zod names types.

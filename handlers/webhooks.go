@@ -17,8 +17,8 @@ const (
 )
 
 var (
-	webhookURL         = StringRule{Trim: true, Min: 1, Max: maxWebhookURL}
-	webhookDescription = StringRule{Nullable: true, Trim: true, Max: maxWebhookDescription}
+	webhookURL         = stringRule{trim: true, min: 1, max: maxWebhookURL}
+	webhookDescription = stringRule{presence: nullable, trim: true, max: maxWebhookDescription}
 	// webhookEvents are the values an events list may hold.
 	webhookEvents = append([]string{db.AllEvents}, db.EventTypes...)
 )
@@ -86,23 +86,23 @@ func newDeliveryResponse(d *db.Delivery) deliveryResponse {
 // webhookURLField reads a subscription URL and checks it as a delivery
 // target: https, and not the server's own network unless the server allows
 // private webhooks.
-func (h *Handler) webhookURLField(body *Object, required bool) Field[string] {
+func (h *Handler) webhookURLField(body *object, p presence) field[string] {
 	rule := webhookURL
-	rule.Required = required
-	f := body.String("url", rule)
+	rule.presence = p
+	f := body.string("url", rule)
 	if !f.Set {
 		return f
 	}
 	if err := webhooks.CheckURL(f.Value, h.allowPrivateWebhooks); err != nil {
-		body.v.Add(Issue{Code: "invalid_string", Path: body.at("url"), Validation: "url", Message: err.Error()})
-		return Field[string]{}
+		body.v.add(issue{Code: "invalid_string", Path: body.at("url"), Validation: "url", Message: err.Error()})
+		return field[string]{}
 	}
 	return f
 }
 
 // webhookEventsField reads an events list; "*" in it stands for every type.
-func webhookEventsField(body *Object, required bool) Field[[]string] {
-	f := body.Enums("events", webhookEvents, required)
+func webhookEventsField(body *object, p presence) field[[]string] {
+	f := body.enums("events", webhookEvents, p)
 	if slices.Contains(f.Value, db.AllEvents) {
 		f.Value = []string{db.AllEvents}
 	}
@@ -111,22 +111,22 @@ func webhookEventsField(body *Object, required bool) Field[[]string] {
 
 // createWebhook answers POST /v1/webhooks.
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	url := h.webhookURLField(body, true)
-	events := webhookEventsField(body, true)
-	clientID := body.ID("clientId", false, true)
-	description := body.String("description", webhookDescription)
-	if err := v.Err(); err != nil {
+	url := h.webhookURLField(body, required)
+	events := webhookEventsField(body, required)
+	clientID := body.id("clientId", nullable)
+	description := body.string("description", webhookDescription)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	hook, err := h.store.CreateWebhook(r.Context(), stateOf(r).principal.FirmID, db.WebhookCreate{
-		URL: url.Value, Events: events.Value, ClientID: optional(clientID), Description: optional(description),
+		URL: url.Value, Events: events.Value, ClientID: valueOrNil(clientID), Description: valueOrNil(description),
 		Secret: webhooks.NewSecret(),
 	})
 	respond(h, w, r, http.StatusCreated, hook, err, newWebhookSecretResponse)
@@ -154,21 +154,21 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, p httproute
 
 // updateWebhook answers PATCH /v1/webhooks/{id}.
 func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	u := db.WebhookUpdate{
-		URL:         update(h.webhookURLField(body, false)),
-		Events:      update(webhookEventsField(body, false)),
-		ClientID:    update(body.ID("clientId", false, true)),
-		Description: update(body.String("description", webhookDescription)),
-		Enabled:     update(body.Bool("enabled", false)),
+		URL:         update(h.webhookURLField(body, optional)),
+		Events:      update(webhookEventsField(body, optional)),
+		ClientID:    update(body.id("clientId", nullable)),
+		Description: update(body.string("description", webhookDescription)),
+		Enabled:     update(body.bool("enabled", optional)),
 	}
-	if err := v.Err(); err != nil {
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -201,10 +201,10 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p 
 
 // listDeliveries answers GET /v1/webhooks/{id}/deliveries.
 func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	req := pageRequest(v.Query(r.URL.Query()), db.DeliverySorts)
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	req := pageRequest(v.query(r.URL.Query()), db.DeliverySorts)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -214,10 +214,10 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, p httpr
 
 // retryDelivery answers POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry.
 func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
-	deliveryID := v.PathID(p, "deliveryId")
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	deliveryID := v.pathID(p, "deliveryId")
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -142,22 +142,22 @@ func TestWebhookCreate(t *testing.T) {
 		for _, tc := range []struct {
 			name string
 			body any
-			want []Issue
+			want []issue
 		}{
-			{"missing fields", map[string]any{}, []Issue{
+			{"missing fields", map[string]any{}, []issue{
 				typeIssue([]any{"url"}, "string", "undefined"), typeIssue([]any{"events"}, "array", "undefined")}},
-			{"wrong types", map[string]any{"url": 5, "events": "task.created", "clientId": 7, "description": false}, []Issue{
+			{"wrong types", map[string]any{"url": 5, "events": "task.created", "clientId": 7, "description": false}, []issue{
 				typeIssue([]any{"url"}, "string", "number"), typeIssue([]any{"events"}, "array", "string"),
 				typeIssue([]any{"clientId"}, "string", "number"), typeIssue([]any{"description"}, "string", "boolean")}},
-			{"no events", map[string]any{"url": "https://a.example.com/", "events": []string{}}, []Issue{
+			{"no events", map[string]any{"url": "https://a.example.com/", "events": []string{}}, []issue{
 				sizeIssue("too_small", []any{"events"}, "array", 1, "Array must contain at least 1 element(s)")}},
-			{"unknown event", map[string]any{"url": "https://a.example.com/", "events": []any{"task.created", "task.exploded", 3}}, []Issue{
+			{"unknown event", map[string]any{"url": "https://a.example.com/", "events": []any{"task.created", "task.exploded", 3}}, []issue{
 				{Code: "invalid_enum_value", Path: []any{"events", 1}, Options: webhookEvents, Received: "task.exploded",
 					Message: "Invalid enum value. Expected " + enumExpected(webhookEvents) + ", received 'task.exploded'"},
 				typeIssue([]any{"events", 2}, "string", "number")}},
-			{"huge url", map[string]any{"url": "https://a.example.com/" + strings.Repeat("a", maxWebhookURL), "events": []string{"*"}}, []Issue{
+			{"huge url", map[string]any{"url": "https://a.example.com/" + strings.Repeat("a", maxWebhookURL), "events": []string{"*"}}, []issue{
 				sizeIssue("too_big", []any{"url"}, "string", maxWebhookURL, "String must contain at most 2048 character(s)")}},
-			{"huge description", map[string]any{"url": "https://a.example.com/", "events": []string{"*"}, "description": strings.Repeat("d", 501)}, []Issue{
+			{"huge description", map[string]any{"url": "https://a.example.com/", "events": []string{"*"}, "description": strings.Repeat("d", 501)}, []issue{
 				sizeIssue("too_big", []any{"description"}, "string", maxWebhookDescription, "String must contain at most 500 character(s)")}},
 			{"bad client id", map[string]any{"url": "https://a.example.com/", "events": []string{"*"}, "clientId": "not an id"}, nil},
 		} {

@@ -12,7 +12,7 @@ import (
 // maxName bounds the names of workspaces, folders and labels.
 const maxName = 200
 
-var nameRule = StringRule{Required: true, Trim: true, Min: 1, Max: maxName}
+var nameRule = stringRule{presence: required, trim: true, min: 1, max: maxName}
 
 type workspaceResponse struct {
 	ID         string     `json:"id"`
@@ -94,14 +94,14 @@ func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httpr
 
 // createWorkspace answers POST /v1/workspaces.
 func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v Validator
+	var v validator
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	name := body.String("name", nameRule)
-	if err := v.Err(); err != nil {
+	name := body.string("name", nameRule)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -111,15 +111,15 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ http
 
 // renameWorkspace answers PATCH /v1/workspaces/{id}.
 func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	name := body.String("name", nameRule)
-	if err := v.Err(); err != nil {
+	name := body.string("name", nameRule)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -148,14 +148,14 @@ func (h *Handler) listMembers(w http.ResponseWriter, r *http.Request, p httprout
 // memberRequest reads the workspace id and the body's userId of the member
 // endpoints.
 func memberRequest(w http.ResponseWriter, r *http.Request, p httprouter.Params) (workspaceID, userID string, err error) {
-	var v Validator
-	workspaceID = v.PathID(p, "id")
+	var v validator
+	workspaceID = v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		return "", "", err
 	}
-	user := body.ID("userId", true, false)
-	return workspaceID, user.Value, v.Err()
+	user := body.id("userId", required)
+	return workspaceID, user.Value, v.err()
 }
 
 // addMember answers POST /v1/workspaces/{id}/members.
@@ -197,10 +197,10 @@ func (h *Handler) listLabels(w http.ResponseWriter, r *http.Request, p httproute
 // path parameter.
 func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, p httprouter.Params, sorts []string,
 	list func(ctx context.Context, clientID, workspaceID string, req db.PageRequest) (*db.Page[T], error), convert func(T) R) {
-	var v Validator
-	id := v.PathID(p, "id")
-	req := pageRequest(v.Query(r.URL.Query()), sorts)
-	if err := v.Err(); err != nil {
+	var v validator
+	id := v.pathID(p, "id")
+	req := pageRequest(v.query(r.URL.Query()), sorts)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -210,34 +210,34 @@ func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Reques
 
 // createFolder answers POST /v1/workspaces/{id}/folders.
 func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	name := body.String("name", nameRule)
-	parentID := body.ID("parentId", false, true)
-	if err := v.Err(); err != nil {
+	name := body.string("name", nameRule)
+	parentID := body.id("parentId", nullable)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, optional(parentID))
+	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, valueOrNil(parentID))
 	respond(h, w, r, http.StatusCreated, f, err, newFolderResponse)
 }
 
 // createLabel answers POST /v1/workspaces/{id}/labels.
 func (h *Handler) createLabel(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v Validator
-	id := v.PathID(p, "id")
+	var v validator
+	id := v.pathID(p, "id")
 	body, err := decodeBody(w, r, &v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	name := body.String("name", nameRule)
-	if err := v.Err(); err != nil {
+	name := body.string("name", nameRule)
+	if err := v.err(); err != nil {
 		h.fail(w, r, err)
 		return
 	}

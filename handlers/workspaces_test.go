@@ -422,12 +422,12 @@ func (api *testAPI) wsRunRefused(t *testing.T, cases []wsRefused) {
 
 // ---- issues ------------------------------------------------------------------
 
-func wsTooSmallString(path ...any) Issue {
-	return Issue{Code: "too_small", Path: path, Minimum: bound(1), Type: "string", Inclusive: &yes, Exact: &no,
+func wsTooSmallString(path ...any) issue {
+	return issue{Code: "too_small", Path: path, Minimum: bound(1), Type: "string", Inclusive: &yes, Exact: &no,
 		Message: "String must contain at least 1 character(s)"}
 }
 
-func wsTooLongName(path ...any) Issue {
+func wsTooLongName(path ...any) issue {
 	return tooBigString(200, "String must contain at most 200 character(s)", path...)
 }
 
@@ -443,12 +443,12 @@ func wsWorkspaceNotFound(id string) string { return "workspace " + id + " not fo
 func wsNameCases() []struct {
 	name  string
 	body  any
-	issue Issue
+	issue issue
 } {
 	return []struct {
 		name  string
 		body  any
-		issue Issue
+		issue issue
 	}{
 		{"missing name", map[string]any{"other": "x"}, requiredIssue("name")},
 		{"empty name", map[string]any{"name": ""}, wsTooSmallString("name")},
@@ -532,7 +532,7 @@ func (api *testAPI) wsAccessCases(method, path string, body any, perm auth.Permi
 			wantError(t, res, http.StatusBadRequest, "bad_request", "missing_client_id", wsMissingClientMsg)
 		}},
 		{"malformed x-client-id", send(api.accountantKey, "client-one"), func(t *testing.T, res *response) {
-			wantIssues(t, res, "ValidationError", []Issue{cuidIssue("headers", "x-client-id")})
+			wantIssues(t, res, "ValidationError", []issue{cuidIssue("headers", "x-client-id")})
 		}},
 		{"x-client-id of another firm's client", send(api.accountantKey, api.other.client.ID), func(t *testing.T, res *response) {
 			wsNotFound(t, res, wsClientNotFound)
@@ -638,7 +638,7 @@ func TestCreateWorkspace(t *testing.T) {
 		var cases []wsRefused
 		for _, c := range wsNameCases() {
 			cases = append(cases, wsRefused{c.name, post(c.body), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{c.issue})
+				wantIssues(t, res, "ValidationError", []issue{c.issue})
 			}})
 		}
 		cases = append(cases, api.wsBodyCases("POST", "/v1/workspaces")...)
@@ -783,19 +783,19 @@ func TestListWorkspaces(t *testing.T) {
 				return api.do(request{method: "GET", path: "/v1/workspaces?" + query, key: api.accountantKey, clientID: A})
 			}
 		}
-		issues := func(want ...Issue) func(*testing.T, *response) {
+		issues := func(want ...issue) func(*testing.T, *response) {
 			return func(t *testing.T, res *response) { wantIssues(t, res, "ValidationError", want) }
 		}
-		limitSmall := Issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
+		limitSmall := issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
 			Message: "Number must be greater than or equal to 1"}
-		limitBig := Issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
+		limitBig := issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
 			Message: "Number must be less than or equal to 100"}
-		sortIssue := func(received string) Issue {
-			return Issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt"}, Received: received,
+		sortIssue := func(received string) issue {
+			return issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt"}, Received: received,
 				Message: "Invalid enum value. Expected 'createdAt', received '" + received + "'"}
 		}
-		orderIssue := func(received string) Issue {
-			return Issue{Code: "invalid_enum_value", Path: []any{"query", "order"}, Options: []string{"asc", "desc"}, Received: received,
+		orderIssue := func(received string) issue {
+			return issue{Code: "invalid_enum_value", Path: []any{"query", "order"}, Options: []string{"asc", "desc"}, Received: received,
 				Message: "Invalid enum value. Expected 'asc' | 'desc', received '" + received + "'"}
 		}
 		cases := []wsRefused{
@@ -893,7 +893,7 @@ func TestRenameWorkspace(t *testing.T) {
 		var cases []wsRefused
 		for _, c := range wsNameCases() {
 			cases = append(cases, wsRefused{c.name, send(ws.ID, c.body), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{c.issue})
+				wantIssues(t, res, "ValidationError", []issue{c.issue})
 			}})
 		}
 		crossTenant := func(id string) func(*testing.T, *response) {
@@ -904,13 +904,13 @@ func TestRenameWorkspace(t *testing.T) {
 		}
 		cases = append(cases,
 			wsRefused{"bad path id", send("nope", map[string]any{"name": "x"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id")})
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
 			}},
 			wsRefused{"path id too long", send("c"+strings.Repeat("a", 64), map[string]any{"name": "x"}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id")})
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
 			}},
 			wsRefused{"bad path id and a bad name, all reported", send("nope", map[string]any{"name": ""}), func(t *testing.T, res *response) {
-				wantIssues(t, res, "ValidationError", []Issue{cuidIssue("params", "id"), wsTooSmallString("name")})
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id"), wsTooSmallString("name")})
 			}},
 			wsRefused{"unknown workspace", send(wsMissingID, map[string]any{"name": "x"}), func(t *testing.T, res *response) {
 				wsNotFound(t, res, wsWorkspaceNotFound(wsMissingID))
@@ -1158,7 +1158,7 @@ func TestWorkspaceMembers(t *testing.T) {
 				return api.do(request{method: "GET", path: "/v1/workspaces/" + workspaceID + "/members", key: key, clientID: clientID})
 			}
 		}
-		issues := func(want ...Issue) func(*testing.T, *response) {
+		issues := func(want ...issue) func(*testing.T, *response) {
 			return func(t *testing.T, res *response) { wantIssues(t, res, "ValidationError", want) }
 		}
 		acc, cli := api.accountantKey, api.clientKey
@@ -1380,7 +1380,7 @@ func TestWorkspaceFolders(t *testing.T) {
 				wantError(t, res, http.StatusConflict, "conflict", "conflict", "a folder named "+name+" exists in this place already")
 			}
 		}
-		issues := func(want ...Issue) func(*testing.T, *response) {
+		issues := func(want ...issue) func(*testing.T, *response) {
 			return func(t *testing.T, res *response) { wantIssues(t, res, "ValidationError", want) }
 		}
 		acc, cli := api.accountantKey, api.clientKey
@@ -1388,7 +1388,7 @@ func TestWorkspaceFolders(t *testing.T) {
 		for _, c := range wsNameCases() {
 			cases = append(cases, wsRefused{c.name, send(acc, A, ws, c.body), issues(c.issue)})
 		}
-		sortIssue := Issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt", "name"}, Received: "title",
+		sortIssue := issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt", "name"}, Received: "title",
 			Message: "Invalid enum value. Expected 'createdAt' | 'name', received 'title'"}
 		cases = append(cases, []wsRefused{
 			{"a second Receipts at the top, other case", send(acc, A, ws, map[string]any{"name": "receipts"}), conflict("receipts")},
@@ -1416,10 +1416,10 @@ func TestWorkspaceFolders(t *testing.T) {
 				issues(cuidIssue("params", "id"), requiredIssue("name"), typeIssueAt("string", "boolean", "parentId"))},
 			{"list: bad path id and bad query, all reported", get(acc, A, "ws", "limit=1000&sort=title&order=&cursor=c"),
 				issues(cuidIssue("params", "id"),
-					Issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
+					issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
 						Message: "Number must be less than or equal to 100"},
 					cuidIssue("query", "cursor"), sortIssue,
-					Issue{Code: "invalid_enum_value", Path: []any{"query", "order"}, Options: []string{"asc", "desc"}, Received: "",
+					issue{Code: "invalid_enum_value", Path: []any{"query", "order"}, Options: []string{"asc", "desc"}, Received: "",
 						Message: "Invalid enum value. Expected 'asc' | 'desc', received ''"})},
 			{"list: a folder of another workspace as cursor", get(acc, A, ws, "cursor="+folderWS2.ID), func(t *testing.T, res *response) {
 				wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_cursor", wsInvalidCursor)
@@ -1547,7 +1547,7 @@ func TestWorkspaceLabels(t *testing.T) {
 				wantError(t, res, http.StatusConflict, "conflict", "conflict", "a label named "+name+" exists in this workspace already")
 			}
 		}
-		issues := func(want ...Issue) func(*testing.T, *response) {
+		issues := func(want ...issue) func(*testing.T, *response) {
 			return func(t *testing.T, res *response) { wantIssues(t, res, "ValidationError", want) }
 		}
 		acc, cli := api.accountantKey, api.clientKey
@@ -1569,7 +1569,7 @@ func TestWorkspaceLabels(t *testing.T) {
 			{"bad path id and no name, all reported", send(acc, A, "labels", map[string]any{}), issues(cuidIssue("params", "id"), requiredIssue("name"))},
 			{"list: limit=0.5 and sort=createdat", get(acc, A, ws, "limit=0.5&sort=createdat"), issues(
 				typeIssueAt("integer", "float", "query", "limit"),
-				Issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt", "name"}, Received: "createdat",
+				issue{Code: "invalid_enum_value", Path: []any{"query", "sort"}, Options: []string{"createdAt", "name"}, Received: "createdat",
 					Message: "Invalid enum value. Expected 'createdAt' | 'name', received 'createdat'"})},
 			{"list: a label of client B as cursor", get(acc, A, ws, "cursor="+labelB.ID), func(t *testing.T, res *response) {
 				wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_cursor", wsInvalidCursor)
@@ -1691,7 +1691,7 @@ func TestWorkspaceIsolation(t *testing.T) {
 }
 
 // TestListLimitParsing is the regression test of a bug in handlers/validate.go,
-// Query.Int, which every list reads limit with, fixed in e4c241f ("strict
+// query.int, which every list reads limit with, fixed in e4c241f ("strict
 // decimal query numbers"): a whole number beyond the int64 range was
 // answered "Expected integer, received float" (float64(int64(f)) != f after
 // the conversion overflowed) instead of too_big/too_small; limit=NaN was
@@ -1699,14 +1699,14 @@ func TestWorkspaceIsolation(t *testing.T) {
 // limit=0x1p4 was accepted as 16 (strconv.ParseFloat takes Go's hex floats).
 func TestListLimitParsing(t *testing.T) {
 	api := newTestAPI(t)
-	limitSmall := Issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
+	limitSmall := issue{Code: "too_small", Path: []any{"query", "limit"}, Minimum: bound(1), Type: "number", Inclusive: &yes, Exact: &no,
 		Message: "Number must be greater than or equal to 1"}
-	limitBig := Issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
+	limitBig := issue{Code: "too_big", Path: []any{"query", "limit"}, Maximum: bound(100), Type: "number", Inclusive: &yes, Exact: &no,
 		Message: "Number must be less than or equal to 100"}
 	notANumber := typeIssueAt("number", "nan", "query", "limit")
 	for _, c := range []struct {
 		limit string
-		want  Issue
+		want  issue
 	}{
 		{"100000000000000000000", limitBig},
 		{"9223372036854775808", limitBig},
@@ -1722,7 +1722,7 @@ func TestListLimitParsing(t *testing.T) {
 			}
 			var body validationBody
 			res.decode(t, &body)
-			if got, want := wsJSON(body.Error.Issues), wsJSON([]Issue{c.want}); got != want {
+			if got, want := wsJSON(body.Error.Issues), wsJSON([]issue{c.want}); got != want {
 				t.Errorf("limit=%s reported as %s, want %s", c.limit, got, want)
 			}
 		})

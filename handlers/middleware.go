@@ -1,0 +1,220 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/segmentio/ksuid"
+
+	"acctapi/auth"
+)
+
+// securityHeaders go on every answer, which holds tenants' data: no cache
+// may keep it, no browser may guess another type for it or frame it. The
+// value slices are shared by all answers, which only ever replace them.
+var securityHeaders = http.Header{
+	"Cache-Control":           {"no-store"},
+	"X-Content-Type-Options":  {"nosniff"},
+	"Content-Security-Policy": {"default-src 'none'; frame-ancestors 'none'"},
+	"X-Frame-Options":         {"DENY"},
+}
+
+// ServeHTTP gives each request an id (X-Request-Id), logs it when done, and
+// turns a panic into a 500 so that the server goes on serving.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	st := &requestState{id: ksuid.New().String()}
+	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+	header := w.Header()
+	header.Set("X-Request-Id", st.id)
+	for name, value := range securityHeaders {
+		header[name] = value
+	}
+	rec := &statusRecorder{ResponseWriter: w, state: st}
+
+	h.router.ServeHTTP(rec, r)
+
+	status := st.status
+	switch {
+	case status == 0 && st.canceled:
+		status = statusClientClosedRequest
+	case status == 0:
+		status = http.StatusOK
+	}
+	route := st.route
+	if route == "" {
+		route = "unmatched"
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	h.log.LogAttrs(r.Context(), level, "request",
+		slog.String("request_id", st.id),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("key_id", st.keyID),
+		slog.Bool("canceled", st.canceled),
+	)
+}
+
+// statusClientClosedRequest is logged (never sent) for a request whose caller
+// hung up before the answer, as nginx logs it.
+const statusClientClosedRequest = 499
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	state *requestState
+}
+
+func (s *statusRecorder) WriteHeader(status int) {
+	if !s.state.wroteHeader {
+		s.state.status, s.state.wroteHeader = status, true
+	}
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.state.wroteHeader {
+		s.state.status, s.state.wroteHeader = http.StatusOK, true
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// failedAuthLimit bounds the requests with a bad key that one address may
+// make per minute, so that guessing keys costs the guesser, not the database.
+const failedAuthLimit = 600
+
+// authenticate checks the bearer key and counts the request against its rate
+// limit, writing the RateLimit-* headers either way.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, error) {
+	key, ok := bearer(r.Header.Get("Authorization"))
+	var principal *auth.Principal
+	var err error = errUnauthorized
+	if ok {
+		principal, err = h.auth.Authenticate(r.Context(), key)
+		if errors.Is(err, auth.ErrUnauthorized) {
+			err = errUnauthorized
+		}
+	}
+	var d auth.Decision
+	if err == nil {
+		d = h.limiter.Allow("key:"+principal.KeyID, principal.RateLimitMax, principal.RateLimitWindow)
+	} else {
+		d = h.limiter.Allow("addr:"+remoteHost(r), failedAuthLimit, time.Minute)
+	}
+	reset := int((d.Reset + time.Second - 1) / time.Second)
+	w.Header().Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	w.Header().Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	w.Header().Set("RateLimit-Reset", strconv.Itoa(reset))
+	if !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(reset))
+		return nil, errRateLimited(reset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	stateOf(r).keyID = principal.KeyID
+	return principal, nil
+}
+
+// bearer returns the key of an Authorization header of the Bearer scheme,
+// whose name is case-insensitive.
+func bearer(header string) (string, bool) {
+	const prefix = "Bearer "
+	if len(header) <= len(prefix) || !asciiEqualFold(header[:len(prefix)], prefix) {
+		return "", false
+	}
+	return header[len(prefix):], true
+}
+
+// asciiEqualFold compares ASCII text case-insensitively, without the Unicode
+// folding of strings.EqualFold.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i]|0x20, b[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// remoteHost is the caller's address without its port: failed
+// authentications are counted per host.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// resolveClient checks x-client-id and returns the id of the client it
+// names. A client of another firm, or not the client key's own, is not
+// found: the same answer as for a client that does not exist.
+func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (string, error) {
+	header := r.Header.Get("x-client-id")
+	if header == "" {
+		return "", errMissingClientID
+	}
+	var v validator
+	id, ok := checkID(&v, []any{"headers", "x-client-id"}, header)
+	if !ok {
+		return "", v.err()
+	}
+	if p.Kind == auth.Client && id != p.ClientID {
+		return "", errNotFound("client not found")
+	}
+	if h.clients.known(p.FirmID, id) {
+		return id, nil
+	}
+	if _, err := h.store.FindClient(r.Context(), p.FirmID, id); err != nil {
+		return "", err
+	}
+	h.clients.add(p.FirmID, id)
+	return id, nil
+}
+
+// clientCache remembers for a second the clients found in their firm, so
+// that client-scoped requests do not each read the client's row. The API
+// deletes no client; the second bounds how long one removed by hand is
+// still reached. Only clients that exist are kept, so it holds no more than
+// the firms' clients.
+type clientCache struct {
+	mu    sync.Mutex
+	found map[[2]string]time.Time
+}
+
+const clientCacheTTL = time.Second
+
+func (c *clientCache) known(firmID, clientID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.found[[2]string{firmID, clientID}]
+	return ok && time.Since(at) < clientCacheTTL
+}
+
+func (c *clientCache) add(firmID, clientID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.found == nil {
+		c.found = map[[2]string]time.Time{}
+	}
+	c.found[[2]string{firmID, clientID}] = time.Now()
+}
