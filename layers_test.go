@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"acctapi/auth":      2,
 	"acctapi/db":        1,
 	"acctapi/filestore": 1,
+	"acctapi/durable":   0,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,

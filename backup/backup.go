@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/durable"
 	"acctapi/filestore"
 )
 
@@ -80,7 +81,7 @@ func readManifest(dir string) (*Manifest, error) {
 // copies the bytes of every file it records from src into a new file store
 // at dest, each checked against its row. It sets m's schema version and file
 // totals.
-func copyFiles(ctx context.Context, dbPath string, check bool, src *filestore.Store, dest string, m *Manifest) (err error) {
+func copyFiles(ctx context.Context, dirs durable.Syncer, dbPath string, check bool, src *filestore.Store, dest string, m *Manifest) (err error) {
 	copied, err := db.Open(dbPath, db.Options{})
 	if err != nil {
 		return err
@@ -113,7 +114,7 @@ func copyFiles(ctx context.Context, dbPath string, check bool, src *filestore.St
 	if err != nil {
 		return err
 	}
-	return syncDirs(dest, filepath.Dir(dest))
+	return errors.Join(dirs.Dir(dest), dirs.Dir(filepath.Dir(dest)))
 }
 
 // copyStoredFile copies one file's bytes between stores, refusing bytes that

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"acctapi/db"
+	"acctapi/durable"
 	"acctapi/filestore"
 )
 
@@ -80,5 +82,32 @@ func TestCopyStoredFile(t *testing.T) {
 				t.Errorf("the destination's tmp holds %v, %v, want nothing", tmp, err)
 			}
 		})
+	}
+}
+
+// TestNewParentsSynced: a backup or restore into a directory whose parents
+// do not exist yet makes them, and syncs the parent of each it made, then
+// the directory that takes the renamed result.
+func TestNewParentsSynced(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "a", "b", "out")
+	var synced []string
+	dirs := durable.Syncer{Sync: func(d string) error {
+		synced = append(synced, d)
+		return nil
+	}}
+	tmp, err := tempDirBeside(dirs, out, "partial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{root, filepath.Join(root, "a")}; !slices.Equal(synced, want) {
+		t.Errorf("synced making the parents: %v, want %v", synced, want)
+	}
+	synced = nil
+	if err := moveInto(dirs, tmp, out, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{tmp, filepath.Join(root, "a", "b")}; !slices.Equal(synced, want) {
+		t.Errorf("synced moving into place: %v, want %v", synced, want)
 	}
 }

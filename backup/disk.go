@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"acctapi/durable"
 )
 
 // emptyOrMissing reports whether dir does not exist or is an empty directory.
@@ -34,9 +36,9 @@ func emptyOrMissing(dir string) (bool, error) {
 
 // tempDirBeside makes a new hidden directory in dir's parent, so that it can
 // be renamed to dir: a rename within one file system is atomic.
-func tempDirBeside(dir, purpose string) (string, error) {
+func tempDirBeside(dirs durable.Syncer, dir, purpose string) (string, error) {
 	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o750); err != nil {
+	if _, err := dirs.MkdirAll(parent, 0o750); err != nil {
 		return "", err
 	}
 	return os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+"."+purpose+"-*")
@@ -45,9 +47,9 @@ func tempDirBeside(dir, purpose string) (string, error) {
 // moveInto renames the complete directory src to dst. An empty dst is
 // replaced; with replace, so is one with contents: it is moved aside first and
 // moved back if src cannot take its place, then removed.
-func moveInto(src, dst string, replace bool) error {
+func moveInto(dirs durable.Syncer, src, dst string, replace bool) error {
 	parent := filepath.Dir(filepath.Clean(dst))
-	if err := syncDirs(src); err != nil {
+	if err := dirs.Dir(src); err != nil {
 		return err
 	}
 	empty, err := emptyOrMissing(dst)
@@ -64,7 +66,7 @@ func moveInto(src, dst string, replace bool) error {
 	case !replace:
 		return fmt.Errorf("%s is no longer empty; left it alone", dst)
 	default:
-		if aside, err = tempDirBeside(dst, "replaced"); err != nil {
+		if aside, err = tempDirBeside(dirs, dst, "replaced"); err != nil {
 			return err
 		}
 		if err := os.Rename(dst, filepath.Join(aside, "old")); err != nil {
@@ -78,7 +80,7 @@ func moveInto(src, dst string, replace bool) error {
 		}
 		return err
 	}
-	if err := syncDirs(parent); err != nil {
+	if err := dirs.Dir(parent); err != nil {
 		return err
 	}
 	if aside != "" {
@@ -130,23 +132,4 @@ func writeFileSynced(path string, data []byte) error {
 		err = f.Sync()
 	}
 	return errors.Join(err, f.Close())
-}
-
-// syncDirs syncs directories, so that the names created in them survive a
-// crash.
-func syncDirs(dirs ...string) error {
-	for _, dir := range dirs {
-		d, err := os.Open(dir)
-		if err != nil {
-			return err
-		}
-		err = d.Sync()
-		if cerr := d.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("sync %s: %w", dir, err)
-		}
-	}
-	return nil
 }

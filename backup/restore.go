@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"acctapi/db"
+	"acctapi/durable"
 	"acctapi/filestore"
 )
 
@@ -19,6 +20,9 @@ type RestoreOptions struct {
 	DataDir string
 	// Force replaces the contents of a DataDir that is not empty.
 	Force bool
+	// Dirs syncs the directories the restore makes entries in; its zero
+	// value asks the operating system.
+	Dirs durable.Syncer
 }
 
 // Restore verifies the backup in o.From while building a data dir from it
@@ -48,7 +52,7 @@ func Restore(ctx context.Context, o RestoreOptions) (_ *Manifest, err error) {
 			return nil, err
 		}
 	}
-	staging, err := tempDirBeside(target, "restore")
+	staging, err := tempDirBeside(o.Dirs, target, "restore")
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +76,7 @@ func Restore(ctx context.Context, o RestoreOptions) (_ *Manifest, err error) {
 		return nil, err
 	}
 	restored := *m
-	if err := copyFiles(ctx, dbPath, true, source, filepath.Join(staging, FilesName), &restored); err != nil {
+	if err := copyFiles(ctx, o.Dirs, dbPath, true, source, filepath.Join(staging, FilesName), &restored); err != nil {
 		return nil, fmt.Errorf("the backup in %s is damaged: %w", from, err)
 	}
 	if restored.SchemaVersion != m.SchemaVersion || restored.Files != m.Files {
@@ -87,7 +91,7 @@ func Restore(ctx context.Context, o RestoreOptions) (_ *Manifest, err error) {
 			return nil, err
 		}
 	}
-	return m, moveInto(staging, target, o.Force)
+	return m, moveInto(o.Dirs, staging, target, o.Force)
 }
 
 // openBackupFiles opens the file store of a backup without writing to it: a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/durable"
 	"acctapi/filestore"
 )
 
@@ -28,6 +29,9 @@ type WriteOptions struct {
 	Version, Commit string
 	// Now is the clock of the manifest's time; time.Now when nil.
 	Now func() time.Time
+	// Dirs syncs the directories the backup makes entries in; its zero
+	// value asks the operating system.
+	Dirs durable.Syncer
 }
 
 // Write writes a consistent backup of o.DataDir into o.Out and returns its
@@ -50,7 +54,7 @@ func Write(ctx context.Context, o WriteOptions) (_ *Manifest, err error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := tempDirBeside(o.Out, "partial")
+	tmp, err := tempDirBeside(o.Dirs, o.Out, "partial")
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ func Write(ctx context.Context, o WriteOptions) (_ *Manifest, err error) {
 	// have recorded more since, and their bytes are not part of this backup.
 	// The integrity check, five times as long as the copy, is left to
 	// restore, which must run it anyway.
-	if err := copyFiles(ctx, dbPath, false, live, filepath.Join(tmp, FilesName), m); err != nil {
+	if err := copyFiles(ctx, o.Dirs, dbPath, false, live, filepath.Join(tmp, FilesName), m); err != nil {
 		return nil, err
 	}
 	if m.Database.Size, m.Database.SHA256, err = digestFile(dbPath, io.Discard); err != nil {
@@ -86,5 +90,5 @@ func Write(ctx context.Context, o WriteOptions) (_ *Manifest, err error) {
 	if err := writeFileSynced(filepath.Join(tmp, ManifestName), append(manifest, '\n')); err != nil {
 		return nil, err
 	}
-	return m, moveInto(tmp, o.Out, false)
+	return m, moveInto(o.Dirs, tmp, o.Out, false)
 }

@@ -43,6 +43,7 @@ DIR must not exist or be empty.`,
 				Version: version,
 				Commit:  buildCommit(),
 				Now:     cfg.Now,
+				Dirs:    cfg.dirs,
 			})
 			if err != nil {
 				return err
@@ -81,7 +82,7 @@ DIR2's database open.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force})
+			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force, Dirs: cfg.dirs})
 			if err != nil {
 				return err
 			}

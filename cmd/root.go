@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/db"
+	"acctapi/durable"
 	"acctapi/handlers"
 )
 
@@ -52,6 +53,8 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// dirs syncs the directories the commands make; tests count its calls.
+	dirs durable.Syncer
 }
 
 // DatabasePath is where the SQLite file lives in the data dir.
@@ -114,7 +117,7 @@ func envInt(name string, fallback int64) int64 {
 
 // openStore opens the database of the data dir, creating the dir if needed.
 func openStore(cfg *Config) (*db.DB, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	if _, err := cfg.dirs.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	return db.Open(cfg.DatabasePath(), db.Options{

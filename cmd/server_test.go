@@ -1093,3 +1093,23 @@ func TestMigrateBackupNameCollision(t *testing.T) {
 		t.Errorf("migrate down wrote backups %v, want one new one (output %q)", fresh, out)
 	}
 }
+
+// TestDataDirSynced: a data dir that serve makes, with its missing parents,
+// has each new entry synced in its parent before the database is made in it.
+func TestDataDirSynced(t *testing.T) {
+	root := t.TempDir()
+	cfg, _, _ := testConfig(filepath.Join(root, "var", "acctapi"))
+	var synced []string
+	cfg.dirs.Sync = func(d string) error {
+		synced = append(synced, d)
+		return nil
+	}
+	store, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if want := []string{root, filepath.Join(root, "var")}; !slices.Equal(synced, want) {
+		t.Errorf("synced making the data dir: %v, want %v", synced, want)
+	}
+}

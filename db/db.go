@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"acctapi/durable"
 )
 
 // Synchronous settings the store accepts. FULL makes every acknowledged commit
@@ -42,6 +45,7 @@ type Options struct {
 // read-only connections that WAL lets run beside the writer.
 type DB struct {
 	path  string
+	dirs  durable.Syncer
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
@@ -68,6 +72,11 @@ type DB struct {
 // Open opens (creating if needed) the SQLite database at path. It does not
 // migrate: see MigrateUp and SchemaVersion.
 func Open(path string, opts Options) (*DB, error) {
+	return open(path, opts, durable.Syncer{})
+}
+
+// open opens the store with the syncer of the database's directory.
+func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 	sync := strings.ToUpper(opts.Synchronous)
 	if sync == "" {
 		sync = "FULL"
@@ -110,7 +119,15 @@ func Open(path string, opts Options) (*DB, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
+	// SQLite syncs what it writes into the database and its -wal, but not
+	// their names: a new database, and the -wal each start makes, are
+	// durable only once their directory is synced.
+	if err := dirs.Dir(filepath.Dir(path)); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
 		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey}

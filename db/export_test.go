@@ -4,7 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"acctapi/durable"
 )
+
+// OpenCounting opens the store with sync called for every directory it
+// syncs, so that tests see which entries are made durable.
+func OpenCounting(path string, opts Options, sync func(dir string) error) (*DB, error) {
+	return open(path, opts, durable.Syncer{Sync: sync})
+}
 
 // NewIDAt exposes newIDAt so that tests can make ids at chosen times.
 var NewIDAt = newIDAt

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -31,7 +32,7 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	conn, err := sql.Open("sqlite", "file:"+uriPath.Replace(db.path)+"?"+q.Encode())
+	conn, err := sql.Open("sqlite", FileURI(db.path)+"?"+q.Encode())
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
@@ -48,6 +49,10 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	}
 	if err := errors.Join(f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("backup: sync %s: %w", dest, err)
+	}
+	// The copy's name, too: it is a new entry in its directory.
+	if err := db.dirs.Dir(filepath.Dir(dest)); err != nil {
+		return fmt.Errorf("backup: %w", err)
 	}
 	return nil
 }
@@ -96,7 +101,7 @@ func (db *DB) FileDigests(ctx context.Context, fn func(FileDigest) error) error 
 func InUse(ctx context.Context, path string) (bool, error) {
 	q := url.Values{}
 	q.Add("_pragma", "locking_mode(EXCLUSIVE)")
-	conn, err := sql.Open("sqlite", "file:"+uriPath.Replace(path)+"?"+q.Encode())
+	conn, err := sql.Open("sqlite", FileURI(path)+"?"+q.Encode())
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -124,3 +124,42 @@ func TestCheckFindsDamage(t *testing.T) {
 		t.Fatalf("Check with a client of no firm = %v, want a foreign key problem", err)
 	}
 }
+
+// TestDirectoryEntriesSynced: the database's directory is synced at every
+// open, since SQLite syncs the database and its -wal but not their names,
+// and a backup copy's directory once the copy is written.
+func TestDirectoryEntriesSynced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "acct.db")
+	var synced []string
+	d, err := db.OpenCounting(path, db.Options{}, func(d string) error {
+		synced = append(synced, d)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if want := []string{dir}; !slices.Equal(synced, want) {
+		t.Fatalf("synced opening a new database: %v, want %v", synced, want)
+	}
+	for _, name := range []string{"acct.db", "acct.db-wal"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s after Open: %v, want it made before the directory was synced", name, err)
+		}
+	}
+	if err := d.MigrateUp(); err != nil {
+		t.Fatal(err)
+	}
+	copies := filepath.Join(t.TempDir(), "copies")
+	if err := os.Mkdir(copies, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	synced = nil
+	if err := d.Backup(context.Background(), filepath.Join(copies, "copy.db")); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{copies}; !slices.Equal(synced, want) {
+		t.Errorf("synced by Backup: %v, want %v", synced, want)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"acctapi/durable"
 )
 
 // ErrTooLarge is returned by Write when the content exceeds the limit.
@@ -20,15 +22,27 @@ var ErrTooLarge = errors.New("file too large")
 
 // Store is a directory of files named by id.
 type Store struct {
-	dir string
+	dir  string
+	dirs durable.Syncer
 }
 
 // Open opens (creating if needed) the store in dir.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
+	return open(dir, durable.Syncer{})
+}
+
+// open opens the store with the syncer of its directories. The store's own
+// directory and its parent are synced at every start, not only when they
+// are made: a start after a crash between making a shard directory and
+// syncing its parent makes the shard's entry durable too.
+func open(dir string, dirs durable.Syncer) (*Store, error) {
+	if _, err := dirs.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
 		return nil, fmt.Errorf("file store: %w", err)
 	}
-	return &Store{dir: dir}, nil
+	if err := errors.Join(dirs.Dir(filepath.Dir(filepath.Clean(dir))), dirs.Dir(dir)); err != nil {
+		return nil, fmt.Errorf("file store: %w", err)
+	}
+	return &Store{dir: dir, dirs: dirs}, nil
 }
 
 // Pending is content written to a temporary file, not yet in place.
@@ -104,20 +118,24 @@ func (s *Store) Discard(p *Pending) {
 }
 
 // Commit moves pending content into place as the file with the id, and
-// syncs the directory so that the rename survives a crash.
+// syncs its shard directory so that the rename survives power loss. A new
+// shard directory's own entry is synced once, when it is made.
 func (s *Store) Commit(p *Pending, id string) error {
 	path, err := s.path(id)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if _, err := s.dirs.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("file store: %w", err)
 	}
 	if err := os.Rename(p.path, path); err != nil {
 		return fmt.Errorf("file store: %w", err)
 	}
 	p.path = ""
-	return syncDir(filepath.Dir(path))
+	if err := s.dirs.Dir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	return nil
 }
 
 // Keep puts pending content in place as the file with the id, then calls
@@ -224,16 +242,4 @@ func (s *Store) path(id string) (string, error) {
 		return "", fmt.Errorf("file store: invalid file id %q", id)
 	}
 	return filepath.Join(s.dir, id[len(id)-2:], id), nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("file store: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("file store: %w", err)
-	}
-	return nil
 }

@@ -417,3 +417,53 @@ func TestDiscardAfterCommit(t *testing.T) {
 		t.Errorf("committed content changed")
 	}
 }
+
+// TestDirectoryEntriesSynced: every directory entry a stored file depends
+// on is synced once it is made: the store's own directories at start, a new
+// shard directory's entry in the store when it is made, the file's entry in
+// its shard at every commit. A shard that exists costs no second sync of
+// the store's directory.
+func TestDirectoryEntriesSynced(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	dir := filepath.Join(root, "files")
+	var synced []string
+	s, err := filestore.OpenCounting(dir, func(d string) error {
+		rel, _ := filepath.Rel(root, d)
+		synced = append(synced, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"..", ".", "files", ".", "files"}
+	if !slices.Equal(synced, want) {
+		t.Errorf("synced at the first start: %v, want %v (the parents of the new data, files and tmp, then the data dir and files)", synced, want)
+	}
+	for _, step := range []struct {
+		id   string
+		want []string
+	}{
+		{"cfirst0000000001", []string{"files", "files/01"}},
+		{"csecond000000001", []string{"files/01"}},
+		{"cthird0000000002", []string{"files", "files/02"}},
+	} {
+		synced = nil
+		if err := s.Commit(mustWrite(t, s, []byte(step.id)), step.id); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(synced, step.want) {
+			t.Errorf("synced committing %s: %v, want %v", step.id, synced, step.want)
+		}
+	}
+	synced = nil
+	if _, err := filestore.OpenCounting(dir, func(d string) error {
+		rel, _ := filepath.Rel(root, d)
+		synced = append(synced, filepath.ToSlash(rel))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".", "files"}; !slices.Equal(synced, want) {
+		t.Errorf("synced at a later start: %v, want %v", synced, want)
+	}
+}

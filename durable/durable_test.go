@@ -1,0 +1,54 @@
+package durable_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"acctapi/durable"
+)
+
+func TestMkdirAll(t *testing.T) {
+	root := t.TempDir()
+	var synced []string
+	s := durable.Syncer{Sync: func(dir string) error {
+		synced = append(synced, dir)
+		return nil
+	}}
+
+	made, err := s.MkdirAll(filepath.Join(root, "a", "b", "c"), 0o750)
+	if err != nil || !made {
+		t.Fatalf("MkdirAll of a new path: made %v, %v; want true, nil", made, err)
+	}
+	want := []string{root, filepath.Join(root, "a"), filepath.Join(root, "a", "b")}
+	if !slices.Equal(synced, want) {
+		t.Errorf("synced %v, want the parent of each new directory, from the top: %v", synced, want)
+	}
+
+	synced = nil
+	made, err = s.MkdirAll(filepath.Join(root, "a", "b", "c"), 0o750)
+	if err != nil || made || len(synced) != 0 {
+		t.Errorf("MkdirAll of an existing path: made %v, %v, synced %v; want false, nil, nothing", made, err, synced)
+	}
+
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MkdirAll(file, 0o750); err == nil {
+		t.Error("MkdirAll over a file: got nil, want an error")
+	}
+}
+
+func TestDirSyncs(t *testing.T) {
+	// The zero Syncer asks the operating system: a directory syncs, a
+	// missing one is an error.
+	var s durable.Syncer
+	if err := s.Dir(t.TempDir()); err != nil {
+		t.Errorf("Dir of a directory: %v", err)
+	}
+	if err := s.Dir(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("Dir of a missing directory: got nil, want an error")
+	}
+}
