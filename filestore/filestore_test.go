@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -465,5 +466,27 @@ func TestDirectoryEntriesSynced(t *testing.T) {
 	}
 	if want := []string{".", "files"}; !slices.Equal(synced, want) {
 		t.Errorf("synced at a later start: %v, want %v", synced, want)
+	}
+}
+
+// BenchmarkWriteAndCommit4KiB stores small files as uploads do, written,
+// synced and put in place, spread over every shard: what an upload pays on
+// the disk beside its row.
+func BenchmarkWriteAndCommit4KiB(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "files")
+	s, err := filestore.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	content := random(1, 4<<10)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p, err := s.Write(bytes.NewReader(content), int64(len(content)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Commit(p, fmt.Sprintf("cbench%010d", i)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
