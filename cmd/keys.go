@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,19 +52,20 @@ func toKeyJSON(k *db.APIKey, key string) keyJSON {
 	return out
 }
 
-// openFirmStore opens the current database and finds the deployment's firm,
-// which every keys command acts for.
-func openFirmStore(cmd *cobra.Command, cfg *Config) (*db.DB, *db.Firm, error) {
+// withFirm opens the current database, finds the deployment's firm, which
+// the keys and roles commands act for, runs fn with both and closes the
+// database.
+func withFirm(cmd *cobra.Command, cfg *Config, fn func(store *db.DB, firm *db.Firm) error) error {
 	store, err := openCurrentStore(cmd, cfg)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
+	defer store.Close()
 	firm, err := store.DeploymentFirm(cmd.Context())
 	if err != nil {
-		store.Close()
-		return nil, nil, fmt.Errorf("%w (start acctapi serve once to set up the firm)", err)
+		return fmt.Errorf("%w (start acctapi serve once to set up the firm)", err)
 	}
-	return store, firm, nil
+	return fn(store, firm)
 }
 
 func newKeysCreateCmd(cfg *Config) *cobra.Command {
@@ -96,20 +96,17 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 				at := time.Now().Add(expiresIn).UTC()
 				spec.ExpiresAt = &at
 			}
-			store, firm, err := openFirmStore(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
-			}
-			fmt.Fprintln(cfg.Stdout, key)
-			return nil
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
+				key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
+				}
+				fmt.Fprintln(cfg.Stdout, key)
+				return nil
+			})
 		},
 	}
 	flags := cmd.Flags()
@@ -130,34 +127,22 @@ func newKeysListCmd(cfg *Config) *cobra.Command {
 		Short: "List the firm's API keys (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, firm, err := openFirmStore(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			keys, err := store.ListAPIKeys(cmd.Context(), firm.ID)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := make([]keyJSON, len(keys))
-				for i, k := range keys {
-					out[i] = toKeyJSON(k, "")
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
+				keys, err := store.ListAPIKeys(cmd.Context(), firm.ID)
+				if err != nil {
+					return err
 				}
-				return json.NewEncoder(cfg.Stdout).Encode(out)
-			}
-			tw := tabwriter.NewWriter(cfg.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTYPE\tCLIENT\tNAME\tRATE LIMIT\tCREATED\tSTATUS")
-			for _, k := range keys {
-				j := toKeyJSON(k, "")
-				client := j.ClientID
-				if client == "" {
-					client = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%dms\t%s\t%s\n", j.ID, j.Type, client, j.Name,
-					j.RateLimitMax, j.RateLimitTimeWindow, j.CreatedAt.Format(time.RFC3339), keyStatus(k))
-			}
-			return tw.Flush()
+				toJSON := func(k *db.APIKey) keyJSON { return toKeyJSON(k, "") }
+				return printList(cfg, asJSON, keys, toJSON, "ID\tTYPE\tCLIENT\tNAME\tRATE LIMIT\tCREATED\tSTATUS", func(k *db.APIKey) string {
+					j := toJSON(k)
+					client := j.ClientID
+					if client == "" {
+						client = "-"
+					}
+					return fmt.Sprintf("%s\t%s\t%s\t%s\t%d/%dms\t%s\t%s", j.ID, j.Type, client, j.Name,
+						j.RateLimitMax, j.RateLimitTimeWindow, j.CreatedAt.Format(time.RFC3339), keyStatus(k))
+				})
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the keys as a JSON array")
@@ -182,17 +167,14 @@ func newKeysRevokeCmd(cfg *Config) *cobra.Command {
 		Short: "Revoke an API key; a running server refuses it within 2 seconds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, firm, err := openFirmStore(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			k, err := store.RevokeAPIKey(cmd.Context(), firm.ID, strings.ToLower(args[0]))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cfg.Stdout, "revoked %s at %s\n", k.ID, k.RevokedAt.Format(time.RFC3339))
-			return nil
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
+				k, err := store.RevokeAPIKey(cmd.Context(), firm.ID, strings.ToLower(args[0]))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cfg.Stdout, "revoked %s at %s\n", k.ID, k.RevokedAt.Format(time.RFC3339))
+				return nil
+			})
 		},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -40,20 +39,17 @@ func newRolesCreateCmd(cfg *Config) *cobra.Command {
 			if name == "" || utf8.RuneCountInString(name) > 100 {
 				return fmt.Errorf("--name must be 1 to 100 characters")
 			}
-			store, firm, err := openFirmStore(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			r, err := store.CreateRole(cmd.Context(), firm.ID, name)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return json.NewEncoder(cfg.Stdout).Encode(roleJSON{r.ID, r.Name, r.CustomName})
-			}
-			fmt.Fprintln(cfg.Stdout, r.ID)
-			return nil
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
+				r, err := store.CreateRole(cmd.Context(), firm.ID, name)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(cfg.Stdout).Encode(roleJSON{r.ID, r.Name, r.CustomName})
+				}
+				fmt.Fprintln(cfg.Stdout, r.ID)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the role's name, as the firm calls it")
@@ -68,28 +64,16 @@ func newRolesListCmd(cfg *Config) *cobra.Command {
 		Short: "List the firm's roles, built-in and custom",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, firm, err := openFirmStore(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			roles, err := store.ListRoles(cmd.Context(), firm.ID)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := make([]roleJSON, len(roles))
-				for i, r := range roles {
-					out[i] = roleJSON{r.ID, r.Name, r.CustomName}
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
+				roles, err := store.ListRoles(cmd.Context(), firm.ID)
+				if err != nil {
+					return err
 				}
-				return json.NewEncoder(cfg.Stdout).Encode(out)
-			}
-			tw := tabwriter.NewWriter(cfg.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tCUSTOM NAME")
-			for _, r := range roles {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Name, customName(r))
-			}
-			return tw.Flush()
+				toJSON := func(r *db.Role) roleJSON { return roleJSON{r.ID, r.Name, r.CustomName} }
+				return printList(cfg, asJSON, roles, toJSON, "ID\tNAME\tCUSTOM NAME", func(r *db.Role) string {
+					return r.ID + "\t" + r.Name + "\t" + customName(r)
+				})
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the roles as a JSON array")

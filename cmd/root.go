@@ -4,12 +4,14 @@ package cmd
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -152,6 +154,24 @@ func openCurrentStore(cmd *cobra.Command, cfg *Config) (*db.DB, error) {
 		return nil, err
 	}
 	return store, nil
+}
+
+// printList prints a listing command's items: as a JSON array of their
+// toJSON forms, or as a table of the header and one tab-separated row each.
+func printList[T, J any](cfg *Config, asJSON bool, items []T, toJSON func(T) J, header string, row func(T) string) error {
+	if asJSON {
+		out := make([]J, len(items))
+		for i, item := range items {
+			out[i] = toJSON(item)
+		}
+		return json.NewEncoder(cfg.Stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(cfg.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, item := range items {
+		fmt.Fprintln(tw, row(item))
+	}
+	return tw.Flush()
 }
 
 func buildCommit() string {

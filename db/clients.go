@@ -270,15 +270,8 @@ func (u ClientUpdate) fields() []string {
 
 // ListClients returns a page of the firm's clients.
 func (db *DB) ListClients(ctx context.Context, firmID string, req PageRequest) (*Page[*Client], error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	tenant := condition{"firm_id = ?", []any{firmID}}
-	return paginate(ctx, tx, list{
-		table: "clients", columns: clientColumns, tenant: tenant,
+	return readPage(ctx, db, list{
+		table: "clients", columns: clientColumns, tenant: condition{"firm_id = ?", []any{firmID}},
 		sorts: map[string]sortKey{"createdAt": column("created_at"), "updatedAt": column("updated_at"), "name": column("name")},
 	}, req, func(s scanner) (*Client, string, error) {
 		c, err := scanClient(s)

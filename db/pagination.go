@@ -164,6 +164,17 @@ func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan
 	return page, nil
 }
 
+// readPage is paginate in a read transaction of its own, for a list that
+// needs nothing else from its snapshot.
+func readPage[T any](ctx context.Context, db *DB, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return paginate(ctx, tx, l, req, scan)
+}
+
 // findCursor returns the sort key and id of the cursor's row, or of its
 // tombstone when it was deleted.
 func findCursor(ctx context.Context, tx *txn, l list, expr, id string) ([]any, error) {

@@ -162,14 +162,8 @@ func (db *DB) findWebhook(ctx context.Context, tx *txn, firmID, id string) (*Web
 
 // ListWebhooks returns a page of the firm's subscriptions.
 func (db *DB) ListWebhooks(ctx context.Context, firmID string, req PageRequest) (*Page[*Webhook], error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	tenant := condition{"firm_id = ?", []any{firmID}}
-	return paginate(ctx, tx, list{
-		table: "webhooks", columns: webhookColumns, tenant: tenant,
+	return readPage(ctx, db, list{
+		table: "webhooks", columns: webhookColumns, tenant: condition{"firm_id = ?", []any{firmID}},
 		sorts: map[string]sortKey{"createdAt": column("created_at"), "updatedAt": column("updated_at")},
 	}, req, func(s scanner) (*Webhook, string, error) {
 		w, err := db.scanWebhook(s)

@@ -55,17 +55,10 @@ func (db *DB) RenameWorkspace(ctx context.Context, clientID, id, name string) (*
 
 // ListWorkspaces returns a page of the client's workspaces.
 func (db *DB) ListWorkspaces(ctx context.Context, clientID string, req PageRequest) (*Page[*Workspace], error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
-	tenant := condition{"client_id = ?", []any{clientID}}
-	return paginate(ctx, tx, list{
+	return readPage(ctx, db, list{
 		table:   "workspaces",
 		columns: workspaceColumns,
-		tenant:  tenant,
+		tenant:  condition{"client_id = ?", []any{clientID}},
 		sorts:   map[string]sortKey{"createdAt": column("created_at")},
 	}, req, func(s scanner) (*Workspace, string, error) {
 		w, err := scanWorkspace(s)

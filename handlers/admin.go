@@ -122,15 +122,8 @@ const isoCountryCodes = " AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB 
 
 // createClient answers POST /v1/admin/clients.
 func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	f := clientFields(body, required)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var f db.ClientUpdate
+	if !h.readBody(w, r, func(body *object) { f = clientFields(body, required) }) {
 		return
 	}
 	a := f.Address
@@ -144,36 +137,19 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprou
 
 // listClients answers GET /v1/admin/clients.
 func (h *Handler) listClients(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	req, ok := h.pageQuery(w, r, db.ClientSorts)
-	if !ok {
-		return
-	}
-	page, err := h.store.ListClients(r.Context(), stateOf(r).principal.FirmID, req)
-	respond(h, w, r, http.StatusOK, page, err, listOf(newClientResponse))
+	serveList(h, w, r, firmOf, db.ClientSorts, h.store.ListClients, newClientResponse)
 }
 
 // getClient answers GET /v1/admin/clients/{id}.
 func (h *Handler) getClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	c, err := h.store.FindClient(r.Context(), stateOf(r).principal.FirmID, id)
-	respond(h, w, r, http.StatusOK, c, err, newClientResponse)
+	serveOne(h, w, r, p, firmOf, h.store.FindClient, newClientResponse)
 }
 
 // updateClient answers PATCH /v1/admin/clients/{id}.
 func (h *Handler) updateClient(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	u := clientFields(body, optional)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var u db.ClientUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { u = clientFields(body, optional) })
+	if !ok {
 		return
 	}
 	c, err := h.store.UpdateClient(r.Context(), stateOf(r).principal.FirmID, id, u)
@@ -212,28 +188,19 @@ func roleField(body *object) db.RoleRef {
 
 // listAccountantUsers answers GET /v1/admin/users.
 func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	req, ok := h.pageQuery(w, r, db.AccountantUserSorts)
-	if !ok {
-		return
-	}
-	page, err := h.store.ListAccountantUsers(r.Context(), stateOf(r).principal.FirmID, req)
-	respond(h, w, r, http.StatusOK, page, err, listOf(newAccountantUserResponse))
+	serveList(h, w, r, firmOf, db.AccountantUserSorts, h.store.ListAccountantUsers, newAccountantUserResponse)
 }
 
 // inviteAccountantUser answers POST /v1/admin/users.
 func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	email := body.email("email", required)
-	role := roleField(body)
-	first := body.string("firstName", personName)
-	last := body.string("lastName", personName)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var email, first, last field[string]
+	var role db.RoleRef
+	if !h.readBody(w, r, func(body *object) {
+		email = body.email("email", required)
+		role = roleField(body)
+		first = body.string("firstName", personName)
+		last = body.string("lastName", personName)
+	}) {
 		return
 	}
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
@@ -244,26 +211,14 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 
 // getAccountantUser answers GET /v1/admin/users/{id}.
 func (h *Handler) getAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	u, err := h.store.FindAccountantUser(r.Context(), stateOf(r).principal.FirmID, id)
-	respond(h, w, r, http.StatusOK, u, err, newAccountantUserResponse)
+	serveOne(h, w, r, p, firmOf, h.store.FindAccountantUser, newAccountantUserResponse)
 }
 
 // updateAccountantUser answers PATCH /v1/admin/users/{id}.
 func (h *Handler) updateAccountantUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	role := roleField(body)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var role db.RoleRef
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { role = roleField(body) })
+	if !ok {
 		return
 	}
 	u, err := h.store.SetAccountantUserRole(r.Context(), stateOf(r).principal.FirmID, id, role)

@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/julienschmidt/httprouter"
 
 	"acctapi/db"
 )
@@ -85,6 +88,35 @@ func respond[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	writeJSON(w, status, convert(v))
+}
+
+// firmOf and clientOf name the tenant whose records a route reads: the
+// key's firm, or the client the route's checks resolved from x-client-id.
+func firmOf(st *requestState) string   { return st.principal.FirmID }
+func clientOf(st *requestState) string { return st.clientID }
+
+// serveList answers a list whose only input is its page query, of the
+// tenant's records.
+func serveList[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, tenant func(*requestState) string,
+	sorts []string, list func(ctx context.Context, tenantID string, req db.PageRequest) (*db.Page[T], error), convert func(T) R) {
+	req, ok := h.pageQuery(w, r, sorts)
+	if !ok {
+		return
+	}
+	page, err := list(r.Context(), tenant(stateOf(r)), req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(convert))
+}
+
+// serveOne answers the tenant's record with the id in the path, as find
+// returns it: found, or deleted.
+func serveOne[T, R any](h *Handler, w http.ResponseWriter, r *http.Request, p httprouter.Params, tenant func(*requestState) string,
+	find func(ctx context.Context, tenantID, id string) (T, error), convert func(T) R) {
+	id, ok := h.pathID(w, r, p)
+	if !ok {
+		return
+	}
+	v, err := find(r.Context(), tenant(stateOf(r)), id)
+	respond(h, w, r, http.StatusOK, v, err, convert)
 }
 
 // listOf converts a page of items with convert, into the list envelope.

@@ -95,3 +95,36 @@ func (h *Handler) pageQuery(w http.ResponseWriter, r *http.Request, sorts []stri
 	}
 	return req, true
 }
+
+// readBody decodes the JSON body and reads its fields with read, then
+// answers the first failure: a body that cannot be read (400, 413), or every
+// issue of its fields at once (422). It returns false once it has answered.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, read func(body *object)) bool {
+	_, ok := h.readInput(w, r, nil, read)
+	return ok
+}
+
+// readIDAndBody is readBody for a route with an id in its path: a malformed
+// id is one more issue beside the body's.
+func (h *Handler) readIDAndBody(w http.ResponseWriter, r *http.Request, p httprouter.Params, read func(body *object)) (string, bool) {
+	return h.readInput(w, r, p, read)
+}
+
+func (h *Handler) readInput(w http.ResponseWriter, r *http.Request, p httprouter.Params, read func(body *object)) (string, bool) {
+	var v validator
+	var id string
+	if p != nil {
+		id = v.pathID(p, "id")
+	}
+	body, err := decodeBody(w, r, &v)
+	if err != nil {
+		h.fail(w, r, err)
+		return "", false
+	}
+	read(body)
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return "", false
+	}
+	return id, true
+}

@@ -66,21 +66,16 @@ func taskListQuery(values url.Values) (db.TaskFilter, db.PageRequest, error) {
 
 // createTask answers POST /v1/tasks.
 func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	in, err := taskCreateBody(w, r)
-	if err != nil {
-		h.fail(w, r, err)
+	var in db.TaskCreate
+	if !h.readBody(w, r, func(body *object) { in = taskCreate(body) }) {
 		return
 	}
 	task, err := h.store.CreateTask(r.Context(), stateOf(r).clientID, in)
 	respond(h, w, r, http.StatusCreated, task, err, newTaskResponse)
 }
 
-func taskCreateBody(w http.ResponseWriter, r *http.Request) (db.TaskCreate, error) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		return db.TaskCreate{}, err
-	}
+// taskCreate reads the fields of a new task.
+func taskCreate(body *object) db.TaskCreate {
 	title := body.string("title", newTaskTitle)
 	workspaceID := body.id("workspaceId", required)
 	text := body.string("text", stringRule{max: maxTaskText})
@@ -89,19 +84,23 @@ func taskCreateBody(w http.ResponseWriter, r *http.Request) (db.TaskCreate, erro
 	return db.TaskCreate{
 		WorkspaceID: workspaceID.Value, Title: title.Value, Text: valueOrNil(text),
 		DueDate: valueOrNil(due), ParentID: valueOrNil(parentID),
-	}, v.err()
+	}
 }
 
 // updateTask answers PATCH /v1/tasks/{id}.
 func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
+	var u db.TaskUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { u = taskUpdate(body) })
+	if !ok {
 		return
 	}
-	u := db.TaskUpdate{
+	task, err := h.store.UpdateTask(r.Context(), stateOf(r).clientID, id, u)
+	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
+}
+
+// taskUpdate reads the fields a task update sets.
+func taskUpdate(body *object) db.TaskUpdate {
+	return db.TaskUpdate{
 		Title:               update(body.string("title", taskTitle)),
 		Text:                update(body.string("text", stringRule{max: maxTaskText})),
 		DueDate:             update(body.time("dueDate", nullable)),
@@ -110,20 +109,9 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 		AssetFileIDs:        update(body.ids("assetFileIds", optional)),
 		ParentID:            update(body.id("parentId", nullable)),
 	}
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	task, err := h.store.UpdateTask(r.Context(), stateOf(r).clientID, id, u)
-	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
 }
 
 // deleteTask answers DELETE /v1/tasks/{id}.
 func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	task, err := h.store.DeleteTask(r.Context(), stateOf(r).clientID, id)
-	respond(h, w, r, http.StatusOK, task, err, newTaskResponse)
+	serveOne(h, w, r, p, clientOf, h.store.DeleteTask, newTaskResponse)
 }

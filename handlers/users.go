@@ -30,19 +30,15 @@ func newClientUserResponse(u *db.ClientUser) clientUserResponse {
 
 // inviteUser answers POST /v1/users.
 func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	email := body.email("email", required)
-	role := body.enum("role", db.ClientRoles, required)
-	workspaceIDs := body.ids("workspaceIds", optional)
-	first := body.string("firstName", personName)
-	last := body.string("lastName", personName)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var email, role, first, last field[string]
+	var workspaceIDs field[[]string]
+	if !h.readBody(w, r, func(body *object) {
+		email = body.email("email", required)
+		role = body.enum("role", db.ClientRoles, required)
+		workspaceIDs = body.ids("workspaceIds", optional)
+		first = body.string("firstName", personName)
+		last = body.string("lastName", personName)
+	}) {
 		return
 	}
 	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, db.ClientUserInvite{
@@ -54,16 +50,9 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 
 // updateUser answers PATCH /v1/users/{id}.
 func (h *Handler) updateUser(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	role := body.enum("role", db.ClientRoles, required)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var role field[string]
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { role = body.enum("role", db.ClientRoles, required) })
+	if !ok {
 		return
 	}
 	u, err := h.store.SetClientUserRole(r.Context(), stateOf(r).clientID, id, role.Value)

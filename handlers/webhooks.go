@@ -111,18 +111,14 @@ func webhookEventsField(body *object, p presence) field[[]string] {
 
 // createWebhook answers POST /v1/webhooks.
 func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	url := h.webhookURLField(body, required)
-	events := webhookEventsField(body, required)
-	clientID := body.id("clientId", nullable)
-	description := body.string("description", webhookDescription)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var url, clientID, description field[string]
+	var events field[[]string]
+	if !h.readBody(w, r, func(body *object) {
+		url = h.webhookURLField(body, required)
+		events = webhookEventsField(body, required)
+		clientID = body.id("clientId", nullable)
+		description = body.string("description", webhookDescription)
+	}) {
 		return
 	}
 	hook, err := h.store.CreateWebhook(r.Context(), stateOf(r).principal.FirmID, db.WebhookCreate{
@@ -134,42 +130,27 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, _ httpro
 
 // listWebhooks answers GET /v1/webhooks.
 func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	req, ok := h.pageQuery(w, r, db.WebhookSorts)
-	if !ok {
-		return
-	}
-	page, err := h.store.ListWebhooks(r.Context(), stateOf(r).principal.FirmID, req)
-	respond(h, w, r, http.StatusOK, page, err, listOf(newWebhookResponse))
+	serveList(h, w, r, firmOf, db.WebhookSorts, h.store.ListWebhooks, newWebhookResponse)
 }
 
 // getWebhook answers GET /v1/webhooks/{id}.
 func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	hook, err := h.store.FindWebhook(r.Context(), stateOf(r).principal.FirmID, id)
-	respond(h, w, r, http.StatusOK, hook, err, newWebhookResponse)
+	serveOne(h, w, r, p, firmOf, h.store.FindWebhook, newWebhookResponse)
 }
 
 // updateWebhook answers PATCH /v1/webhooks/{id}.
 func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	u := db.WebhookUpdate{
-		URL:         update(h.webhookURLField(body, optional)),
-		Events:      update(webhookEventsField(body, optional)),
-		ClientID:    update(body.id("clientId", nullable)),
-		Description: update(body.string("description", webhookDescription)),
-		Enabled:     update(body.bool("enabled", optional)),
-	}
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var u db.WebhookUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		u = db.WebhookUpdate{
+			URL:         update(h.webhookURLField(body, optional)),
+			Events:      update(webhookEventsField(body, optional)),
+			ClientID:    update(body.id("clientId", nullable)),
+			Description: update(body.string("description", webhookDescription)),
+			Enabled:     update(body.bool("enabled", optional)),
+		}
+	})
+	if !ok {
 		return
 	}
 	hook, err := h.store.UpdateWebhook(r.Context(), stateOf(r).principal.FirmID, id, u)

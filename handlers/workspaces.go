@@ -84,25 +84,13 @@ func newLabelResponse(l *db.Label) labelResponse {
 
 // listWorkspaces answers GET /v1/workspaces.
 func (h *Handler) listWorkspaces(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	req, ok := h.pageQuery(w, r, db.WorkspaceSorts)
-	if !ok {
-		return
-	}
-	page, err := h.store.ListWorkspaces(r.Context(), stateOf(r).clientID, req)
-	respond(h, w, r, http.StatusOK, page, err, listOf(newWorkspaceResponse))
+	serveList(h, w, r, clientOf, db.WorkspaceSorts, h.store.ListWorkspaces, newWorkspaceResponse)
 }
 
 // createWorkspace answers POST /v1/workspaces.
 func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var v validator
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	name := body.string("name", nameRule)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var name field[string]
+	if !h.readBody(w, r, func(body *object) { name = body.string("name", nameRule) }) {
 		return
 	}
 	ws, err := h.store.CreateWorkspace(r.Context(), stateOf(r).clientID, name.Value)
@@ -111,16 +99,9 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, _ http
 
 // renameWorkspace answers PATCH /v1/workspaces/{id}.
 func (h *Handler) renameWorkspace(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	name := body.string("name", nameRule)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var name field[string]
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { name = body.string("name", nameRule) })
+	if !ok {
 		return
 	}
 	ws, err := h.store.RenameWorkspace(r.Context(), stateOf(r).clientID, id, name.Value)
@@ -146,23 +127,17 @@ func (h *Handler) listMembers(w http.ResponseWriter, r *http.Request, p httprout
 }
 
 // memberRequest reads the workspace id and the body's userId of the member
-// endpoints.
-func memberRequest(w http.ResponseWriter, r *http.Request, p httprouter.Params) (workspaceID, userID string, err error) {
-	var v validator
-	workspaceID = v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		return "", "", err
-	}
-	user := body.id("userId", required)
-	return workspaceID, user.Value, v.err()
+// endpoints; on a bad request it answers and returns false.
+func (h *Handler) memberRequest(w http.ResponseWriter, r *http.Request, p httprouter.Params) (workspaceID, userID string, ok bool) {
+	var user field[string]
+	workspaceID, ok = h.readIDAndBody(w, r, p, func(body *object) { user = body.id("userId", required) })
+	return workspaceID, user.Value, ok
 }
 
 // addMember answers POST /v1/workspaces/{id}/members.
 func (h *Handler) addMember(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	workspaceID, userID, err := memberRequest(w, r, p)
-	if err != nil {
-		h.fail(w, r, err)
+	workspaceID, userID, ok := h.memberRequest(w, r, p)
+	if !ok {
 		return
 	}
 	m, err := h.store.AddMember(r.Context(), stateOf(r).clientID, workspaceID, userID)
@@ -171,9 +146,8 @@ func (h *Handler) addMember(w http.ResponseWriter, r *http.Request, p httprouter
 
 // removeMember answers DELETE /v1/workspaces/{id}/members.
 func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	workspaceID, userID, err := memberRequest(w, r, p)
-	if err != nil {
-		h.fail(w, r, err)
+	workspaceID, userID, ok := h.memberRequest(w, r, p)
+	if !ok {
 		return
 	}
 	if err := h.store.RemoveMember(r.Context(), stateOf(r).clientID, workspaceID, userID); err != nil {
@@ -210,17 +184,12 @@ func listInWorkspace[T, R any](h *Handler, w http.ResponseWriter, r *http.Reques
 
 // createFolder answers POST /v1/workspaces/{id}/folders.
 func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	name := body.string("name", nameRule)
-	parentID := body.id("parentId", nullable)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var name, parentID field[string]
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		name = body.string("name", nameRule)
+		parentID = body.id("parentId", nullable)
+	})
+	if !ok {
 		return
 	}
 	f, err := h.store.CreateFolder(r.Context(), stateOf(r).clientID, id, name.Value, valueOrNil(parentID))
@@ -229,16 +198,9 @@ func (h *Handler) createFolder(w http.ResponseWriter, r *http.Request, p httprou
 
 // createLabel answers POST /v1/workspaces/{id}/labels.
 func (h *Handler) createLabel(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var v validator
-	id := v.pathID(p, "id")
-	body, err := decodeBody(w, r, &v)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	name := body.string("name", nameRule)
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
+	var name field[string]
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { name = body.string("name", nameRule) })
+	if !ok {
 		return
 	}
 	l, err := h.store.CreateLabel(r.Context(), stateOf(r).clientID, id, name.Value)
