@@ -222,27 +222,3 @@ func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 	}
 	return s.QueryContext(ctx, args...)
 }
-
-// unix converts a time to the stored form: unix seconds, UTC.
-func unix(t time.Time) int64 { return t.Unix() }
-
-// fromUnix converts a stored timestamp back.
-func fromUnix(s int64) time.Time { return time.Unix(s, 0).UTC() }
-
-// nullTime converts a nullable stored timestamp.
-func nullTime(s sql.NullInt64) *time.Time {
-	if !s.Valid {
-		return nil
-	}
-	t := fromUnix(s.Int64)
-	return &t
-}
-
-// nullString converts a nullable column to a pointer.
-func nullString(s sql.NullString) *string {
-	if !s.Valid {
-		return nil
-	}
-	v := s.String
-	return &v
-}

@@ -50,13 +50,6 @@ type TaskCreate struct {
 	CreatedByID *string // nil for tasks created with an API key
 }
 
-// Update is one field of a partial update: the field changes only when Set,
-// and a Set field with a nil Value is cleared.
-type Update[T any] struct {
-	Set   bool
-	Value *T
-}
-
 // TaskUpdate holds the fields a task update may change.
 type TaskUpdate struct {
 	Title               Update[string]
@@ -125,10 +118,6 @@ func (db *DB) CreateTask(ctx context.Context, clientID string, in TaskCreate) (*
 		}
 		return t, db.emit(ctx, tx, event{typ: EventTaskCreated, clientID: &clientID, record: t})
 	})
-}
-
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func findTask(ctx context.Context, q querier, clientID, id string) (*Task, error) {
@@ -226,12 +215,6 @@ func (u TaskUpdate) fields() []string {
 		}
 	}
 	return names
-}
-
-func apply[T any](u Update[T], set func(*T)) {
-	if u.Set {
-		set(u.Value)
-	}
 }
 
 // checkParent checks that parentID is a task of t's workspace that is
@@ -416,71 +399,4 @@ func statusRank(status string) int {
 		}
 	}
 	return -1
-}
-
-// findWorkspace checks that the workspace is the client's.
-func findWorkspace(ctx context.Context, q querier, clientID, id string) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM workspaces WHERE client_id = ? AND id = ?`, clientID, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Errorf(ENOTFOUND, "workspace %s not found", id)
-	}
-	if err != nil {
-		return fmt.Errorf("find workspace: %w", err)
-	}
-	return nil
-}
-
-// inWorkspace names a record that a request refers to and that must be in
-// a given workspace of the client: its table (a fixed name, never request
-// text), and how a not-found error names it, where, and which input it is.
-type inWorkspace struct {
-	table string
-	what  string
-	place string
-	field []any
-}
-
-// findInWorkspace checks that the record with the id is the client's and in
-// the workspace. Returns ENOTFOUND naming it.
-func findInWorkspace(ctx context.Context, q querier, clientID, workspaceID, id string, r inWorkspace) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM `+r.table+` WHERE client_id = ? AND workspace_id = ? AND id = ?`,
-		clientID, workspaceID, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return &Error{Code: ENOTFOUND, Field: r.field, Message: r.what + " " + id + " not found in " + r.place}
-	}
-	if err != nil {
-		return fmt.Errorf("find %s: %w", r.what, err)
-	}
-	return nil
-}
-
-// notNull refuses an update that clears a field that cannot be null; name
-// is how the message calls it.
-func notNull[T any](field, name string, u Update[T]) error {
-	if u.Set && u.Value == nil {
-		return &Error{Code: EINVALID, Field: []any{field}, Message: name + " cannot be null"}
-	}
-	return nil
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-func truncate(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := t.UTC().Truncate(time.Second)
-	return &v
-}
-
-func unixPtr(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	v := unix(*t)
-	return &v
 }
