@@ -29,12 +29,24 @@ import (
 
 // Limits on uploads besides the file size, documented in docs/decisions.md.
 const (
-	maxFileName      = 255
-	maxMimeType      = 255
-	maxFormField     = 64 << 10
+	maxFileName = 255
+	maxMimeType = 255
+	// maxFormFields bounds the bytes of all form fields of an upload
+	// together, so that one upload cannot make the server hold megabytes of
+	// them. The fields the API reads (three ids, a date, at most 100 label
+	// ids) take under 8 KiB.
+	maxFormFields = 64 << 10
+	// maxPartHeader bounds the header of each part, which mime/multipart
+	// would read up to 10 MiB of. A file part's header with a name of 255
+	// characters in both of its encodings takes under 4 KiB.
+	maxPartHeader    = 16 << 10
 	maxFormParts     = 200
 	multipartSurplus = 1 << 20 // room for the form fields and part headers
 )
+
+// uploadFields are the form fields the upload reads; the others are read
+// and dropped.
+var uploadFields = map[string]bool{"workspaceId": true, "taskId": true, "folderId": true, "documentDate": true, "labelIds": true}
 
 type fileResponse struct {
 	ID           string    `json:"id"`
@@ -146,9 +158,13 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	}}
 	stream.extend(time.Now().Add(transferIdle))
 	body := &tailReader{r: stream, keep: len(params["boundary"]) + 1024}
-	parts := multipart.NewReader(body, params["boundary"])
+	headers := &partHeaderLimit{r: body}
+	parts := multipart.NewReader(headers, params["boundary"])
+	fieldsLeft := int64(maxFormFields)
 	for n := 0; ; n++ {
+		headers.left = maxPartHeader
 		part, err := parts.NextPart()
+		headers.left = -1
 		if errors.Is(err, io.EOF) {
 			// NextPart also ends on a body cut short: only a body that
 			// carried the closing delimiter is complete.
@@ -165,14 +181,26 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 		}
 		name := part.FormName()
 		if name != "file" {
-			value, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
-			if err != nil {
+			// Only the first value of a field counts, but every value of labelIds.
+			keep := uploadFields[name] && (up.fields[name] == nil || name == "labelIds")
+			var value bytes.Buffer
+			dst := io.Discard
+			if keep {
+				dst = &value
+			}
+			size, err := io.Copy(dst, io.LimitReader(part, maxFormFields+1))
+			switch {
+			case err != nil:
 				return up, requestBodyError(err, h.maxUpload)
+			case size > maxFormFields:
+				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormFields))
+			case size > fieldsLeft:
+				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form fields exceed %d bytes together", maxFormFields))
 			}
-			if len(value) > maxFormField {
-				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormField))
+			fieldsLeft -= size
+			if keep {
+				up.fields[name] = append(up.fields[name], value.String())
 			}
-			up.fields[name] = append(up.fields[name], string(value))
 			continue
 		}
 		if up.file != nil {

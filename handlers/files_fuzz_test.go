@@ -63,6 +63,15 @@ func FuzzUpload(f *testing.F) {
 		{"multipart/form-data", []byte("")},
 		{"application/json", []byte(`{"workspaceId":"$W"}`)},
 		{"multipart/form-data; boundary=x", []byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=41=42\r\n--x\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n$W\r\n--x--")},
+		// Form fields over their shared budget, known or not, and part
+		// headers over their limit.
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("labelIds", strings.Repeat("$L,", 1500)),
+			flField("labelIds", strings.Repeat("$L,", 1500)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("note", strings.Repeat("n", 40<<10)),
+			flField("memo", strings.Repeat("m", 30<<10)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("documentDate", strings.Repeat("9", maxFormFields+1)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=workspaceId\r\nX-Padding: " +
+			strings.Repeat("p", maxPartHeader) + "\r\n\r\n$W\r\n--" + flBoundary + "\r\nContent-Disposition: form-data; name=file; filename=a\r\n\r\n1\r\n--" + flBoundary + "--\r\n")},
 	} {
 		f.Add(in.contentType, in.body)
 	}

@@ -756,7 +756,7 @@ func TestUploadBadBodies(t *testing.T) {
 	// Where the body breaks off inside the file part.
 	cut := bytes.Index(valid, content) + len(content)/2
 	twoFiles := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content), flFilePart("b.bin", "", content))
-	bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormField+1)), flFilePart("a.bin", "", content))
+	bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormFields+1)), flFilePart("a.bin", "", content))
 	var many []flPart
 	for range maxFormParts {
 		many = append(many, flField("x", "y"))
@@ -771,7 +771,7 @@ func TestUploadBadBodies(t *testing.T) {
 		{"garbage after a part", []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=\"workspaceId\"\r\n\r\n" + ws + "\r\n--" + flBoundary + "garbage\r\n"), malformed},
 		{"bad part header", []byte("--" + flBoundary + "\r\nthis is no header\r\n\r\nx\r\n--" + flBoundary + "--\r\n"), malformed},
 		{"two files", twoFiles, "an upload holds one file"},
-		{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormField)},
+		{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormFields)},
 		{"too many parts", manyParts, fmt.Sprintf("an upload has at most %d parts", maxFormParts)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -799,6 +799,66 @@ func TestUploadBadBodies(t *testing.T) {
 	// The valid body itself is fine.
 	res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(valid))
 	flDecodeFile(t, res, http.StatusCreated)
+}
+
+// The form fields of an upload share one budget of 64 KiB, fields the API
+// does not read included, and each part's header has a limit of 16 KiB
+// (docs/decisions.md, Files). TestUploadFieldsMemory shows what they bound.
+func TestUploadFormBudget(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(9, 1000)
+	file := func() flPart { return flFilePart("a.bin", "", content) } // a part is read once
+	padded := func(name string, size int) flPart {
+		part := flField(name, "x")
+		part.header.Set("X-Padding", strings.Repeat("p", size))
+		return part
+	}
+	const together = "the form fields exceed 65536 bytes together"
+	var notes []flPart
+	for range 66 {
+		notes = append(notes, flField("note", strings.Repeat("x", 1000)))
+	}
+	for _, tc := range []struct {
+		name    string
+		parts   []flPart
+		message string
+	}{
+		{"two fields over the budget", []flPart{flField("workspaceId", ws), flField("labelIds", strings.Repeat("x", maxFormFields-len(ws))), flField("taskId", "x"), file()}, together},
+		{"fields the API does not read count", []flPart{flField("workspaceId", ws), flField("note", strings.Repeat("x", 40<<10)), flField("memo", strings.Repeat("x", 30<<10)), file()}, together},
+		{"a field sent again counts", []flPart{flField("workspaceId", ws), flField("workspaceId", strings.Repeat("x", maxFormFields)), file()}, together},
+		{"many small fields", append(notes, flField("workspaceId", ws), file()), together},
+		// mime/multipart may have read up to 4 KiB of a header ahead, with
+		// the part before it: the limit is exact only to that.
+		{"a part header over 16 KiB", []flPart{padded("workspaceId", maxPartHeader), file()}, "the header of a part exceeds 16384 bytes"},
+		{"the file part's header over 16 KiB", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("n", maxPartHeader+4<<10), "", content)},
+			"the header of a part exceeds 16384 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, files := api.flFileRows(t), api.flStoredFiles(t)
+			res := api.flUpload(t, api.accountantKey, api.client.ID, tc.parts...)
+			wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_multipart", tc.message)
+			api.flNothingLeft(t, rows, files)
+		})
+	}
+	t.Run("fields that fill the budget exactly", func(t *testing.T) {
+		date := "2026-01-02T03:04:05Z"
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws),
+			flField("note", strings.Repeat("x", maxFormFields-len(ws)-len(date))), flField("documentDate", date), file())
+		if f.DocumentDate != date {
+			t.Errorf("documentDate: got %s, want %s", f.DocumentDate, date)
+		}
+	})
+	t.Run("the longest name in both encodings fits a part header", func(t *testing.T) {
+		name := strings.Repeat("\U0001F4C4", maxFileName)
+		header := textproto.MIMEHeader{}
+		header.Set("Content-Disposition", `form-data; name="file"; filename="`+name+`"; filename*=UTF-8''`+url.PathEscape(name))
+		header.Set("Content-Type", "application/"+strings.Repeat("x", maxMimeType-len("application/")))
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flPart{header, bytes.NewReader(content)})
+		if f.Name != name {
+			t.Errorf("name: got %q, want the %d characters sent", f.Name, maxFileName)
+		}
+	})
 }
 
 // TestUploadMalformedMultipartEnd: a multipart body that does not end with
