@@ -293,26 +293,20 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 // downloadFile answers GET /v1/files/{id}/download: no key, the signature is
-// the credential. It streams the bytes, with Range and ETag support, after
-// checking them against the recorded size and SHA-256.
+// the credential, and the route has limits per address and per link of its
+// own. It streams the bytes, with Range and ETag support, once they are
+// known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	addr := h.limiter.Allow("download-addr:"+remoteHost(r), downloadAddrLimit, time.Minute)
+	if err := rateLimited(w, addr); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	id, ok := h.pathID(w, r, p)
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	err := auth.ErrInvalidSignature
-	if expires, parseErr := strconv.ParseInt(q.Get("expires"), 10, 64); parseErr == nil {
-		err = h.signer.Verify(r.Context(), id, expires, q.Get("signature"))
-	}
-	switch {
-	case errors.Is(err, auth.ErrInvalidSignature):
-		h.fail(w, r, &apiError{http.StatusForbidden, "auth_error", "invalid_signature", "the download link's signature is not valid"})
-		return
-	case errors.Is(err, auth.ErrLinkExpired):
-		h.fail(w, r, &apiError{http.StatusGone, "bad_request", "link_expired", "the download link has expired: ask for a new one"})
-		return
-	case err != nil:
+	if err := h.checkLink(w, r, id, addr); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -327,7 +321,7 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	defer content.Close()
-	if err := verifyContent(r.Context(), content, f); err != nil {
+	if err := h.verifyFile(r, content, f); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "file integrity", slog.String("request_id", stateOf(r).id),
 			slog.String("file_id", f.ID), slog.Any("error", err))
 		h.fail(w, r, err)

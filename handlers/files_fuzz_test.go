@@ -76,6 +76,7 @@ func FuzzUpload(f *testing.F) {
 		f.Add(in.contentType, in.body)
 	}
 	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		api := fx.on(t)
 		contentType = fx.expand(contentType)
@@ -132,6 +133,7 @@ func FuzzDownloadLink(f *testing.F) {
 		f.Add(in.id, in.query)
 	}
 	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
 	api := fx.base
 	ctx := context.Background()
 	expires, signature, err := api.handler.signer.Sign(ctx, fx.file)

@@ -14,6 +14,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -388,6 +390,14 @@ func flSort(ids ...string) []string {
 	out := slices.Clone(ids)
 	sort.Strings(out)
 	return out
+}
+
+// flUnmetered is a Limiter whose clock moves a minute at each request, so
+// that no window ever fills: for the fuzzers and benchmarks, which send
+// more downloads than the route's limits let through.
+func flUnmetered() *auth.Limiter {
+	var minutes atomic.Int64
+	return auth.NewLimiter(func() time.Time { return time.Unix(60*minutes.Add(1), 0) })
 }
 
 // Messages of the error answers of the file endpoints.
@@ -1383,6 +1393,224 @@ func TestDownloadIntegrity(t *testing.T) {
 		t.Fatal(err)
 	}
 	api.flMustDownload(t, link, content)
+}
+
+// flVerified counts the times the log says the file's bytes were hashed.
+func (api *testAPI) flVerified(id string) int {
+	n := 0
+	for line := range strings.Lines(api.logs.String()) {
+		if strings.Contains(line, `"msg":"file verified"`) && strings.Contains(line, `"file_id":"`+id+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// A file's bytes are hashed at its first download, and again only when the
+// file changed on disk: its inode, size or modification time. Ranges,
+// revalidations and further downloads of it, by any link, read no more of
+// it than they send (docs/security.md, section 10).
+func TestDownloadVerifiedOnce(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(51, 256<<10)
+	f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
+	path := filepath.Join(api.flStoreDir(t), filepath.FromSlash(flStoredPath(f.ID)))
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	etag := `"` + flSHA256(content) + `"`
+	hashes := func(t *testing.T, want int) {
+		t.Helper()
+		if got := api.flVerified(f.ID); got != want {
+			t.Errorf("the file was hashed %d times, want %d", got, want)
+		}
+	}
+	mtime := func(t *testing.T) time.Time {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ModTime()
+	}
+	refused := func(t *testing.T, header http.Header) {
+		t.Helper()
+		wantError(t, api.flDownload(t, link, header), http.StatusInternalServerError, "internal_error", "internal_error", flInternal)
+	}
+
+	api.flMustDownload(t, link, content)
+	hashes(t, 1)
+	t.Run("later downloads read no more than they send", func(t *testing.T) {
+		api.flMustDownload(t, link, content)
+		if res := api.flDownload(t, link, http.Header{"Range": {"bytes=0-0"}}); res.status != http.StatusPartialContent || !bytes.Equal(res.body, content[:1]) {
+			t.Errorf("Range: got %d %q, want 206 with the first byte", res.status, res.body)
+		}
+		if res := api.flDownload(t, link, http.Header{"If-None-Match": {etag}}); res.status != http.StatusNotModified {
+			t.Errorf("If-None-Match: got %d, want 304", res.status)
+		}
+		api.clock.Advance(time.Second) // another expiry: another link
+		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+		hashes(t, 1)
+	})
+
+	flipped := slices.Clone(content)
+	flipped[100<<10] ^= 0x01
+	for _, tc := range []struct {
+		name  string
+		alter func(t *testing.T)
+	}{
+		{"changed in place, same size", func(t *testing.T) {
+			verified := mtime(t)
+			if err := os.WriteFile(path, flipped, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			// A file system clock coarser than this test could leave the
+			// time as it was; a later write would move it.
+			if err := os.Chtimes(path, time.Time{}, verified.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaced by another file, same size and time", func(t *testing.T) {
+			verified := mtime(t)
+			if err := os.WriteFile(path+".new", flipped, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path+".new", time.Time{}, verified); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path+".new", path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"truncated", func(t *testing.T) {
+			if err := os.Truncate(path, int64(len(content)-1)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := api.flVerified(f.ID)
+			api.flMustDownload(t, link, content)
+			tc.alter(t)
+			refused(t, http.Header{"Range": {"bytes=0-0"}})
+			refused(t, http.Header{"If-None-Match": {etag}})
+			refused(t, nil)
+			// A file that does not match is hashed at every request: no
+			// verdict is kept for it.
+			hashes(t, before)
+			if err := os.WriteFile(path, content, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			api.flMustDownload(t, link, content)
+			hashes(t, before+1)
+		})
+	}
+
+	// The limit of the design: a change that keeps the inode, the size and
+	// the modification time (bytes rotting under the file system, or a
+	// write whose time was set back) is not seen until the server restarts
+	// or forgets the file.
+	t.Run("a change that keeps inode, size and time is not seen", func(t *testing.T) {
+		api.flMustDownload(t, link, content)
+		verified := mtime(t)
+		if err := os.WriteFile(path, flipped, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, time.Time{}, verified); err != nil {
+			t.Fatal(err)
+		}
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=102400-102400"}})
+		if res.status != http.StatusPartialContent || !bytes.Equal(res.body, flipped[100<<10:100<<10+1]) {
+			t.Errorf("got %d %q, want 206 with the changed byte, served without a new hash", res.status, res.body)
+		}
+	})
+}
+
+// The public download route is metered per link (120 a minute) and per
+// address (600 a minute, whatever the request), with the RateLimit-*
+// headers of the nearer limit on every answer.
+func TestDownloadRateLimit(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(52, 1000)
+	f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	expires, signature := flLinkParts(t, link)
+	first := http.Header{"Range": {"bytes=0-0"}}
+	wantHeaders := func(t *testing.T, res *response, want map[string]string) {
+		t.Helper()
+		for name, value := range want {
+			if got := res.header.Get(name); got != value {
+				t.Errorf("%s: got %q, want %q", name, got, value)
+			}
+		}
+	}
+
+	for i := range downloadLinkLimit {
+		res := api.flDownload(t, link, first)
+		if res.status != http.StatusPartialContent {
+			t.Fatalf("download %d: got %d %s, want 206", i+1, res.status, res.body)
+		}
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": strconv.Itoa(downloadLinkLimit - 1 - i), "RateLimit-Reset": "60"})
+	}
+	api.clock.Advance(15 * time.Second)
+	res := api.flDownload(t, link, first)
+	wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "rate limit exceeded: retry in 45 s")
+	wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": "0", "RateLimit-Reset": "45", "Retry-After": "45"})
+
+	t.Run("the same link spelt otherwise", func(t *testing.T) {
+		for _, rawURL := range []string{
+			api.flSignedURL(strings.ToUpper(f.ID), expires, signature),
+			api.flSignedURL(f.ID, "+"+expires, strings.ToUpper(signature)),
+			api.flSignedURL(f.ID, "0"+expires, signature) + "&x=1",
+		} {
+			wantError(t, api.flDownload(t, rawURL, first), http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
+		}
+	})
+	t.Run("another link to the file", func(t *testing.T) {
+		api.clock.Advance(time.Second)
+		other := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+		res := api.flDownload(t, other, first)
+		if res.status != http.StatusPartialContent {
+			t.Fatalf("got %d %s, want 206", res.status, res.body)
+		}
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": "119"})
+	})
+	t.Run("forged links spend no link's requests", func(t *testing.T) {
+		wantError(t, api.flDownload(t, api.flSignedURL(f.ID, expires, strings.Repeat("0", 64)), first),
+			http.StatusForbidden, "auth_error", "invalid_signature", flInvalidSignature)
+		if n := api.handler.limiter.Allow("download-link:"+f.ID+"/"+expires, downloadLinkLimit, time.Minute); n.Allowed {
+			t.Errorf("the genuine link got a request back")
+		}
+	})
+	t.Run("the window resets", func(t *testing.T) {
+		api.clock.Advance(45 * time.Second)
+		if res := api.flDownload(t, link, first); res.status != http.StatusPartialContent {
+			t.Errorf("after the window: got %d %s, want 206", res.status, res.body)
+		}
+	})
+	t.Run("per address", func(t *testing.T) {
+		api.clock.Advance(time.Minute)
+		fresh := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+		forged := api.flSignedURL(f.ID, expires, strings.Repeat("0", 64))
+		for i := range downloadAddrLimit {
+			res := api.flDownload(t, forged, nil)
+			if res.status != http.StatusForbidden {
+				t.Fatalf("request %d: got %d, want 403", i+1, res.status)
+			}
+			wantHeaders(t, res, map[string]string{"RateLimit-Limit": "600", "RateLimit-Remaining": strconv.Itoa(downloadAddrLimit - 1 - i)})
+		}
+		res := api.flDownload(t, fresh, nil)
+		wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "rate limit exceeded: retry in 60 s")
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "600", "RateLimit-Remaining": "0", "Retry-After": "60"})
+
+		req := httptest.NewRequest(http.MethodGet, fresh, nil)
+		req.RemoteAddr = "192.0.2.7:4321"
+		rec := httptest.NewRecorder()
+		api.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), content) {
+			t.Errorf("another address: got %d, want 200 with the file", rec.Code)
+		}
+	})
 }
 
 func TestFileOfDeletedTask(t *testing.T) {

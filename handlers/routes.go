@@ -45,6 +45,8 @@ type Handler struct {
 	clients clientCache
 	// idempotency holds the Idempotency-Keys of the requests running.
 	idempotency idempotencyLocks
+	// verified holds the stored files whose bytes matched their record.
+	verified verifiedFiles
 
 	baseURL   string
 	files     *filestore.Store
