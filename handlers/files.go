@@ -356,25 +356,31 @@ func verifyContent(ctx context.Context, content io.ReadSeeker, f *db.File) error
 }
 
 // contentDisposition makes a file name safe for the header: an ASCII
-// fallback without quotes, backslashes, path separators or control
-// characters, and the exact name as RFC 6266 filename* when they differ.
+// fallback without quotes, backslashes, path separators, control
+// characters, percent signs or RFC 2047 encoded words, and the name as RFC
+// 6266 filename* when they differ. Both forms drop control and format
+// characters: a right-to-left override or another bidi control could make
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf".
 func contentDisposition(name string) string {
 	var ascii, exact strings.Builder
 	for _, c := range name {
 		switch {
-		case unicode.IsControl(c):
+		case unicode.IsControl(c) || unicode.Is(unicode.Cf, c):
 			continue
 		case c == '/' || c == '\\':
 			c = '_'
 		}
 		exact.WriteRune(c)
-		if c < utf8.RuneSelf && c != '"' && c != ';' {
+		// Some clients percent-decode the plain filename, or decode an
+		// encoded word (=?utf-8?b?...?=) in it, which would let the
+		// fallback name another file than the one shown.
+		if c < utf8.RuneSelf && c != '"' && c != ';' && c != '%' {
 			ascii.WriteRune(c)
 		} else {
 			ascii.WriteByte('_')
 		}
 	}
-	fallback := strings.Trim(ascii.String(), " .")
+	fallback := strings.Trim(strings.ReplaceAll(ascii.String(), "=?", "_"), " .")
 	if fallback == "" {
 		fallback = "download"
 	}

@@ -42,7 +42,8 @@ func fuzzFilePart(t *testing.T, contentType string, body []byte) []byte {
 
 // FuzzUpload sends a fuzzed multipart body with a fuzzed Content-Type to
 // POST /v1/files. An answer is never a 500; an accepted upload downloads
-// back byte for byte, with the SHA-256 of what was sent.
+// back byte for byte, with the SHA-256 of what was sent, under a safe
+// Content-Disposition.
 func FuzzUpload(f *testing.F) {
 	seed := func(parts ...flPart) []byte { return flBody(f, parts...) }
 	for _, in := range []struct {
@@ -63,6 +64,11 @@ func FuzzUpload(f *testing.F) {
 		{"multipart/form-data", []byte("")},
 		{"application/json", []byte(`{"workspaceId":"$W"}`)},
 		{"multipart/form-data; boundary=x", []byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=41=42\r\n--x\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n$W\r\n--x--")},
+		// Names that would show or decode to another name.
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("invoice\u202Efdp.exe", "", []byte("MZ")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("\u2066\u200Bb\uFEFFom\u00AD\U000E0041.pdf", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("%41%2e%2e%2fx.pdf", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("=?utf-8?b?ZXZpbC5leGU=?= =?iso-8859-1?q?=E9?=", "", []byte("x")))},
 		// Form fields over their shared budget, known or not, and part
 		// headers over their limit.
 		{flMultipart, seed(flField("workspaceId", "$W"), flField("labelIds", strings.Repeat("$L,", 1500)),
@@ -103,6 +109,7 @@ func FuzzUpload(f *testing.F) {
 		if etag, want := download.header.Get("ETag"), `"`+flSHA256(content)+`"`; etag != want {
 			t.Errorf("ETag: got %s, want the SHA-256 of the bytes sent %s", etag, want)
 		}
+		flSafeDisposition(t, download.header.Get("Content-Disposition"), file.Name)
 	})
 }
 

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"acctapi/auth"
 )
@@ -1044,12 +1045,12 @@ func TestUploadMimeType(t *testing.T) {
 var flDispositionRE = regexp.MustCompile("^attachment; filename=\"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)\"(?:; filename\\*=UTF-8''([A-Za-z0-9!#$&+\\-.^_`|~%]*))?$")
 
 // flDispositionName is what the download's name must decode to: the name
-// without control characters, with path separators replaced.
+// without control and format characters, with path separators replaced.
 func flDispositionName(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.In(r, unicode.Cf):
 		case r == '/' || r == '\\':
 			b.WriteByte('_')
 		default:
@@ -1076,13 +1077,13 @@ func TestUploadFileNames(t *testing.T) {
 		{`C:\Users\me\report.pdf`, `attachment; filename="C:_Users_me_report.pdf"`},
 		{"a;b.txt", `attachment; filename="a_b.txt"; filename*=UTF-8''a%3Bb.txt`},
 		{"tab\there\x7f\u0085.txt", `attachment; filename="tabhere.txt"`},
-		{"100% €.txt", `attachment; filename="100% _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
+		{"100% €.txt", `attachment; filename="100_ _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
 		{"  .hidden ", `attachment; filename="hidden"; filename*=UTF-8''%20%20.hidden%20`},
 		{"..", `attachment; filename="download"; filename*=UTF-8''..`},
 		{"/", `attachment; filename="_"`},
 		{"\r\n", `attachment; filename="download"; filename*=UTF-8''`},
 		{`"; filename="evil.exe`, `attachment; filename="__ filename=_evil.exe"; filename*=UTF-8''%22%3B%20filename%3D%22evil.exe`},
-		{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,=?.txt"`},
+		{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,_.txt"; filename*=UTF-8''a%27b%28c%29%5Bd%5D%7Be%7D%3Cf%3E%40%2C%3D%3F.txt`},
 		{"ü'.txt", `attachment; filename="_'.txt"; filename*=UTF-8''%C3%BC%27.txt`},
 	} {
 		t.Run(fmt.Sprintf("%d %q", i, tc.name), func(t *testing.T) {
