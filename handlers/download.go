@@ -2,12 +2,16 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,4 +148,95 @@ func (h *Handler) verifyFile(r *http.Request, content *os.File, f *db.File) erro
 	h.log.LogAttrs(r.Context(), slog.LevelInfo, "file verified", slog.String("request_id", stateOf(r).id),
 		slog.String("file_id", f.ID), slog.Int64("bytes", f.Size))
 	return nil
+}
+
+// serveContent sends the file's bytes with http.ServeContent, which answers
+// Range, If-None-Match, If-Range and HEAD. Its own error answers (a 416, or
+// a 500 when the bytes cannot be sized) would be plain text with Go's
+// message; they go through fail instead.
+func (h *Handler) serveContent(w http.ResponseWriter, r *http.Request, f *db.File, content io.ReadSeeker) {
+	if ranges := r.Header.Get("Range"); ranges != "" {
+		r.Header.Set("Range", satisfiable(ranges, f.Size))
+	}
+	header := w.Header()
+	header.Set("Content-Type", f.MimeType)
+	header.Set("Content-Disposition", contentDisposition(f.Name))
+	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
+	header.Set("Cache-Control", "private, no-cache")
+	rc := http.NewResponseController(w)
+	extend := func(t time.Time) { _ = rc.SetWriteDeadline(t) } // where a connection has no deadlines, the server's stay
+	extend(time.Now().Add(transferIdle))
+	sw := &serveErrors{ResponseWriter: w}
+	http.ServeContent(sw, r, "", f.UpdatedAt, &progressSeeker{progress: progress{r: content, extend: extend}, seeker: content})
+	if sw.status == 0 {
+		return
+	}
+	// An error answer carries none of the download's headers but the
+	// security headers every answer has.
+	header.Del("Content-Disposition")
+	header.Del("ETag")
+	header.Del("Last-Modified")
+	header["Cache-Control"] = securityHeaders["Cache-Control"]
+	if sw.status == http.StatusRequestedRangeNotSatisfiable {
+		header.Set("Content-Range", "bytes */"+strconv.FormatInt(f.Size, 10))
+		h.fail(w, r, errRangeNotSatisfiable(f.Size))
+		return
+	}
+	h.fail(w, r, fmt.Errorf("serve file %s: http.ServeContent answered %d", f.ID, sw.status))
+}
+
+// serveErrors stands between http.ServeContent and the client: it keeps
+// the error answers ServeContent writes itself (416 and 5xx) from the
+// client, recording their status and dropping their plain-text body, and
+// passes the others on. A 412 has no body and passes too.
+type serveErrors struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *serveErrors) WriteHeader(status int) {
+	if status == http.StatusRequestedRangeNotSatisfiable || status >= 500 {
+		s.status = status
+		return
+	}
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *serveErrors) Write(b []byte) (int, error) {
+	if s.status != 0 {
+		return len(b), nil
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// satisfiable drops from a Range header the suffix ranges of length zero
+// ("-0"), which RFC 9110 (section 14.1.1) calls unsatisfiable but
+// http.ServeContent serves as an empty 206 ("bytes 12-11/12"). When no
+// range is left it asks for the first byte past the end instead, which
+// ServeContent answers 416 once If-Range and the other conditions allow a
+// range at all (and 200 for an empty file, as it answers any range of one).
+func satisfiable(ranges string, size int64) string {
+	const unit = "bytes="
+	if !strings.HasPrefix(ranges, unit) {
+		return ranges
+	}
+	var kept []string
+	dropped, left := false, false
+	for _, spec := range strings.Split(ranges[len(unit):], ",") {
+		start, end, ok := strings.Cut(spec, "-")
+		n, err := strconv.ParseInt(textproto.TrimString(end), 10, 64)
+		if ok && textproto.TrimString(start) == "" && err == nil && n == 0 {
+			dropped = true
+			continue
+		}
+		kept = append(kept, spec)
+		left = left || textproto.TrimString(spec) != ""
+	}
+	switch {
+	case !dropped:
+		return ranges
+	case !left:
+		return unit + strconv.FormatInt(size, 10) + "-"
+	}
+	return unit + strings.Join(kept, ",")
 }

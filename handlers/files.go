@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -292,10 +291,10 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 	writeJSON(w, http.StatusOK, fileLinkResponse{URL: link, ExpiresIn: int(auth.LinkLifetime.Seconds())})
 }
 
-// downloadFile answers GET /v1/files/{id}/download: no key, the signature is
-// the credential, and the route has limits per address and per link of its
-// own. It streams the bytes, with Range and ETag support, once they are
-// known to match the recorded size and SHA-256.
+// downloadFile answers GET and HEAD /v1/files/{id}/download: no key, the
+// signature is the credential, and the route has limits per address and per
+// link of its own. It streams the bytes, with Range and ETag support, once
+// they are known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	addr := h.limiter.Allow("download-addr:"+remoteHost(r), downloadAddrLimit, time.Minute)
 	if err := rateLimited(w, addr); err != nil {
@@ -327,15 +326,7 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	header := w.Header()
-	header.Set("Content-Type", f.MimeType)
-	header.Set("Content-Disposition", contentDisposition(f.Name))
-	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
-	header.Set("Cache-Control", "private, no-cache")
-	rc := http.NewResponseController(w)
-	extend := func(t time.Time) { _ = rc.SetWriteDeadline(t) } // where a connection has no deadlines, the server's stay
-	extend(time.Now().Add(transferIdle))
-	http.ServeContent(w, r, "", f.UpdatedAt, &progressSeeker{progress: progress{r: content, extend: extend}, seeker: content})
+	h.serveContent(w, r, f, content)
 }
 
 // verifyContent checks that the bytes on disk are the ones recorded, and

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,6 +185,141 @@ func FuzzDownloadLink(f *testing.F) {
 			wantError(t, res, http.StatusGone, "bad_request", "link_expired", flLinkExpired)
 		default:
 			fuzzCheckAnswer(t, api, res, []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity})
+		}
+	})
+}
+
+// flContentRange is the first and last byte of a Content-Range "bytes
+// a-b/size" within content of size bytes.
+var flContentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+)$`)
+
+// flCheckPart checks a part of a 206: its Content-Range lies within the
+// content and its bytes, unless body is nil (HEAD), are those of the
+// content there.
+func flCheckPart(t *testing.T, contentRange string, body, content []byte) {
+	t.Helper()
+	m := flContentRange.FindStringSubmatch(contentRange)
+	if m == nil {
+		t.Fatalf("Content-Range %q is not bytes a-b/size", contentRange)
+	}
+	first, _ := strconv.Atoi(m[1])
+	last, _ := strconv.Atoi(m[2])
+	if size, _ := strconv.Atoi(m[3]); size != len(content) || first > last || last >= len(content) {
+		t.Fatalf("Content-Range %q does not lie within %d bytes", contentRange, len(content))
+	}
+	if body != nil && !bytes.Equal(body, content[first:last+1]) {
+		t.Fatalf("the part of Content-Range %q holds other bytes", contentRange)
+	}
+}
+
+// FuzzDownloadRange sends a genuine download link, by GET or HEAD, with a
+// fuzzed Range and If-Range. The answer is the whole file, the ranges asked
+// for (each within the file, with its bytes) or a 416 with the standard
+// body and Content-Range "bytes */size"; never a 500, never an empty or
+// inverted range.
+func FuzzDownloadRange(f *testing.F) {
+	for _, in := range []struct {
+		rng, ifRange string
+		head         bool
+	}{
+		{"bytes=0-9", "", false},
+		{"bytes=-5", "", false},
+		{"bytes=10-", "", true},
+		{"bytes=0-1,4-7", "", false},
+		{"bytes=-0", "", false},
+		{"bytes=-0", "", true},
+		{"bytes=-00", "", false},
+		{"bytes= - 0", "", false},
+		{"bytes=-+0", "", false},
+		{"bytes=-0,", "", false},
+		{"bytes=0-1,-0", "", false},
+		{"bytes=-0", `"stale"`, false},
+		{"bytes=-0", "$ETAG", false},
+		{"bytes=0-0", "$ETAG", true},
+		{"bytes=99999-", "", false},
+		{"bytes=5-1", "", false},
+		{"bytes=abc", "", false},
+		{"bytes=", "", false},
+		{"items=0-1", "", false},
+		{"", "", true},
+	} {
+		f.Add(in.rng, in.ifRange, in.head)
+	}
+	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
+	content := fx.fileContent
+	sum := sha256.Sum256(content)
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	expires, signature, err := fx.base.handler.signer.Sign(context.Background(), fx.file)
+	if err != nil {
+		f.Fatal(err)
+	}
+	link := fx.base.flSignedURL(fx.file, strconv.FormatInt(expires, 10), signature)
+	f.Fuzz(func(t *testing.T, rng, ifRange string, head bool) {
+		api := fx.on(t)
+		ifRange = strings.ReplaceAll(ifRange, "$ETAG", etag)
+		if !validHeaderValue(rng) || !validHeaderValue(ifRange) {
+			t.Skip("Go's HTTP client does not send this header value")
+		}
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		req, err := http.NewRequest(method, link, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rng != "" {
+			req.Header.Set("Range", rng)
+		}
+		if ifRange != "" {
+			req.Header.Set("If-Range", ifRange)
+		}
+		res := api.flSend(t, req)
+		if head && len(res.body) != 0 {
+			t.Fatalf("HEAD answered %d bytes of body", len(res.body))
+		}
+		switch res.status {
+		case http.StatusOK:
+			if !head && !bytes.Equal(res.body, content) {
+				t.Fatalf("200 with %d bytes that are not the file", len(res.body))
+			}
+		case http.StatusPartialContent:
+			mediaType, params, _ := mime.ParseMediaType(res.header.Get("Content-Type"))
+			switch {
+			case mediaType != "multipart/byteranges" && head:
+				flCheckPart(t, res.header.Get("Content-Range"), nil, content)
+				return
+			case mediaType != "multipart/byteranges":
+				flCheckPart(t, res.header.Get("Content-Range"), res.body, content)
+				return
+			case head:
+				return
+			}
+			parts := multipart.NewReader(bytes.NewReader(res.body), params["boundary"])
+			for {
+				part, err := parts.NextPart()
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if err != nil {
+					t.Fatalf("multipart/byteranges: %v", err)
+				}
+				body, err := io.ReadAll(part)
+				if err != nil {
+					t.Fatalf("multipart/byteranges: %v", err)
+				}
+				flCheckPart(t, part.Header.Get("Content-Range"), body, content)
+			}
+		case http.StatusRequestedRangeNotSatisfiable:
+			if got, want := res.header.Get("Content-Range"), "bytes */"+strconv.Itoa(len(content)); got != want {
+				t.Errorf("416 with Content-Range %q, want %q", got, want)
+			}
+			if !head {
+				wantError(t, res, http.StatusRequestedRangeNotSatisfiable, "bad_request", "range_not_satisfiable", "")
+			}
+		default:
+			t.Fatalf("Range %q, If-Range %q: got %d %q, want 200, 206 or 416", rng, ifRange, res.status, res.body)
 		}
 	})
 }

@@ -1396,6 +1396,127 @@ func TestDownloadIntegrity(t *testing.T) {
 	api.flMustDownload(t, link, content)
 }
 
+// flFailingSeeker is content that cannot be sized: http.ServeContent seeks
+// to the end to learn the size, and answers 500 when it cannot.
+type flFailingSeeker struct{ io.Reader }
+
+func (flFailingSeeker) Seek(int64, int) (int64, error) {
+	return 0, errors.New("seek /srv/acctapi/files/secret/path: input/output error")
+}
+
+// The edges of Range, and HEAD: every error answer of the download route,
+// those of http.ServeContent included, is the standard JSON body.
+func TestDownloadEdgeCases(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(53, 12)
+	f := api.flUploadBytes(t, api.client.ID, ws, "twelve.pdf", content)
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	etag := `"` + flSHA256(content) + `"`
+	const unsatisfiable = "no range of the Range header lies within the file's 12 bytes"
+	notSatisfiable := func(t *testing.T, res *response) {
+		t.Helper()
+		wantError(t, res, http.StatusRequestedRangeNotSatisfiable, "bad_request", "range_not_satisfiable", unsatisfiable)
+		if got := res.header.Get("Content-Range"); got != "bytes */12" {
+			t.Errorf("Content-Range: got %q, want bytes */12", got)
+		}
+		wantSecurityHeaders(t, "416", res, http.StatusRequestedRangeNotSatisfiable, "no-store")
+		for _, name := range []string{"Content-Disposition", "ETag", "Last-Modified"} {
+			if got := res.header.Get(name); got != "" {
+				t.Errorf("416 with %s %q, a header of the download", name, got)
+			}
+		}
+	}
+
+	for _, rng := range []string{"bytes=-0", "bytes=-00", "bytes= - 0 ", "bytes=-+0", "bytes=-0,-0", "bytes=-0,", "bytes=12-", "bytes=20-30,40-", "bytes=abc", "bytes=5-1"} {
+		t.Run("Range "+rng, func(t *testing.T) {
+			notSatisfiable(t, api.flDownload(t, link, http.Header{"Range": {rng}}))
+		})
+	}
+	t.Run("a zero-length suffix beside a satisfiable range", func(t *testing.T) {
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=0-1,-0"}})
+		if res.status != http.StatusPartialContent || res.header.Get("Content-Range") != "bytes 0-1/12" || !bytes.Equal(res.body, content[:2]) {
+			t.Errorf("got %d, Content-Range %q, %q; want 206 with bytes 0-1", res.status, res.header.Get("Content-Range"), res.body)
+		}
+	})
+	t.Run("a zero-length suffix with a stale If-Range", func(t *testing.T) {
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=-0"}, "If-Range": {`"stale"`}})
+		if res.status != http.StatusOK || !bytes.Equal(res.body, content) {
+			t.Errorf("got %d %q, want 200 with the whole file: the range does not apply", res.status, res.body)
+		}
+	})
+	t.Run("a zero-length suffix of an empty file", func(t *testing.T) {
+		empty := api.flUploadBytes(t, api.client.ID, ws, "empty.pdf", nil)
+		res := api.flDownload(t, api.flLink(t, api.accountantKey, api.client.ID, empty.ID).URL, http.Header{"Range": {"bytes=-0"}})
+		if res.status != http.StatusOK || len(res.body) != 0 || res.header.Get("Content-Range") != "" {
+			t.Errorf("got %d, Content-Range %q, %d bytes; want 200 without a body, as for any range of an empty file",
+				res.status, res.header.Get("Content-Range"), len(res.body))
+		}
+	})
+
+	head := func(t *testing.T, rawURL string, header http.Header) *response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodHead, rawURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, values := range header {
+			req.Header[name] = values
+		}
+		res := api.flSend(t, req)
+		if len(res.body) != 0 {
+			t.Errorf("HEAD answered a body of %d bytes", len(res.body))
+		}
+		return res
+	}
+	t.Run("HEAD answers as GET without the body", func(t *testing.T) {
+		get := api.flMustDownload(t, link, content)
+		res := head(t, link, nil)
+		if res.status != http.StatusOK {
+			t.Fatalf("HEAD: got %d, want 200", res.status)
+		}
+		for _, name := range []string{"Content-Type", "Content-Disposition", "ETag", "Last-Modified", "Cache-Control", "Content-Length", "RateLimit-Limit"} {
+			if got, want := res.header.Get(name), get.header.Get(name); got != want || want == "" {
+				t.Errorf("HEAD %s: got %q, want GET's %q", name, got, want)
+			}
+		}
+		if res := head(t, link, http.Header{"Range": {"bytes=2-5"}}); res.status != http.StatusPartialContent || res.header.Get("Content-Range") != "bytes 2-5/12" {
+			t.Errorf("HEAD with a range: got %d, Content-Range %q; want 206, bytes 2-5/12", res.status, res.header.Get("Content-Range"))
+		}
+		if res := head(t, link, http.Header{"If-None-Match": {etag}}); res.status != http.StatusNotModified {
+			t.Errorf("HEAD with If-None-Match: got %d, want 304", res.status)
+		}
+		if res := head(t, link, http.Header{"Range": {"bytes=-0"}}); res.status != http.StatusRequestedRangeNotSatisfiable || res.header.Get("Content-Range") != "bytes */12" {
+			t.Errorf("HEAD with bytes=-0: got %d, Content-Range %q; want 416, bytes */12", res.status, res.header.Get("Content-Range"))
+		}
+		expires, _ := flLinkParts(t, link)
+		if res := head(t, api.flSignedURL(f.ID, expires, strings.Repeat("0", 64)), nil); res.status != http.StatusForbidden {
+			t.Errorf("HEAD with a forged link: got %d, want 403", res.status)
+		}
+		if allow := sendOptions(t, link, nil).header.Get("Allow"); allow != "GET, HEAD, OPTIONS" {
+			t.Errorf("OPTIONS: Allow %q, want GET, HEAD, OPTIONS", allow)
+		}
+	})
+	t.Run("content that cannot be sized", func(t *testing.T) {
+		logsBefore := len(api.logs.String())
+		req := httptest.NewRequest(http.MethodGet, link, nil)
+		rec := httptest.NewRecorder()
+		record, err := api.store.FindFileForDownload(context.Background(), f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		api.handler.serveContent(rec, req, record, flFailingSeeker{bytes.NewReader(content)})
+		res := &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		wantError(t, res, http.StatusInternalServerError, "internal_error", "internal_error", flInternal)
+		if strings.Contains(string(res.body), "secret/path") {
+			t.Errorf("the 500 answer holds the cause: %s", res.body)
+		}
+		if logs := api.logs.String()[logsBefore:]; !strings.Contains(logs, "http.ServeContent answered 500") {
+			t.Errorf("the log does not report the failure:\n%s", logs)
+		}
+	})
+}
+
 // flVerified counts the times the log says the file's bytes were hashed.
 func (api *testAPI) flVerified(id string) int {
 	n := 0
