@@ -222,6 +222,69 @@ func TestOversizedHeaders(t *testing.T) {
 	}
 }
 
+// Requests net/http refuses before any handler runs get its own plain-text
+// answers, not the API's JSON body: http.Server has no hook for them
+// (docs/security.md, section 4). This pins what that section says they are,
+// so that a Go release that changes them is noticed.
+func TestNetHTTPAnswersBeforeTheHandler(t *testing.T) {
+	cfg, _, _ := testConfig(t.TempDir())
+	r := startServer(t, cfg)
+	for _, tc := range []struct {
+		name, request string
+		status        int
+		body          string
+	}{
+		{"malformed request line", "GARBAGE\r\n\r\n", http.StatusBadRequest, "400 Bad Request"},
+		{"malformed header line", "GET /v1/health HTTP/1.1\r\nHost: acctapi\r\nno colon here\r\n\r\n", http.StatusBadRequest, "400 Bad Request"},
+		{"control character in a header", "GET /v1/health HTTP/1.1\r\nHost: acctapi\r\nX-A: a\x01b\r\n\r\n", http.StatusBadRequest, "400 Bad Request"},
+		{"malformed Content-Length", "GET /v1/health HTTP/1.1\r\nHost: acctapi\r\nContent-Length: x\r\n\r\n", http.StatusBadRequest, "400 Bad Request"},
+		{"no Host", "GET /v1/health HTTP/1.1\r\n\r\n", http.StatusBadRequest, "400 Bad Request: missing required Host header"},
+		{"malformed Host", "GET /v1/health HTTP/1.1\r\nHost: a b\r\n\r\n", http.StatusBadRequest, "400 Bad Request: malformed Host header"},
+		{"headers over the limit", "GET /v1/health HTTP/1.1\r\nHost: acctapi\r\nX-Big: " + strings.Repeat("a", 80<<10) + "\r\n\r\n",
+			http.StatusRequestHeaderFieldsTooLarge, "431 Request Header Fields Too Large"},
+		{"unknown Transfer-Encoding", "POST /v1/files HTTP/1.1\r\nHost: acctapi\r\nTransfer-Encoding: gzip\r\n\r\n",
+			http.StatusNotImplemented, "Unsupported transfer encoding"},
+		{"HTTP/2.0 request line", "GET /v1/health HTTP/2.0\r\nHost: acctapi\r\n\r\n",
+			http.StatusHTTPVersionNotSupported, "505 HTTP Version Not Supported: unsupported protocol version"},
+		{"unknown Expect", "GET /v1/health HTTP/1.1\r\nHost: acctapi\r\nExpect: 200-ok\r\n\r\n", http.StatusExpectationFailed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", r.srv.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			// The server may answer before it has read everything.
+			go conn.Write([]byte(tc.request))
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tc.status || string(body) != tc.body {
+				t.Errorf("got %d %q, want %d %q", res.StatusCode, body, tc.status, tc.body)
+			}
+			wantType := ""
+			if tc.body != "" {
+				wantType = "text/plain; charset=utf-8"
+			}
+			if res.Header.Get("Content-Type") != wantType {
+				t.Errorf("Content-Type: got %q, want %q", res.Header.Get("Content-Type"), wantType)
+			}
+			if id := res.Header.Get("X-Request-Id"); id != "" || !res.Close {
+				t.Errorf("X-Request-Id %q, closes the connection: %v; want no handler's header and a closed connection", id, res.Close)
+			}
+		})
+	}
+}
+
 // serve listens on the loopback interface unless told otherwise: TLS is a
 // reverse proxy's, in front of it.
 func TestServeListensOnLoopbackByDefault(t *testing.T) {

@@ -139,7 +139,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		ReadTimeout:       5 * time.Minute,
 		WriteTimeout:      5 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    64 << 10, // past it net/http answers 431 itself, in plain text: docs/security.md, section 4
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	s.dispatcher = webhooks.NewDispatcher(webhooks.DispatcherOptions{

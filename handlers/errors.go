@@ -79,6 +79,13 @@ func errRateLimited(retryAfter int) *apiError {
 		fmt.Sprintf("rate limit exceeded: retry in %d s", retryAfter)}
 }
 
+// errRangeNotSatisfiable answers a Range header none of whose ranges lies
+// within the file (or that does not parse).
+func errRangeNotSatisfiable(size int64) *apiError {
+	return &apiError{http.StatusRequestedRangeNotSatisfiable, "bad_request", "range_not_satisfiable",
+		fmt.Sprintf("no range of the Range header lies within the file's %d bytes", size)}
+}
+
 func errPayloadTooLarge(limit int64) *apiError {
 	return &apiError{http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large",
 		fmt.Sprintf("request body exceeds %d bytes", limit)}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,12 +28,24 @@ import (
 
 // Limits on uploads besides the file size, documented in docs/decisions.md.
 const (
-	maxFileName      = 255
-	maxMimeType      = 255
-	maxFormField     = 64 << 10
+	maxFileName = 255
+	maxMimeType = 255
+	// maxFormFields bounds the bytes of all form fields of an upload
+	// together, so that one upload cannot make the server hold megabytes of
+	// them. The fields the API reads (three ids, a date, at most 100 label
+	// ids) take under 8 KiB.
+	maxFormFields = 64 << 10
+	// maxPartHeader bounds the header of each part, which mime/multipart
+	// would read up to 10 MiB of. A file part's header with a name of 255
+	// characters in both of its encodings takes under 4 KiB.
+	maxPartHeader    = 16 << 10
 	maxFormParts     = 200
 	multipartSurplus = 1 << 20 // room for the form fields and part headers
 )
+
+// uploadFields are the form fields the upload reads; the others are read
+// and dropped.
+var uploadFields = map[string]bool{"workspaceId": true, "taskId": true, "folderId": true, "documentDate": true, "labelIds": true}
 
 type fileResponse struct {
 	ID           string    `json:"id"`
@@ -146,9 +157,13 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	}}
 	stream.extend(time.Now().Add(transferIdle))
 	body := &tailReader{r: stream, keep: len(params["boundary"]) + 1024}
-	parts := multipart.NewReader(body, params["boundary"])
+	headers := &partHeaderLimit{r: body}
+	parts := multipart.NewReader(headers, params["boundary"])
+	fieldsLeft := int64(maxFormFields)
 	for n := 0; ; n++ {
+		headers.left = maxPartHeader
 		part, err := parts.NextPart()
+		headers.left = -1
 		if errors.Is(err, io.EOF) {
 			// NextPart also ends on a body cut short: only a body that
 			// carried the closing delimiter is complete.
@@ -165,14 +180,26 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 		}
 		name := part.FormName()
 		if name != "file" {
-			value, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
-			if err != nil {
+			// Only the first value of a field counts, but every value of labelIds.
+			keep := uploadFields[name] && (up.fields[name] == nil || name == "labelIds")
+			var value bytes.Buffer
+			dst := io.Discard
+			if keep {
+				dst = &value
+			}
+			size, err := io.Copy(dst, io.LimitReader(part, maxFormFields+1))
+			switch {
+			case err != nil:
 				return up, requestBodyError(err, h.maxUpload)
+			case size > maxFormFields:
+				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormFields))
+			case size > fieldsLeft:
+				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form fields exceed %d bytes together", maxFormFields))
 			}
-			if len(value) > maxFormField {
-				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormField))
+			fieldsLeft -= size
+			if keep {
+				up.fields[name] = append(up.fields[name], value.String())
 			}
-			up.fields[name] = append(up.fields[name], string(value))
 			continue
 		}
 		if up.file != nil {
@@ -264,27 +291,21 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 	writeJSON(w, http.StatusOK, fileLinkResponse{URL: link, ExpiresIn: int(auth.LinkLifetime.Seconds())})
 }
 
-// downloadFile answers GET /v1/files/{id}/download: no key, the signature is
-// the credential. It streams the bytes, with Range and ETag support, after
-// checking them against the recorded size and SHA-256.
+// downloadFile answers GET and HEAD /v1/files/{id}/download: no key, the
+// signature is the credential, and the route has limits per address and per
+// link of its own. It streams the bytes, with Range and ETag support, once
+// they are known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	addr := h.limiter.Allow("download-addr:"+remoteHost(r), downloadAddrLimit, time.Minute)
+	if err := rateLimited(w, addr); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	id, ok := h.pathID(w, r, p)
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	err := auth.ErrInvalidSignature
-	if expires, parseErr := strconv.ParseInt(q.Get("expires"), 10, 64); parseErr == nil {
-		err = h.signer.Verify(r.Context(), id, expires, q.Get("signature"))
-	}
-	switch {
-	case errors.Is(err, auth.ErrInvalidSignature):
-		h.fail(w, r, &apiError{http.StatusForbidden, "auth_error", "invalid_signature", "the download link's signature is not valid"})
-		return
-	case errors.Is(err, auth.ErrLinkExpired):
-		h.fail(w, r, &apiError{http.StatusGone, "bad_request", "link_expired", "the download link has expired: ask for a new one"})
-		return
-	case err != nil:
+	if err := h.checkLink(w, r, id, addr); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -299,21 +320,13 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 		return
 	}
 	defer content.Close()
-	if err := verifyContent(r.Context(), content, f); err != nil {
+	if err := h.verifyFile(r, content, f); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "file integrity", slog.String("request_id", stateOf(r).id),
 			slog.String("file_id", f.ID), slog.Any("error", err))
 		h.fail(w, r, err)
 		return
 	}
-	header := w.Header()
-	header.Set("Content-Type", f.MimeType)
-	header.Set("Content-Disposition", contentDisposition(f.Name))
-	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
-	header.Set("Cache-Control", "private, no-cache")
-	rc := http.NewResponseController(w)
-	extend := func(t time.Time) { _ = rc.SetWriteDeadline(t) } // where a connection has no deadlines, the server's stay
-	extend(time.Now().Add(transferIdle))
-	http.ServeContent(w, r, "", f.UpdatedAt, &progressSeeker{progress: progress{r: content, extend: extend}, seeker: content})
+	h.serveContent(w, r, f, content)
 }
 
 // verifyContent checks that the bytes on disk are the ones recorded, and
@@ -334,25 +347,31 @@ func verifyContent(ctx context.Context, content io.ReadSeeker, f *db.File) error
 }
 
 // contentDisposition makes a file name safe for the header: an ASCII
-// fallback without quotes, backslashes, path separators or control
-// characters, and the exact name as RFC 6266 filename* when they differ.
+// fallback without quotes, backslashes, path separators, control
+// characters, percent signs or RFC 2047 encoded words, and the name as RFC
+// 6266 filename* when they differ. Both forms drop control and format
+// characters: a right-to-left override or another bidi control could make
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf".
 func contentDisposition(name string) string {
 	var ascii, exact strings.Builder
 	for _, c := range name {
 		switch {
-		case unicode.IsControl(c):
+		case unicode.IsControl(c) || unicode.Is(unicode.Cf, c):
 			continue
 		case c == '/' || c == '\\':
 			c = '_'
 		}
 		exact.WriteRune(c)
-		if c < utf8.RuneSelf && c != '"' && c != ';' {
+		// Some clients percent-decode the plain filename, or decode an
+		// encoded word (=?utf-8?b?...?=) in it, which would let the
+		// fallback name another file than the one shown.
+		if c < utf8.RuneSelf && c != '"' && c != ';' && c != '%' {
 			ascii.WriteRune(c)
 		} else {
 			ascii.WriteByte('_')
 		}
 	}
-	fallback := strings.Trim(ascii.String(), " .")
+	fallback := strings.Trim(strings.ReplaceAll(ascii.String(), "=?", "_"), " .")
 	if fallback == "" {
 		fallback = "download"
 	}

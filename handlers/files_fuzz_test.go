@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +44,8 @@ func fuzzFilePart(t *testing.T, contentType string, body []byte) []byte {
 
 // FuzzUpload sends a fuzzed multipart body with a fuzzed Content-Type to
 // POST /v1/files. An answer is never a 500; an accepted upload downloads
-// back byte for byte, with the SHA-256 of what was sent.
+// back byte for byte, with the SHA-256 of what was sent, under a safe
+// Content-Disposition.
 func FuzzUpload(f *testing.F) {
 	seed := func(parts ...flPart) []byte { return flBody(f, parts...) }
 	for _, in := range []struct {
@@ -63,10 +66,25 @@ func FuzzUpload(f *testing.F) {
 		{"multipart/form-data", []byte("")},
 		{"application/json", []byte(`{"workspaceId":"$W"}`)},
 		{"multipart/form-data; boundary=x", []byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=41=42\r\n--x\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n$W\r\n--x--")},
+		// Names that would show or decode to another name.
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("invoice\u202Efdp.exe", "", []byte("MZ")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("\u2066\u200Bb\uFEFFom\u00AD\U000E0041.pdf", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("%41%2e%2e%2fx.pdf", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flFilePart("=?utf-8?b?ZXZpbC5leGU=?= =?iso-8859-1?q?=E9?=", "", []byte("x")))},
+		// Form fields over their shared budget, known or not, and part
+		// headers over their limit.
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("labelIds", strings.Repeat("$L,", 1500)),
+			flField("labelIds", strings.Repeat("$L,", 1500)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("note", strings.Repeat("n", 40<<10)),
+			flField("memo", strings.Repeat("m", 30<<10)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("documentDate", strings.Repeat("9", maxFormFields+1)), flFilePart("a", "", []byte("1")))},
+		{flMultipart, []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=workspaceId\r\nX-Padding: " +
+			strings.Repeat("p", maxPartHeader) + "\r\n\r\n$W\r\n--" + flBoundary + "\r\nContent-Disposition: form-data; name=file; filename=a\r\n\r\n1\r\n--" + flBoundary + "--\r\n")},
 	} {
 		f.Add(in.contentType, in.body)
 	}
 	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		api := fx.on(t)
 		contentType = fx.expand(contentType)
@@ -93,6 +111,7 @@ func FuzzUpload(f *testing.F) {
 		if etag, want := download.header.Get("ETag"), `"`+flSHA256(content)+`"`; etag != want {
 			t.Errorf("ETag: got %s, want the SHA-256 of the bytes sent %s", etag, want)
 		}
+		flSafeDisposition(t, download.header.Get("Content-Disposition"), file.Name)
 	})
 }
 
@@ -123,6 +142,7 @@ func FuzzDownloadLink(f *testing.F) {
 		f.Add(in.id, in.query)
 	}
 	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
 	api := fx.base
 	ctx := context.Background()
 	expires, signature, err := api.handler.signer.Sign(ctx, fx.file)
@@ -165,6 +185,141 @@ func FuzzDownloadLink(f *testing.F) {
 			wantError(t, res, http.StatusGone, "bad_request", "link_expired", flLinkExpired)
 		default:
 			fuzzCheckAnswer(t, api, res, []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity})
+		}
+	})
+}
+
+// flContentRange is the first and last byte of a Content-Range "bytes
+// a-b/size" within content of size bytes.
+var flContentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+)$`)
+
+// flCheckPart checks a part of a 206: its Content-Range lies within the
+// content and its bytes, unless body is nil (HEAD), are those of the
+// content there.
+func flCheckPart(t *testing.T, contentRange string, body, content []byte) {
+	t.Helper()
+	m := flContentRange.FindStringSubmatch(contentRange)
+	if m == nil {
+		t.Fatalf("Content-Range %q is not bytes a-b/size", contentRange)
+	}
+	first, _ := strconv.Atoi(m[1])
+	last, _ := strconv.Atoi(m[2])
+	if size, _ := strconv.Atoi(m[3]); size != len(content) || first > last || last >= len(content) {
+		t.Fatalf("Content-Range %q does not lie within %d bytes", contentRange, len(content))
+	}
+	if body != nil && !bytes.Equal(body, content[first:last+1]) {
+		t.Fatalf("the part of Content-Range %q holds other bytes", contentRange)
+	}
+}
+
+// FuzzDownloadRange sends a genuine download link, by GET or HEAD, with a
+// fuzzed Range and If-Range. The answer is the whole file, the ranges asked
+// for (each within the file, with its bytes) or a 416 with the standard
+// body and Content-Range "bytes */size"; never a 500, never an empty or
+// inverted range.
+func FuzzDownloadRange(f *testing.F) {
+	for _, in := range []struct {
+		rng, ifRange string
+		head         bool
+	}{
+		{"bytes=0-9", "", false},
+		{"bytes=-5", "", false},
+		{"bytes=10-", "", true},
+		{"bytes=0-1,4-7", "", false},
+		{"bytes=-0", "", false},
+		{"bytes=-0", "", true},
+		{"bytes=-00", "", false},
+		{"bytes= - 0", "", false},
+		{"bytes=-+0", "", false},
+		{"bytes=-0,", "", false},
+		{"bytes=0-1,-0", "", false},
+		{"bytes=-0", `"stale"`, false},
+		{"bytes=-0", "$ETAG", false},
+		{"bytes=0-0", "$ETAG", true},
+		{"bytes=99999-", "", false},
+		{"bytes=5-1", "", false},
+		{"bytes=abc", "", false},
+		{"bytes=", "", false},
+		{"items=0-1", "", false},
+		{"", "", true},
+	} {
+		f.Add(in.rng, in.ifRange, in.head)
+	}
+	fx := newFuzzFixture(f)
+	fx.base.handler.limiter = flUnmetered()
+	content := fx.fileContent
+	sum := sha256.Sum256(content)
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	expires, signature, err := fx.base.handler.signer.Sign(context.Background(), fx.file)
+	if err != nil {
+		f.Fatal(err)
+	}
+	link := fx.base.flSignedURL(fx.file, strconv.FormatInt(expires, 10), signature)
+	f.Fuzz(func(t *testing.T, rng, ifRange string, head bool) {
+		api := fx.on(t)
+		ifRange = strings.ReplaceAll(ifRange, "$ETAG", etag)
+		if !validHeaderValue(rng) || !validHeaderValue(ifRange) {
+			t.Skip("Go's HTTP client does not send this header value")
+		}
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		req, err := http.NewRequest(method, link, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rng != "" {
+			req.Header.Set("Range", rng)
+		}
+		if ifRange != "" {
+			req.Header.Set("If-Range", ifRange)
+		}
+		res := api.flSend(t, req)
+		if head && len(res.body) != 0 {
+			t.Fatalf("HEAD answered %d bytes of body", len(res.body))
+		}
+		switch res.status {
+		case http.StatusOK:
+			if !head && !bytes.Equal(res.body, content) {
+				t.Fatalf("200 with %d bytes that are not the file", len(res.body))
+			}
+		case http.StatusPartialContent:
+			mediaType, params, _ := mime.ParseMediaType(res.header.Get("Content-Type"))
+			switch {
+			case mediaType != "multipart/byteranges" && head:
+				flCheckPart(t, res.header.Get("Content-Range"), nil, content)
+				return
+			case mediaType != "multipart/byteranges":
+				flCheckPart(t, res.header.Get("Content-Range"), res.body, content)
+				return
+			case head:
+				return
+			}
+			parts := multipart.NewReader(bytes.NewReader(res.body), params["boundary"])
+			for {
+				part, err := parts.NextPart()
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if err != nil {
+					t.Fatalf("multipart/byteranges: %v", err)
+				}
+				body, err := io.ReadAll(part)
+				if err != nil {
+					t.Fatalf("multipart/byteranges: %v", err)
+				}
+				flCheckPart(t, part.Header.Get("Content-Range"), body, content)
+			}
+		case http.StatusRequestedRangeNotSatisfiable:
+			if got, want := res.header.Get("Content-Range"), "bytes */"+strconv.Itoa(len(content)); got != want {
+				t.Errorf("416 with Content-Range %q, want %q", got, want)
+			}
+			if !head {
+				wantError(t, res, http.StatusRequestedRangeNotSatisfiable, "bad_request", "range_not_satisfiable", "")
+			}
+		default:
+			t.Fatalf("Range %q, If-Range %q: got %d %q, want 200, 206 or 416", rng, ifRange, res.status, res.body)
 		}
 	})
 }

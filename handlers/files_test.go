@@ -14,6 +14,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -24,8 +25,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"acctapi/auth"
 )
@@ -388,6 +391,14 @@ func flSort(ids ...string) []string {
 	out := slices.Clone(ids)
 	sort.Strings(out)
 	return out
+}
+
+// flUnmetered is a Limiter whose clock moves a minute at each request, so
+// that no window ever fills: for the fuzzers and benchmarks, which send
+// more downloads than the route's limits let through.
+func flUnmetered() *auth.Limiter {
+	var minutes atomic.Int64
+	return auth.NewLimiter(func() time.Time { return time.Unix(60*minutes.Add(1), 0) })
 }
 
 // Messages of the error answers of the file endpoints.
@@ -756,7 +767,7 @@ func TestUploadBadBodies(t *testing.T) {
 	// Where the body breaks off inside the file part.
 	cut := bytes.Index(valid, content) + len(content)/2
 	twoFiles := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content), flFilePart("b.bin", "", content))
-	bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormField+1)), flFilePart("a.bin", "", content))
+	bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormFields+1)), flFilePart("a.bin", "", content))
 	var many []flPart
 	for range maxFormParts {
 		many = append(many, flField("x", "y"))
@@ -771,7 +782,7 @@ func TestUploadBadBodies(t *testing.T) {
 		{"garbage after a part", []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=\"workspaceId\"\r\n\r\n" + ws + "\r\n--" + flBoundary + "garbage\r\n"), malformed},
 		{"bad part header", []byte("--" + flBoundary + "\r\nthis is no header\r\n\r\nx\r\n--" + flBoundary + "--\r\n"), malformed},
 		{"two files", twoFiles, "an upload holds one file"},
-		{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormField)},
+		{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormFields)},
 		{"too many parts", manyParts, fmt.Sprintf("an upload has at most %d parts", maxFormParts)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -799,6 +810,66 @@ func TestUploadBadBodies(t *testing.T) {
 	// The valid body itself is fine.
 	res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(valid))
 	flDecodeFile(t, res, http.StatusCreated)
+}
+
+// The form fields of an upload share one budget of 64 KiB, fields the API
+// does not read included, and each part's header has a limit of 16 KiB
+// (docs/decisions.md, Files). TestUploadFieldsMemory shows what they bound.
+func TestUploadFormBudget(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(9, 1000)
+	file := func() flPart { return flFilePart("a.bin", "", content) } // a part is read once
+	padded := func(name string, size int) flPart {
+		part := flField(name, "x")
+		part.header.Set("X-Padding", strings.Repeat("p", size))
+		return part
+	}
+	const together = "the form fields exceed 65536 bytes together"
+	var notes []flPart
+	for range 66 {
+		notes = append(notes, flField("note", strings.Repeat("x", 1000)))
+	}
+	for _, tc := range []struct {
+		name    string
+		parts   []flPart
+		message string
+	}{
+		{"two fields over the budget", []flPart{flField("workspaceId", ws), flField("labelIds", strings.Repeat("x", maxFormFields-len(ws))), flField("taskId", "x"), file()}, together},
+		{"fields the API does not read count", []flPart{flField("workspaceId", ws), flField("note", strings.Repeat("x", 40<<10)), flField("memo", strings.Repeat("x", 30<<10)), file()}, together},
+		{"a field sent again counts", []flPart{flField("workspaceId", ws), flField("workspaceId", strings.Repeat("x", maxFormFields)), file()}, together},
+		{"many small fields", append(notes, flField("workspaceId", ws), file()), together},
+		// mime/multipart may have read up to 4 KiB of a header ahead, with
+		// the part before it: the limit is exact only to that.
+		{"a part header over 16 KiB", []flPart{padded("workspaceId", maxPartHeader), file()}, "the header of a part exceeds 16384 bytes"},
+		{"the file part's header over 16 KiB", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("n", maxPartHeader+4<<10), "", content)},
+			"the header of a part exceeds 16384 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, files := api.flFileRows(t), api.flStoredFiles(t)
+			res := api.flUpload(t, api.accountantKey, api.client.ID, tc.parts...)
+			wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_multipart", tc.message)
+			api.flNothingLeft(t, rows, files)
+		})
+	}
+	t.Run("fields that fill the budget exactly", func(t *testing.T) {
+		date := "2026-01-02T03:04:05Z"
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws),
+			flField("note", strings.Repeat("x", maxFormFields-len(ws)-len(date))), flField("documentDate", date), file())
+		if f.DocumentDate != date {
+			t.Errorf("documentDate: got %s, want %s", f.DocumentDate, date)
+		}
+	})
+	t.Run("the longest name in both encodings fits a part header", func(t *testing.T) {
+		name := strings.Repeat("\U0001F4C4", maxFileName)
+		header := textproto.MIMEHeader{}
+		header.Set("Content-Disposition", `form-data; name="file"; filename="`+name+`"; filename*=UTF-8''`+url.PathEscape(name))
+		header.Set("Content-Type", "application/"+strings.Repeat("x", maxMimeType-len("application/")))
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flPart{header, bytes.NewReader(content)})
+		if f.Name != name {
+			t.Errorf("name: got %q, want the %d characters sent", f.Name, maxFileName)
+		}
+	})
 }
 
 // TestUploadMalformedMultipartEnd: a multipart body that does not end with
@@ -974,12 +1045,12 @@ func TestUploadMimeType(t *testing.T) {
 var flDispositionRE = regexp.MustCompile("^attachment; filename=\"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)\"(?:; filename\\*=UTF-8''([A-Za-z0-9!#$&+\\-.^_`|~%]*))?$")
 
 // flDispositionName is what the download's name must decode to: the name
-// without control characters, with path separators replaced.
+// without control and format characters, with path separators replaced.
 func flDispositionName(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.In(r, unicode.Cf):
 		case r == '/' || r == '\\':
 			b.WriteByte('_')
 		default:
@@ -1006,13 +1077,13 @@ func TestUploadFileNames(t *testing.T) {
 		{`C:\Users\me\report.pdf`, `attachment; filename="C:_Users_me_report.pdf"`},
 		{"a;b.txt", `attachment; filename="a_b.txt"; filename*=UTF-8''a%3Bb.txt`},
 		{"tab\there\x7f\u0085.txt", `attachment; filename="tabhere.txt"`},
-		{"100% €.txt", `attachment; filename="100% _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
+		{"100% €.txt", `attachment; filename="100_ _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
 		{"  .hidden ", `attachment; filename="hidden"; filename*=UTF-8''%20%20.hidden%20`},
 		{"..", `attachment; filename="download"; filename*=UTF-8''..`},
 		{"/", `attachment; filename="_"`},
 		{"\r\n", `attachment; filename="download"; filename*=UTF-8''`},
 		{`"; filename="evil.exe`, `attachment; filename="__ filename=_evil.exe"; filename*=UTF-8''%22%3B%20filename%3D%22evil.exe`},
-		{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,=?.txt"`},
+		{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,_.txt"; filename*=UTF-8''a%27b%28c%29%5Bd%5D%7Be%7D%3Cf%3E%40%2C%3D%3F.txt`},
 		{"ü'.txt", `attachment; filename="_'.txt"; filename*=UTF-8''%C3%BC%27.txt`},
 	} {
 		t.Run(fmt.Sprintf("%d %q", i, tc.name), func(t *testing.T) {
@@ -1323,6 +1394,345 @@ func TestDownloadIntegrity(t *testing.T) {
 		t.Fatal(err)
 	}
 	api.flMustDownload(t, link, content)
+}
+
+// flFailingSeeker is content that cannot be sized: http.ServeContent seeks
+// to the end to learn the size, and answers 500 when it cannot.
+type flFailingSeeker struct{ io.Reader }
+
+func (flFailingSeeker) Seek(int64, int) (int64, error) {
+	return 0, errors.New("seek /srv/acctapi/files/secret/path: input/output error")
+}
+
+// The edges of Range, and HEAD: every error answer of the download route,
+// those of http.ServeContent included, is the standard JSON body.
+func TestDownloadEdgeCases(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(53, 12)
+	f := api.flUploadBytes(t, api.client.ID, ws, "twelve.pdf", content)
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	etag := `"` + flSHA256(content) + `"`
+	const unsatisfiable = "no range of the Range header lies within the file's 12 bytes"
+	notSatisfiable := func(t *testing.T, res *response) {
+		t.Helper()
+		wantError(t, res, http.StatusRequestedRangeNotSatisfiable, "bad_request", "range_not_satisfiable", unsatisfiable)
+		if got := res.header.Get("Content-Range"); got != "bytes */12" {
+			t.Errorf("Content-Range: got %q, want bytes */12", got)
+		}
+		wantSecurityHeaders(t, "416", res, http.StatusRequestedRangeNotSatisfiable, "no-store")
+		for _, name := range []string{"Content-Disposition", "ETag", "Last-Modified"} {
+			if got := res.header.Get(name); got != "" {
+				t.Errorf("416 with %s %q, a header of the download", name, got)
+			}
+		}
+	}
+
+	for _, rng := range []string{"bytes=-0", "bytes=-00", "bytes= - 0 ", "bytes=-+0", "bytes=-0,-0", "bytes=-0,", "bytes=12-", "bytes=20-30,40-", "bytes=abc", "bytes=5-1"} {
+		t.Run("Range "+rng, func(t *testing.T) {
+			notSatisfiable(t, api.flDownload(t, link, http.Header{"Range": {rng}}))
+		})
+	}
+	t.Run("a zero-length suffix beside a satisfiable range", func(t *testing.T) {
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=0-1,-0"}})
+		if res.status != http.StatusPartialContent || res.header.Get("Content-Range") != "bytes 0-1/12" || !bytes.Equal(res.body, content[:2]) {
+			t.Errorf("got %d, Content-Range %q, %q; want 206 with bytes 0-1", res.status, res.header.Get("Content-Range"), res.body)
+		}
+	})
+	t.Run("a zero-length suffix with a stale If-Range", func(t *testing.T) {
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=-0"}, "If-Range": {`"stale"`}})
+		if res.status != http.StatusOK || !bytes.Equal(res.body, content) {
+			t.Errorf("got %d %q, want 200 with the whole file: the range does not apply", res.status, res.body)
+		}
+	})
+	t.Run("a zero-length suffix of an empty file", func(t *testing.T) {
+		empty := api.flUploadBytes(t, api.client.ID, ws, "empty.pdf", nil)
+		res := api.flDownload(t, api.flLink(t, api.accountantKey, api.client.ID, empty.ID).URL, http.Header{"Range": {"bytes=-0"}})
+		if res.status != http.StatusOK || len(res.body) != 0 || res.header.Get("Content-Range") != "" {
+			t.Errorf("got %d, Content-Range %q, %d bytes; want 200 without a body, as for any range of an empty file",
+				res.status, res.header.Get("Content-Range"), len(res.body))
+		}
+	})
+
+	head := func(t *testing.T, rawURL string, header http.Header) *response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodHead, rawURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, values := range header {
+			req.Header[name] = values
+		}
+		res := api.flSend(t, req)
+		if len(res.body) != 0 {
+			t.Errorf("HEAD answered a body of %d bytes", len(res.body))
+		}
+		return res
+	}
+	t.Run("HEAD answers as GET without the body", func(t *testing.T) {
+		get := api.flMustDownload(t, link, content)
+		res := head(t, link, nil)
+		if res.status != http.StatusOK {
+			t.Fatalf("HEAD: got %d, want 200", res.status)
+		}
+		for _, name := range []string{"Content-Type", "Content-Disposition", "ETag", "Last-Modified", "Cache-Control", "Content-Length", "RateLimit-Limit"} {
+			if got, want := res.header.Get(name), get.header.Get(name); got != want || want == "" {
+				t.Errorf("HEAD %s: got %q, want GET's %q", name, got, want)
+			}
+		}
+		if res := head(t, link, http.Header{"Range": {"bytes=2-5"}}); res.status != http.StatusPartialContent || res.header.Get("Content-Range") != "bytes 2-5/12" {
+			t.Errorf("HEAD with a range: got %d, Content-Range %q; want 206, bytes 2-5/12", res.status, res.header.Get("Content-Range"))
+		}
+		if res := head(t, link, http.Header{"If-None-Match": {etag}}); res.status != http.StatusNotModified {
+			t.Errorf("HEAD with If-None-Match: got %d, want 304", res.status)
+		}
+		if res := head(t, link, http.Header{"Range": {"bytes=-0"}}); res.status != http.StatusRequestedRangeNotSatisfiable || res.header.Get("Content-Range") != "bytes */12" {
+			t.Errorf("HEAD with bytes=-0: got %d, Content-Range %q; want 416, bytes */12", res.status, res.header.Get("Content-Range"))
+		}
+		expires, _ := flLinkParts(t, link)
+		if res := head(t, api.flSignedURL(f.ID, expires, strings.Repeat("0", 64)), nil); res.status != http.StatusForbidden {
+			t.Errorf("HEAD with a forged link: got %d, want 403", res.status)
+		}
+		if allow := sendOptions(t, link, nil).header.Get("Allow"); allow != "GET, HEAD, OPTIONS" {
+			t.Errorf("OPTIONS: Allow %q, want GET, HEAD, OPTIONS", allow)
+		}
+	})
+	t.Run("content that cannot be sized", func(t *testing.T) {
+		logsBefore := len(api.logs.String())
+		req := httptest.NewRequest(http.MethodGet, link, nil)
+		rec := httptest.NewRecorder()
+		record, err := api.store.FindFileForDownload(context.Background(), f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		api.handler.serveContent(rec, req, record, flFailingSeeker{bytes.NewReader(content)})
+		res := &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		wantError(t, res, http.StatusInternalServerError, "internal_error", "internal_error", flInternal)
+		if strings.Contains(string(res.body), "secret/path") {
+			t.Errorf("the 500 answer holds the cause: %s", res.body)
+		}
+		if logs := api.logs.String()[logsBefore:]; !strings.Contains(logs, "http.ServeContent answered 500") {
+			t.Errorf("the log does not report the failure:\n%s", logs)
+		}
+	})
+}
+
+// flVerified counts the times the log says the file's bytes were hashed.
+func (api *testAPI) flVerified(id string) int {
+	n := 0
+	for line := range strings.Lines(api.logs.String()) {
+		if strings.Contains(line, `"msg":"file verified"`) && strings.Contains(line, `"file_id":"`+id+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// A file's bytes are hashed at its first download, and again only when the
+// file changed on disk: its inode, size or modification time. Ranges,
+// revalidations and further downloads of it, by any link, read no more of
+// it than they send (docs/security.md, section 10).
+func TestDownloadVerifiedOnce(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(51, 256<<10)
+	f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
+	path := filepath.Join(api.flStoreDir(t), filepath.FromSlash(flStoredPath(f.ID)))
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	etag := `"` + flSHA256(content) + `"`
+	hashes := func(t *testing.T, want int) {
+		t.Helper()
+		if got := api.flVerified(f.ID); got != want {
+			t.Errorf("the file was hashed %d times, want %d", got, want)
+		}
+	}
+	mtime := func(t *testing.T) time.Time {
+		t.Helper()
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ModTime()
+	}
+	refused := func(t *testing.T, header http.Header) {
+		t.Helper()
+		wantError(t, api.flDownload(t, link, header), http.StatusInternalServerError, "internal_error", "internal_error", flInternal)
+	}
+
+	api.flMustDownload(t, link, content)
+	hashes(t, 1)
+	t.Run("later downloads read no more than they send", func(t *testing.T) {
+		api.flMustDownload(t, link, content)
+		if res := api.flDownload(t, link, http.Header{"Range": {"bytes=0-0"}}); res.status != http.StatusPartialContent || !bytes.Equal(res.body, content[:1]) {
+			t.Errorf("Range: got %d %q, want 206 with the first byte", res.status, res.body)
+		}
+		if res := api.flDownload(t, link, http.Header{"If-None-Match": {etag}}); res.status != http.StatusNotModified {
+			t.Errorf("If-None-Match: got %d, want 304", res.status)
+		}
+		api.clock.Advance(time.Second) // another expiry: another link
+		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+		hashes(t, 1)
+	})
+
+	flipped := slices.Clone(content)
+	flipped[100<<10] ^= 0x01
+	for _, tc := range []struct {
+		name  string
+		alter func(t *testing.T)
+	}{
+		{"changed in place, same size", func(t *testing.T) {
+			verified := mtime(t)
+			if err := os.WriteFile(path, flipped, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			// A file system clock coarser than this test could leave the
+			// time as it was; a later write would move it.
+			if err := os.Chtimes(path, time.Time{}, verified.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaced by another file, same size and time", func(t *testing.T) {
+			verified := mtime(t)
+			if err := os.WriteFile(path+".new", flipped, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path+".new", time.Time{}, verified); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path+".new", path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"truncated", func(t *testing.T) {
+			if err := os.Truncate(path, int64(len(content)-1)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := api.flVerified(f.ID)
+			api.flMustDownload(t, link, content)
+			tc.alter(t)
+			refused(t, http.Header{"Range": {"bytes=0-0"}})
+			refused(t, http.Header{"If-None-Match": {etag}})
+			refused(t, nil)
+			// A file that does not match is hashed at every request: no
+			// verdict is kept for it.
+			hashes(t, before)
+			if err := os.WriteFile(path, content, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			api.flMustDownload(t, link, content)
+			hashes(t, before+1)
+		})
+	}
+
+	// The limit of the design: a change that keeps the inode, the size and
+	// the modification time (bytes rotting under the file system, or a
+	// write whose time was set back) is not seen until the server restarts
+	// or forgets the file.
+	t.Run("a change that keeps inode, size and time is not seen", func(t *testing.T) {
+		api.flMustDownload(t, link, content)
+		verified := mtime(t)
+		if err := os.WriteFile(path, flipped, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, time.Time{}, verified); err != nil {
+			t.Fatal(err)
+		}
+		res := api.flDownload(t, link, http.Header{"Range": {"bytes=102400-102400"}})
+		if res.status != http.StatusPartialContent || !bytes.Equal(res.body, flipped[100<<10:100<<10+1]) {
+			t.Errorf("got %d %q, want 206 with the changed byte, served without a new hash", res.status, res.body)
+		}
+	})
+}
+
+// The public download route is metered per link (120 a minute) and per
+// address (600 a minute, whatever the request), with the RateLimit-*
+// headers of the nearer limit on every answer.
+func TestDownloadRateLimit(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	content := flRandom(52, 1000)
+	f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
+	link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+	expires, signature := flLinkParts(t, link)
+	first := http.Header{"Range": {"bytes=0-0"}}
+	wantHeaders := func(t *testing.T, res *response, want map[string]string) {
+		t.Helper()
+		for name, value := range want {
+			if got := res.header.Get(name); got != value {
+				t.Errorf("%s: got %q, want %q", name, got, value)
+			}
+		}
+	}
+
+	for i := range downloadLinkLimit {
+		res := api.flDownload(t, link, first)
+		if res.status != http.StatusPartialContent {
+			t.Fatalf("download %d: got %d %s, want 206", i+1, res.status, res.body)
+		}
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": strconv.Itoa(downloadLinkLimit - 1 - i), "RateLimit-Reset": "60"})
+	}
+	api.clock.Advance(15 * time.Second)
+	res := api.flDownload(t, link, first)
+	wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "rate limit exceeded: retry in 45 s")
+	wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": "0", "RateLimit-Reset": "45", "Retry-After": "45"})
+
+	t.Run("the same link spelt otherwise", func(t *testing.T) {
+		for _, rawURL := range []string{
+			api.flSignedURL(strings.ToUpper(f.ID), expires, signature),
+			api.flSignedURL(f.ID, "+"+expires, strings.ToUpper(signature)),
+			api.flSignedURL(f.ID, "0"+expires, signature) + "&x=1",
+		} {
+			wantError(t, api.flDownload(t, rawURL, first), http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
+		}
+	})
+	t.Run("another link to the file", func(t *testing.T) {
+		api.clock.Advance(time.Second)
+		other := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+		res := api.flDownload(t, other, first)
+		if res.status != http.StatusPartialContent {
+			t.Fatalf("got %d %s, want 206", res.status, res.body)
+		}
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "120", "RateLimit-Remaining": "119"})
+	})
+	t.Run("forged links spend no link's requests", func(t *testing.T) {
+		wantError(t, api.flDownload(t, api.flSignedURL(f.ID, expires, strings.Repeat("0", 64)), first),
+			http.StatusForbidden, "auth_error", "invalid_signature", flInvalidSignature)
+		if n := api.handler.limiter.Allow("download-link:"+f.ID+"/"+expires, downloadLinkLimit, time.Minute); n.Allowed {
+			t.Errorf("the genuine link got a request back")
+		}
+	})
+	t.Run("the window resets", func(t *testing.T) {
+		api.clock.Advance(45 * time.Second)
+		if res := api.flDownload(t, link, first); res.status != http.StatusPartialContent {
+			t.Errorf("after the window: got %d %s, want 206", res.status, res.body)
+		}
+	})
+	t.Run("per address", func(t *testing.T) {
+		api.clock.Advance(time.Minute)
+		fresh := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+		forged := api.flSignedURL(f.ID, expires, strings.Repeat("0", 64))
+		for i := range downloadAddrLimit {
+			res := api.flDownload(t, forged, nil)
+			if res.status != http.StatusForbidden {
+				t.Fatalf("request %d: got %d, want 403", i+1, res.status)
+			}
+			wantHeaders(t, res, map[string]string{"RateLimit-Limit": "600", "RateLimit-Remaining": strconv.Itoa(downloadAddrLimit - 1 - i)})
+		}
+		res := api.flDownload(t, fresh, nil)
+		wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "rate limit exceeded: retry in 60 s")
+		wantHeaders(t, res, map[string]string{"RateLimit-Limit": "600", "RateLimit-Remaining": "0", "Retry-After": "60"})
+
+		req := httptest.NewRequest(http.MethodGet, fresh, nil)
+		req.RemoteAddr = "192.0.2.7:4321"
+		rec := httptest.NewRecorder()
+		api.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), content) {
+			t.Errorf("another address: got %d, want 200 with the file", rec.Code)
+		}
+	})
 }
 
 func TestFileOfDeletedTask(t *testing.T) {

@@ -45,6 +45,8 @@ type Handler struct {
 	clients clientCache
 	// idempotency holds the Idempotency-Keys of the requests running.
 	idempotency idempotencyLocks
+	// verified holds the stored files whose bytes matched their record.
+	verified verifiedFiles
 
 	baseURL   string
 	files     *filestore.Store
@@ -122,6 +124,7 @@ func (h *Handler) routeTable() []route {
 		{http.MethodGet, "/v1/files/:id", endpoint{access: clientScoped, permission: auth.FilesRead}, h.getFile},
 		{http.MethodGet, "/v1/files/:id/content", endpoint{access: clientScoped, permission: auth.FilesRead}, h.fileLink},
 		{http.MethodGet, "/v1/files/:id/download", endpoint{access: public}, h.downloadFile},
+		{http.MethodHead, "/v1/files/:id/download", endpoint{access: public}, h.downloadFile},
 		{http.MethodPost, "/v1/users", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.inviteUser},
 		{http.MethodPatch, "/v1/users/:id", endpoint{access: clientScoped, permission: auth.UsersWrite, zod: true}, h.updateUser},
 		{http.MethodPost, "/v1/admin/clients", endpoint{access: keyed, permission: auth.ClientsWrite}, h.createClient},

@@ -1,11 +1,15 @@
 package handlers
 
 import (
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"acctapi/auth"
 )
@@ -166,6 +170,81 @@ func TestUploadHostileFileNames(t *testing.T) {
 	slices.Sort(want)
 	if got := api.flStoredFiles(t); !slices.Equal(got, want) {
 		t.Errorf("file store:\n got %v\nwant %v (each file under its id)", got, want)
+	}
+}
+
+// flSafeDisposition checks the Content-Disposition of a download of the
+// file named name: no control or format character (bidi controls,
+// zero-width characters) in either name it gives, no percent sign or RFC
+// 2047 encoded word in the ASCII fallback, and the exact name, less what is
+// dropped, in filename*.
+func flSafeDisposition(t *testing.T, header, name string) {
+	t.Helper()
+	m := flDispositionRE.FindStringSubmatch(header)
+	if m == nil {
+		t.Fatalf("Content-Disposition %q is not attachment; filename=\"<safe ASCII>\"[; filename*=UTF-8''<pct-encoded>]", header)
+	}
+	fallback, exact := m[1], m[1]
+	if m[2] != "" || strings.Contains(header, "filename*=") {
+		decoded, err := url.PathUnescape(m[2])
+		if err != nil {
+			t.Fatalf("filename* %q: %v", m[2], err)
+		}
+		exact = decoded
+	}
+	for what, s := range map[string]string{"ASCII fallback": fallback, "filename*": exact} {
+		if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }); i >= 0 {
+			t.Errorf("%s %q holds the control or format character %U", what, s, []rune(s[i:])[0])
+		}
+	}
+	if strings.Contains(fallback, "%") || strings.Contains(fallback, "=?") {
+		t.Errorf("ASCII fallback %q holds a percent sign or the start of an encoded word", fallback)
+	}
+	if want := flDispositionName(name); exact != want {
+		t.Errorf("Content-Disposition names %q, want %q", exact, want)
+	}
+	if typ, params, err := mime.ParseMediaType(header); err != nil || typ != "attachment" || params["filename"] != exact {
+		t.Errorf("mime.ParseMediaType(%q) = %q, %q, %v; want attachment with filename %q", header, typ, params, err, exact)
+	}
+}
+
+// Names that would show another name than they hold: bidi and other format
+// characters are dropped from both forms of Content-Disposition, and the
+// ASCII fallback has no percent-escapes or encoded words that a client
+// could decode into another name.
+func TestDownloadHostileFileNames(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	for _, tc := range []struct{ name, disposition string }{
+		{"invoice\u202Efdp.exe", `attachment; filename="invoicefdp.exe"`},
+		{"\u202Dleft\u202C.pdf", `attachment; filename="left.pdf"`},
+		{"a\u2066b\u2067c\u2068d\u2069.pdf", `attachment; filename="abcd.pdf"`},
+		{"\u200Bzero\u200Cwidth\u200D.pdf", `attachment; filename="zerowidth.pdf"`},
+		{"\uFEFFbom\u00AD.pdf", `attachment; filename="bom.pdf"`},
+		{"\u200E\u200Fmarks\u061C.pdf", `attachment; filename="marks.pdf"`},
+		{"flag\U000E0067\U000E0062\U000E007F.pdf", `attachment; filename="flag.pdf"`},
+		{"\u202E", `attachment; filename="download"; filename*=UTF-8''`},
+		{"Müller\u202Efdp.exe", `attachment; filename="M_llerfdp.exe"; filename*=UTF-8''M%C3%BCllerfdp.exe`},
+		{"%41%42.pdf", `attachment; filename="_41_42.pdf"; filename*=UTF-8''%2541%2542.pdf`},
+		{"..%2f..%2fetc%2fpasswd", `attachment; filename="_2f.._2fetc_2fpasswd"; filename*=UTF-8''..%252f..%252fetc%252fpasswd`},
+		{"=?utf-8?b?ZXZpbC5leGU=?=", `attachment; filename="_utf-8?b?ZXZpbC5leGU_="; filename*=UTF-8''%3D%3Futf-8%3Fb%3FZXZpbC5leGU%3D%3F%3D`},
+		{"=?iso-8859-1?q?=E9vil?=.pdf", `attachment; filename="_iso-8859-1?q?=E9vil?=.pdf"; filename*=UTF-8''%3D%3Fiso-8859-1%3Fq%3F%3DE9vil%3F%3D.pdf`},
+		{"=\x00?utf-8?q?x?=", `attachment; filename="_utf-8?q?x?="; filename*=UTF-8''%3D%3Futf-8%3Fq%3Fx%3F%3D`},
+		{"\u202Egpj.exe =?utf-8?b?eA==?= %00", `attachment; filename="gpj.exe _utf-8?b?eA=_= _00"; filename*=UTF-8''gpj.exe%20%3D%3Futf-8%3Fb%3FeA%3D%3D%3F%3D%20%2500`},
+	} {
+		t.Run(fmt.Sprintf("%+q", tc.name), func(t *testing.T) {
+			content := []byte("hostile " + tc.name)
+			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(tc.name, "", content))
+			if f.Name != tc.name {
+				t.Errorf("name: got %q, want %q exactly as sent", f.Name, tc.name)
+			}
+			res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+			header := res.header.Get("Content-Disposition")
+			if header != tc.disposition {
+				t.Errorf("Content-Disposition:\n got %s\nwant %s", header, tc.disposition)
+			}
+			flSafeDisposition(t, header, tc.name)
+		})
 	}
 }
 

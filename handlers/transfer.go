@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -70,12 +71,39 @@ func (e *readErrors) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// partHeaderLimit fails the reads of multipart.Reader.NextPart past a part
+// header's limit. The reads of a part's content are not limited here.
+type partHeaderLimit struct {
+	r io.Reader
+	// left is what NextPart may still read, -1 while a part's content is read.
+	left int64
+}
+
+// errPartHeaderTooLarge refuses an upload with a part header over its limit.
+var errPartHeaderTooLarge = errBadRequest("invalid_multipart", fmt.Sprintf("the header of a part exceeds %d bytes", maxPartHeader))
+
+func (l *partHeaderLimit) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return l.r.Read(p)
+	}
+	if l.left == 0 {
+		return 0, errPartHeaderTooLarge
+	}
+	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+	l.left -= int64(n)
+	return n, err
+}
+
 // requestBodyError answers a failed read of an upload's body: a body past
-// its limit is a file too large, any other failure a malformed multipart body.
+// its limit is a file too large, a part header past its own is refused as
+// such, any other failure is a malformed multipart body.
 func requestBodyError(err error, maxUpload int64) error {
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	switch {
+	case errors.As(err, &tooLarge):
 		return errFileTooLarge(maxUpload)
+	case errors.Is(err, errPartHeaderTooLarge):
+		return errPartHeaderTooLarge
 	}
 	return errBadRequest("invalid_multipart", "the multipart body is malformed or ended early")
 }
