@@ -130,6 +130,42 @@ func TestUnauthorized(t *testing.T) {
 	})
 }
 
+// TestTwoAuthorizationHeaders: a request with several Authorization headers
+// is refused as a bad key is, whatever they hold, and counts against the
+// address's failed-attempt budget. Servers and proxies differ in which one
+// they use, so acctapi uses none.
+func TestTwoAuthorizationHeaders(t *testing.T) {
+	api := newTestAPI(t)
+	bearer := func(key string) string { return "Bearer " + key }
+	remaining := failedAuthLimit
+	for _, tc := range []struct {
+		name   string
+		values []string
+	}{
+		{"the same key twice", []string{bearer(api.accountantKey), bearer(api.accountantKey)}},
+		{"a key, then a bad one", []string{bearer(api.accountantKey), "Bearer nope"}},
+		{"a bad key, then a good one", []string{"Bearer nope", bearer(api.accountantKey)}},
+		{"keys of two firms", []string{bearer(api.accountantKey), bearer(api.other.accountantKey)}},
+		{"a key and an empty header", []string{bearer(api.clientKey), ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := api.do(request{method: "GET", path: "/v1/me", header: http.Header{"Authorization": tc.values}})
+			wantError(t, res, http.StatusUnauthorized, "auth_error", "unauthorized",
+				"missing or invalid API key: send Authorization: Bearer <API_KEY>")
+			if got, want := res.header.Get("RateLimit-Limit"), fmt.Sprint(failedAuthLimit); got != want {
+				t.Errorf("RateLimit-Limit: got %s, want the failed-attempt budget %s", got, want)
+			}
+			remaining--
+			if got, want := res.header.Get("RateLimit-Remaining"), fmt.Sprint(remaining); got != want {
+				t.Errorf("RateLimit-Remaining: got %s, want %s: the request was not counted", got, want)
+			}
+		})
+	}
+	if res := api.do(request{method: "GET", path: "/v1/me", key: api.accountantKey}); res.status != http.StatusOK {
+		t.Errorf("the key in one header: got %d, want 200", res.status)
+	}
+}
+
 func TestRateLimit(t *testing.T) {
 	api := newTestAPI(t)
 	key := api.mustMintKey(api.firm.ID, auth.KeySpec{RateLimitMax: 3, RateLimitWindow: 10 * time.Second})

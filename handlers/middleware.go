@@ -100,7 +100,7 @@ const failedAuthLimit = 600
 // authenticate checks the bearer key and counts the request against its rate
 // limit, writing the RateLimit-* headers either way.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, error) {
-	key, ok := bearer(r.Header.Get("Authorization"))
+	key, ok := bearerKey(r.Header)
 	var principal *auth.Principal
 	var err error = errUnauthorized
 	if ok {
@@ -128,6 +128,18 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 	}
 	stateOf(r).keyID = principal.KeyID
 	return principal, nil
+}
+
+// bearerKey returns the key of the request's one Authorization header. Two
+// headers are no key at all: servers and proxies differ in which one they
+// use, so a request that sends several is refused as a bad key is (the same
+// 401, counted against the address's failed-attempt budget).
+func bearerKey(header http.Header) (string, bool) {
+	values := header.Values("Authorization")
+	if len(values) != 1 {
+		return "", false
+	}
+	return bearer(values[0])
 }
 
 // bearer returns the key of an Authorization header of the Bearer scheme,
