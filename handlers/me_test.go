@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"acctapi/auth"
+	"acctapi/db"
 )
 
 func TestMe(t *testing.T) {
@@ -223,6 +224,59 @@ func TestRateLimit(t *testing.T) {
 			t.Errorf("a valid key after failures: got %d, want 200", res.status)
 		}
 	})
+}
+
+// countingKeys is the store, counting the key lookups that reach it.
+type countingKeys struct {
+	auth.KeyStore
+	reads atomic.Int32
+}
+
+func (c *countingKeys) FindAPIKey(ctx context.Context, id string) (*db.APIKey, error) {
+	c.reads.Add(1)
+	return c.KeyStore.FindAPIKey(ctx, id)
+}
+
+// TestFailedAuthBudgetBeforeLookup: an address that has spent its failed
+// attempts is refused before its key is looked up, so that a guess costs
+// no database read. Only a key the server has already found, sent with its
+// secret, still gets through.
+func TestFailedAuthBudgetBeforeLookup(t *testing.T) {
+	keys := &countingKeys{}
+	api := newTestAPI(t, func(cfg *Config) {
+		keys.KeyStore = cfg.Store
+		cfg.Auth = auth.NewAuthenticator(keys, nil)
+	})
+	me := func(key string) *response { return api.do(request{method: "GET", path: "/v1/me", key: key}) }
+	if res := me(api.accountantKey); res.status != http.StatusOK {
+		t.Fatalf("a valid key: got %d, want 200", res.status)
+	}
+	for range failedAuthLimit {
+		me("nope")
+	}
+	before := keys.reads.Load()
+	id, _, _ := auth.ParseKey(api.accountantKey)
+	var guesses []string
+	for range 3 {
+		key, _ := auth.NewKey(db.NewID())
+		guesses = append(guesses, key)
+	}
+	// A known id with a wrong secret, and a valid key the server has not
+	// seen since it started: both wait for the window to close like a guess.
+	guesses = append(guesses, "ak_"+id+"_"+strings.Repeat("f", 64), api.clientKey)
+	for _, key := range guesses {
+		res := me(key)
+		wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
+		if res.header.Get("Retry-After") == "" || res.header.Get("RateLimit-Remaining") != "0" {
+			t.Errorf("429 headers: Retry-After %q, RateLimit-Remaining %q", res.header.Get("Retry-After"), res.header.Get("RateLimit-Remaining"))
+		}
+		if got := keys.reads.Load(); got != before {
+			t.Fatalf("store reads over the budget: got %d, want none", got-before)
+		}
+	}
+	if res := me(api.accountantKey); res.status != http.StatusOK {
+		t.Errorf("a key the server knows, over the budget: got %d, want 200", res.status)
+	}
 }
 
 func TestRateLimitConcurrent(t *testing.T) {
