@@ -105,3 +105,97 @@ func TestBodyStringsUTF8(t *testing.T) {
 		}
 	})
 }
+
+// controlIssue is the issue of a string field that holds a control
+// character; textIssue that of a free-text field.
+func controlIssue(path ...any) issue {
+	return issue{Code: "invalid_string", Path: path, Validation: "regex", Message: "String must not contain control characters"}
+}
+
+func textIssue(path ...any) issue {
+	return issue{Code: "invalid_string", Path: path, Validation: "regex",
+		Message: "String must not contain control characters other than tab, line feed and carriage return"}
+}
+
+func TestControlCharacters(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	send := func(method, path string, body map[string]any) *response {
+		return api.do(request{method: method, path: path, key: api.accountantKey, clientID: api.client.ID, body: body})
+	}
+	task := func(fields map[string]any) map[string]any {
+		fields["workspaceId"] = ws
+		if _, ok := fields["title"]; !ok {
+			fields["title"] = "x"
+		}
+		return fields
+	}
+
+	t.Run("refused in every string field", func(t *testing.T) {
+		folders, labels := "/v1/workspaces/"+ws+"/folders", "/v1/workspaces/"+ws+"/labels"
+		hook := map[string]any{"url": "https://hooks.example.com/in", "events": []string{"*"}}
+		for _, tc := range []struct {
+			name         string
+			method, path string
+			body         map[string]any
+			zod          bool
+			want         issue
+		}{
+			{"NUL in a title", "POST", "/v1/tasks", task(map[string]any{"title": "Q1\x00 VAT"}), false, controlIssue("title")},
+			{"a tab inside a title", "POST", "/v1/tasks", task(map[string]any{"title": "Q1\tVAT"}), false, controlIssue("title")},
+			{"a line feed inside a title", "POST", "/v1/tasks", task(map[string]any{"title": "Q1\nVAT"}), false, controlIssue("title")},
+			{"DEL in a title", "POST", "/v1/tasks", task(map[string]any{"title": "Q1\x7f"}), false, controlIssue("title")},
+			{"a C1 control in a title", "POST", "/v1/tasks", task(map[string]any{"title": "Q1\u0085VAT"}), false, controlIssue("title")},
+			{"NUL in a task's text", "POST", "/v1/tasks", task(map[string]any{"text": "a\x00b"}), false, textIssue("text")},
+			{"an escape sequence in a task's text", "POST", "/v1/tasks", task(map[string]any{"text": "\x1b[31mred"}), false, textIssue("text")},
+			{"a form feed in a task's text", "PATCH", "/v1/tasks/" + missingTaskID, map[string]any{"text": "a\fb"}, false, textIssue("text")},
+			{"NUL in a parent id", "POST", "/v1/tasks", task(map[string]any{"parentId": "caaaaaaaaa\x00"}), false, cuidIssue("parentId")},
+			{"a C1 control in an id", "POST", "/v1/tasks", task(map[string]any{"parentId": "caaaaaaaaa\u009b"}), false, cuidIssue("parentId")},
+			{"NUL in a workspace name", "POST", "/v1/workspaces", map[string]any{"name": "a\x00"}, false, controlIssue("name")},
+			{"NUL in a folder name", "POST", folders, map[string]any{"name": "a\x00"}, false, controlIssue("name")},
+			{"NUL in a label name", "POST", labels, map[string]any{"name": "a\x00"}, false, controlIssue("name")},
+			{"NUL in an email", "POST", "/v1/users", map[string]any{"email": "a\x00@example.com", "role": "user"}, true, controlIssue("email")},
+			{"NUL in a first name", "POST", "/v1/users", map[string]any{"email": "a@example.com", "role": "user", "firstName": "A\x00"}, true, controlIssue("firstName")},
+			{"NUL in a client name", "POST", "/v1/admin/clients", map[string]any{"name": "A\x00", "type": "legal_person"}, false, controlIssue("name")},
+			{"NUL in a custom id", "POST", "/v1/admin/clients", map[string]any{"name": "A", "type": "legal_person", "customId": "4\x002"}, false, controlIssue("customId")},
+			{"a line feed in an address", "POST", "/v1/admin/clients", map[string]any{"name": "A", "type": "legal_person",
+				"address": map[string]any{"line1": "1 Main St\nFlat 2"}}, false, controlIssue("address", "line1")},
+			{"NUL in a last name", "POST", "/v1/admin/users", map[string]any{"email": "b@example.com", "role": "user", "lastName": "B\x00"}, true, controlIssue("lastName")},
+			{"NUL in a webhook URL", "POST", "/v1/webhooks", map[string]any{"url": "https://hooks.example.com/\x00", "events": []string{"*"}}, false, controlIssue("url")},
+			{"NUL in a webhook description", "POST", "/v1/webhooks", map[string]any{"url": hook["url"], "events": hook["events"], "description": "a\x00"}, false, textIssue("description")},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				name := "ValidationError"
+				if tc.zod {
+					name = "ZodError"
+				}
+				res := send(tc.method, tc.path, tc.body)
+				wantIssues(t, res, name, []issue{tc.want})
+				wantNoControls(t, res)
+			})
+		}
+	})
+
+	t.Run("free text keeps tabs and line breaks", func(t *testing.T) {
+		text := "Line 1\r\nLine 2\n\tindented"
+		res := send("POST", "/v1/tasks", task(map[string]any{"title": "  Q1 VAT\t\n", "text": text}))
+		if res.status != http.StatusCreated {
+			t.Fatalf("status: got %d, want 201 (body %s)", res.status, res.body)
+		}
+		var got taskResponse
+		res.decode(t, &got)
+		if got.Title != "Q1 VAT" || got.Text == nil || *got.Text != text {
+			t.Errorf("task: got title %q, text %v; want the title trimmed and the text as sent", got.Title, got.Text)
+		}
+		res = send("POST", "/v1/webhooks", map[string]any{"url": "https://hooks.example.com/in", "events": []string{"*"},
+			"description": "Ledger sync\n\tfor March"})
+		if res.status != http.StatusCreated {
+			t.Fatalf("webhook with a two-line description: got %d, want 201 (body %s)", res.status, res.body)
+		}
+	})
+
+	t.Run("query ids", func(t *testing.T) {
+		res := api.do(request{method: "GET", path: "/v1/tasks?workspaceId=caaaaaaaaa%00", key: api.accountantKey, clientID: api.client.ID})
+		wantIssues(t, res, "ValidationError", []issue{cuidIssue("query", "workspaceId")})
+	})
+}
