@@ -199,3 +199,49 @@ func TestControlCharacters(t *testing.T) {
 		wantIssues(t, res, "ValidationError", []issue{cuidIssue("query", "workspaceId")})
 	})
 }
+
+func TestTimestampOffsets(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	post := func(due string) *response {
+		return api.do(request{method: "POST", path: "/v1/tasks", key: api.accountantKey, clientID: api.client.ID,
+			body: map[string]any{"workspaceId": ws, "title": "x", "dueDate": due}})
+	}
+	datetimeIssue := issue{Code: "invalid_string", Path: []any{"dueDate"}, Validation: "datetime", Message: "Invalid datetime"}
+
+	t.Run("refused", func(t *testing.T) {
+		for _, due := range []string{
+			"2026-01-02T03:04:05+24:00", "2026-01-02T03:04:05-24:00", "2026-01-02T03:04:05+23:60",
+			"2026-01-02T03:04:05+24:60", "2026-01-02T03:04:05,5Z", "2026-01-02T3:04:05Z",
+			"2026-01-02T03:04:05+01:00\x00", "2026-01-02T03:04:05z", "2026-01-02 03:04:05Z", "2026-02-29T00:00:00Z",
+		} {
+			t.Run(due, func(t *testing.T) {
+				res := post(due)
+				wantIssues(t, res, "ValidationError", []issue{datetimeIssue})
+			})
+		}
+	})
+
+	t.Run("accepted", func(t *testing.T) {
+		for _, tc := range []struct{ due, want string }{
+			{"2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z"},
+			{"2026-01-02T03:04:05+23:59", "2026-01-01T03:05:05Z"},
+			{"2026-01-02T03:04:05-23:59", "2026-01-03T03:03:05Z"},
+			{"2026-01-02T03:04:05-00:00", "2026-01-02T03:04:05Z"},
+			{"2026-01-02T03:04:05.123456789+01:00", "2026-01-02T02:04:05Z"},
+			{"2024-02-29T00:00:00Z", "2024-02-29T00:00:00Z"},
+		} {
+			t.Run(tc.due, func(t *testing.T) {
+				res := post(tc.due)
+				if res.status != http.StatusCreated {
+					t.Fatalf("status: got %d, want 201 (body %s)", res.status, res.body)
+				}
+				var got taskResponse
+				res.decode(t, &got)
+				if got.DueDate == nil || string(*got.DueDate) != tc.want {
+					t.Errorf("dueDate: got %v, want %s", got.DueDate, tc.want)
+				}
+			})
+		}
+	})
+}

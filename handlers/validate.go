@@ -371,6 +371,12 @@ func (o *object) stringArray(name string, p presence, min, max int, item func(pa
 	return field[[]string]{Set: true, Value: values}
 }
 
+// dateTime is the form of the date-times accepted: RFC 3339 with an upper-case
+// T and Z, a fraction after a point, and an offset within ±23:59. time.Parse
+// alone also takes an offset of 24 hours or of 60 minutes, a comma before the
+// fraction and a one-digit hour; it still checks the calendar (February 30).
+var dateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`)
+
 // time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
 func (o *object) time(name string, p presence) field[time.Time] {
 	raw, null, ok := o.get(name, "string", p)
@@ -384,7 +390,7 @@ func (o *object) time(name string, p presence) field[time.Time] {
 	t, err := time.Parse(time.RFC3339, s)
 	// An offset can carry a date past a four-digit year once in UTC, which the
 	// answer's YYYY-MM-DDTHH:MM:SSZ form cannot show.
-	if err != nil || len(s) > 40 || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
+	if err != nil || len(s) > 40 || !dateTime.MatchString(s) || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
 		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
 		return field[time.Time]{}
 	}
