@@ -245,3 +245,31 @@ func TestTimestampOffsets(t *testing.T) {
 		}
 	})
 }
+
+func TestAnswersEchoNoControlCharacters(t *testing.T) {
+	api := newTestAPI(t)
+	do := func(method, path string) *response {
+		return api.do(request{method: method, path: path, key: api.accountantKey, clientID: api.client.ID, body: map[string]any{}})
+	}
+	t.Run("path ids", func(t *testing.T) {
+		for _, id := range []string{"caaaaaaaaa%00", "caaaaaaaaa%0A", "caaaaaaaaa%1B%5B2J", "caaaaaaaaa%C2%85", "caaaaaaaaa%FF"} {
+			t.Run(id, func(t *testing.T) {
+				res := do("PATCH", "/v1/tasks/"+id)
+				wantIssues(t, res, "ValidationError", []issue{cuidIssue("params", "id")})
+				wantNoControls(t, res)
+			})
+		}
+	})
+	t.Run("unknown routes", func(t *testing.T) {
+		res := api.do(request{method: "GET", path: "/v1/nope%00%0A%FF", key: api.accountantKey})
+		wantError(t, res, http.StatusNotFound, "not_found", "not_found", `no route for GET /v1/nope\u0000\u000a\xff`)
+		wantNoControls(t, res)
+	})
+	t.Run("enum values", func(t *testing.T) {
+		res := api.do(request{method: "GET", path: "/v1/tasks?sort=%00%1B", key: api.accountantKey, clientID: api.client.ID})
+		wantIssues(t, res, "ValidationError", []issue{{Code: "invalid_enum_value", Path: []any{"query", "sort"},
+			Options: []string{"createdAt", "updatedAt", "dueDate", "status", "title"}, Received: `\u0000\u001b`,
+			Message: `Invalid enum value. Expected 'createdAt' | 'updatedAt' | 'dueDate' | 'status' | 'title', received '\u0000\u001b'`}})
+		wantNoControls(t, res)
+	})
+}
