@@ -182,7 +182,7 @@ func (o *object) string(name string, rule stringRule) field[string] {
 	if rule.trim {
 		s = strings.TrimSpace(s)
 	}
-	if !checkLength(o.v, o.at(name), s, rule.min, rule.max) || !checkControls(o.v, o.at(name), s, rule.text) {
+	if path := o.at(name); !checkLength(o.v, path, s, rule.min, rule.max) || !checkControls(o.v, path, s, rule.text) {
 		return field[string]{}
 	}
 	return field[string]{Set: true, Value: s}
