@@ -355,6 +355,83 @@ func TestAuthenticator(t *testing.T) {
 	})
 }
 
+// countingKeys is the store, counting the key lookups that reach it.
+type countingKeys struct {
+	auth.KeyStore
+	reads atomic.Int32
+}
+
+func (c *countingKeys) FindAPIKey(ctx context.Context, id string) (*db.APIKey, error) {
+	c.reads.Add(1)
+	return c.KeyStore.FindAPIKey(ctx, id)
+}
+
+// TestAuthenticatorUnknownKeys: an id the store does not have is remembered
+// for a second, so that guessing it again reads nothing.
+func TestAuthenticatorUnknownKeys(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	d := mustOpenDB(t, c.Now)
+	firm := mustCreateFirm(t, d, "Firm")
+	keys := &countingKeys{KeyStore: d}
+	a := auth.NewAuthenticator(keys, c.Now)
+	authenticate := func(t *testing.T, key string, wantReads int32) {
+		t.Helper()
+		if _, err := a.Authenticate(ctx, key); !errors.Is(err, auth.ErrUnauthorized) {
+			t.Fatalf("Authenticate: got %v, want ErrUnauthorized", err)
+		}
+		if got := keys.reads.Load(); got != wantReads {
+			t.Errorf("store reads: got %d, want %d", got, wantReads)
+		}
+	}
+
+	unknown, _ := auth.NewKey(db.NewID())
+	t.Run("read once", func(t *testing.T) {
+		authenticate(t, unknown, 1)
+		c.Advance(999 * time.Millisecond)
+		authenticate(t, unknown, 1)
+	})
+	t.Run("any secret with the unknown id", func(t *testing.T) {
+		id, _, _ := auth.ParseKey(unknown)
+		authenticate(t, "ak_"+id+"_"+strings.Repeat("0", 64), 1)
+	})
+	t.Run("another unknown id is read", func(t *testing.T) {
+		other, _ := auth.NewKey(db.NewID())
+		authenticate(t, other, 2)
+		authenticate(t, other, 2)
+	})
+	t.Run("the entry expires after a second", func(t *testing.T) {
+		c.Advance(time.Millisecond)
+		authenticate(t, unknown, 3)
+	})
+	t.Run("an id longer than any key's is not looked up", func(t *testing.T) {
+		authenticate(t, "ak_c"+strings.Repeat("a", 64)+"_"+strings.Repeat("0", 64), 3)
+	})
+	t.Run("bounded", func(t *testing.T) {
+		for i := range 2*auth.MaxUnknownKeys + 1 {
+			key, _ := auth.NewKey(db.NewID())
+			if _, err := a.Authenticate(ctx, key); !errors.Is(err, auth.ErrUnauthorized) {
+				t.Fatalf("Authenticate: got %v, want ErrUnauthorized", err)
+			}
+			if n := a.UnknownKeys(); n > auth.MaxUnknownKeys || n == 0 {
+				t.Fatalf("after %d unknown ids: %d remembered, want 1 to %d", i+1, n, auth.MaxUnknownKeys)
+			}
+		}
+	})
+	t.Run("known keys are read as before", func(t *testing.T) {
+		key, _ := mustMintKey(t, d, firm.ID, auth.KeySpec{})
+		reads := keys.reads.Load()
+		for range 2 {
+			if _, err := a.Authenticate(ctx, key); err != nil {
+				t.Fatalf("Authenticate: got %v, want nil", err)
+			}
+		}
+		if got := keys.reads.Load(); got != reads+1 {
+			t.Errorf("store reads of a known key: got %d, want %d", got, reads+1)
+		}
+	})
+}
+
 func checkPrincipal(tb testing.TB, got *auth.Principal, want auth.Principal) {
 	tb.Helper()
 	if got.KeyID != want.KeyID || got.Kind != want.Kind || got.FirmID != want.FirmID || got.ClientID != want.ClientID {
@@ -520,6 +597,69 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
+// TestLimiterSpent: Spent tells a window used up from one with room, and
+// counts nothing.
+func TestLimiterSpent(t *testing.T) {
+	c := newClock()
+	l := auth.NewLimiter(c.Now)
+	const limit, period = 3, 10 * time.Second
+	spent := func(t *testing.T, want bool) auth.Decision {
+		t.Helper()
+		d, got := l.Spent("k", limit, period)
+		if got != want {
+			t.Fatalf("Spent: got %v (%+v), want %v", got, d, want)
+		}
+		return d
+	}
+	spent(t, false)
+	for range limit {
+		spent(t, false)
+		if d := l.Allow("k", limit, period); !d.Allowed {
+			t.Fatalf("Allow: got %+v, want allowed: Spent counted", d)
+		}
+	}
+	c.Advance(4 * time.Second)
+	if d := spent(t, true); d.Allowed || d.Limit != limit || d.Remaining != 0 || d.Reset != 6*time.Second {
+		t.Errorf("spent window: got %+v, want denied, Limit %d, Remaining 0, Reset 6s", d, limit)
+	}
+	c.Advance(6 * time.Second)
+	spent(t, false)
+}
+
+// TestAuthenticatorKnown: Known holds for a key found before, with its
+// secret, however long ago, and reads nothing.
+func TestAuthenticatorKnown(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	d := mustOpenDB(t, c.Now)
+	firm := mustCreateFirm(t, d, "Firm")
+	keys := &countingKeys{KeyStore: d}
+	a := auth.NewAuthenticator(keys, c.Now)
+	key, stored := mustMintKey(t, d, firm.ID, auth.KeySpec{})
+	unknown, _ := auth.NewKey(db.NewID())
+	known := func(t *testing.T, key string, want bool) {
+		t.Helper()
+		if got := a.Known(key); got != want {
+			t.Errorf("Known: got %v, want %v", got, want)
+		}
+	}
+
+	known(t, key, false)
+	known(t, unknown, false)
+	if _, err := a.Authenticate(ctx, key); err != nil {
+		t.Fatalf("Authenticate: got %v, want nil", err)
+	}
+	reads := keys.reads.Load()
+	known(t, key, true)
+	known(t, "ak_"+stored.ID+"_"+strings.Repeat("0", 64), false)
+	known(t, "ak_"+stored.ID, false)
+	c.Advance(time.Hour)
+	known(t, key, true)
+	if got := keys.reads.Load(); got != reads {
+		t.Errorf("store reads of Known: got %d, want none", got-reads)
+	}
+}
+
 func TestLimiterConcurrent(t *testing.T) {
 	fixed := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	l := auth.NewLimiter(func() time.Time { return fixed })
@@ -565,6 +705,22 @@ func BenchmarkAuthenticate(b *testing.B) {
 	for b.Loop() {
 		if _, err := a.Authenticate(ctx, key); err != nil {
 			b.Fatalf("Authenticate: got %v, want nil", err)
+		}
+	}
+}
+
+// BenchmarkAuthenticateUnknown authenticates one key whose id no key has,
+// over and over: a guesser repeating an id, or a client with a deleted key.
+func BenchmarkAuthenticateUnknown(b *testing.B) {
+	ctx := context.Background()
+	fixed := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	now := func() time.Time { return fixed }
+	a := auth.NewAuthenticator(mustOpenDB(b, now), now)
+	key, _ := auth.NewKey(db.NewID())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.Authenticate(ctx, key); !errors.Is(err, auth.ErrUnauthorized) {
+			b.Fatalf("Authenticate: got %v, want ErrUnauthorized", err)
 		}
 	}
 }

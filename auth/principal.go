@@ -35,17 +35,31 @@ type KeyStore interface {
 }
 
 // cacheTTL bounds how long a key is trusted without a fresh read: a key
-// revoked from the CLI, in another process, stops working within it.
+// revoked from the CLI, in another process, stops working within it. An id
+// the store did not have is remembered as long: a key minted meanwhile with
+// that very id is unlikely, as ids hold 82 random bits.
 const cacheTTL = time.Second
 
+// maxUnknownKeys bounds how many unknown key ids are remembered, so that
+// guessing many ids cannot grow the memory without limit.
+const maxUnknownKeys = 1024
+
+// maxKeyIDLength is the longest key id looked up. Key ids are the store's
+// ids, which are at most 64 characters as every id in a request; a longer
+// one names no key, and the unknown ids remembered stay small.
+const maxKeyIDLength = 64
+
 // Authenticator turns bearer keys into principals. It keeps each key's row for
-// cacheTTL, so that a busy key costs one database read a second.
+// cacheTTL, so that a busy key costs one database read a second, and the ids
+// the store did not have for as long, so that a guess repeated costs none.
 type Authenticator struct {
 	store KeyStore
 	now   func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]cachedKey
+	// unknown holds when the store last said it had no key of an id.
+	unknown map[string]time.Time
 }
 
 type cachedKey struct {
@@ -59,20 +73,17 @@ func NewAuthenticator(store KeyStore, now func() time.Time) *Authenticator {
 	if now == nil {
 		now = time.Now
 	}
-	return &Authenticator{store: store, now: now, cache: map[string]cachedKey{}}
+	return &Authenticator{store: store, now: now, cache: map[string]cachedKey{}, unknown: map[string]time.Time{}}
 }
 
 // Authenticate returns the principal of a key string, or ErrUnauthorized.
 // Other errors are the store's.
 func (a *Authenticator) Authenticate(ctx context.Context, key string) (*Principal, error) {
 	id, secret, ok := ParseKey(key)
-	if !ok {
+	if !ok || len(id) > maxKeyIDLength {
 		return nil, ErrUnauthorized
 	}
 	c, err := a.find(ctx, id)
-	if db.ErrorCode(err) == db.ENOTFOUND {
-		return nil, ErrUnauthorized
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +118,53 @@ func principalOf(k *db.APIKey) *Principal {
 	return p
 }
 
+// Known reports whether key is a key this Authenticator has found before,
+// sent with its secret, however long ago; it reads nothing. A key's secret
+// never changes, so an old record still tells. The secret is hashed whether
+// the id is known or not, so that the answer takes as long either way.
+// Authenticate still checks that the key is not revoked or expired.
+func (a *Authenticator) Known(key string) bool {
+	id, secret, ok := ParseKey(key)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	c, found := a.cache[id]
+	a.mu.Unlock()
+	var hash []byte
+	if found {
+		hash = c.key.SecretHash
+	}
+	return SecretMatches(secret, hash) && found
+}
+
+// find returns the cached record of the key id, reading it when it is older
+// than cacheTTL. An id the store does not have is ErrUnauthorized, and is
+// not read again for cacheTTL.
 func (a *Authenticator) find(ctx context.Context, id string) (cachedKey, error) {
 	now := a.now()
 	a.mu.Lock()
 	c, ok := a.cache[id]
+	missing, unknown := a.unknown[id]
 	a.mu.Unlock()
 	if ok && now.Sub(c.fetched) < cacheTTL {
 		return c, nil
 	}
+	if unknown && now.Sub(missing) < cacheTTL {
+		return cachedKey{}, ErrUnauthorized
+	}
 	k, err := a.store.FindAPIKey(ctx, id)
+	if db.ErrorCode(err) == db.ENOTFOUND {
+		a.mu.Lock()
+		if len(a.unknown) >= maxUnknownKeys {
+			// Starting afresh costs one more read per id forgotten, and an
+			// entry serves for a second only.
+			clear(a.unknown)
+		}
+		a.unknown[id] = now
+		a.mu.Unlock()
+		return cachedKey{}, ErrUnauthorized
+	}
 	if err != nil {
 		return cachedKey{}, err
 	}

@@ -57,3 +57,17 @@ func (l *Limiter) Allow(key string, max int, period time.Duration) Decision {
 	d.Remaining = max - w.count
 	return d
 }
+
+// Spent reports whether key has used up its window of max requests per
+// period, with that window's figures. Unlike Allow it counts nothing, so a
+// caller can refuse a request before doing any work for it.
+func (l *Limiter) Spent(key string, max int, period time.Duration) (Decision, bool) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= period || w.count < max {
+		return Decision{}, false
+	}
+	return Decision{Limit: max, Reset: period - now.Sub(w.start)}, true
+}

@@ -43,6 +43,12 @@ func FuzzSignerVerify(f *testing.F) {
 		{"", 0, ""},
 		{"a\nb", -1 << 63, strings.Repeat("g", 64)},
 		{"\xff", 1<<63 - 1, strings.Repeat("0", 64)},
+		// Ids with a NUL or bytes that are not UTF-8, as a path id ending in
+		// %00 or %FF reaches the signer, signed for that id or for another.
+		{signedFile + "\x00", later, linkMAC(current, signedFile+"\x00", later)},
+		{signedFile + "\x00", later, linkMAC(current, signedFile, later)},
+		{signedFile + "%00", later, linkMAC(previous, signedFile+"%00", later)},
+		{signedFile + "\xff", later, linkMAC(current, signedFile+"\xff", later)},
 	} {
 		f.Add(in.id, in.expires, in.sig)
 	}

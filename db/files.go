@@ -47,7 +47,8 @@ const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by
 
 // CreateFile records a file in the client's workspace. The task, folder and
 // labels must be of that workspace. Returns ENOTFOUND naming the first
-// reference that is not.
+// reference that is not, and the workspace as its place: an upload need not
+// name a task.
 func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
 		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
@@ -55,13 +56,13 @@ func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*
 		}
 		if in.TaskID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
-				inWorkspace{"tasks", "task", "the task's workspace", []any{"TaskID"}}); err != nil {
+				inWorkspace{"tasks", "task", "the workspace", []any{"TaskID"}}); err != nil {
 				return nil, err
 			}
 		}
 		if in.FolderID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
-				inWorkspace{"folders", "folder", "the task's workspace", []any{"FolderID"}}); err != nil {
+				inWorkspace{"folders", "folder", "the workspace", []any{"FolderID"}}); err != nil {
 				return nil, err
 			}
 		}

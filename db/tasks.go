@@ -82,7 +82,8 @@ var taskSortKeys = map[string]sortKey{
 const taskColumns = `id, client_id, workspace_id, parent_id, title, text, status, due_date,
 	created_by_id, actor_type, destination_folder_id, created_at, updated_at`
 
-// parentTask is how a task's parent is looked for.
+// parentTask is how a task's parent is looked for. Its place is the task's
+// workspace: the one a new task is created in, or an existing task's own.
 var parentTask = inWorkspace{"tasks", "parent task", "the task's workspace", []any{"ParentID"}}
 
 // tombstoneLifetime is how long a deleted task's place is kept for cursors.

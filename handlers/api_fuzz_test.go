@@ -548,6 +548,33 @@ func FuzzJSONBody(f *testing.F) {
 	f.Add(byte(2), []byte(`{"name":"a"`))
 	f.Add(byte(2), []byte("{\"name\":\"\xff\xfe\"}"))
 	f.Add(byte(2), []byte(`{"name":"\ud800"}`))
+	// The input rules of docs/decisions.md (Validation): strings that are not
+	// UTF-8, lone and paired surrogates, control characters in names, ids and
+	// free text, and date-times Go's parser alone would take.
+	for _, in := range []struct {
+		endpoint byte
+		body     string
+	}{
+		{0, "{\"title\":\"caf\xc3\",\"workspaceId\":\"$W\"}"},
+		{0, "{\"title\":\"x\",\"workspaceId\":\"$W\",\"no\xfete\":1}"},
+		{0, `{"title":"\udc00\ud800","workspaceId":"$W"}`},
+		{0, `{"title":"\ud83d\ude00 \\ud800","workspaceId":"$W"}`},
+		{0, `{"title":"Q1\u0000VAT","workspaceId":"$W"}`},
+		{0, `{"title":"  Q1 VAT\t\n","workspaceId":"$W","text":"a\tb\r\nc\u0085d"}`},
+		{0, `{"title":"x","workspaceId":"$W\u0000","parentId":"$T\u0000"}`},
+		{0, `{"title":"x","workspaceId":"$W","dueDate":"2026-01-02T03:04:05+24:00"}`},
+		{0, `{"title":"x","workspaceId":"$W","dueDate":"2026-01-02T03:04:05-23:59"}`},
+		{1, `{"dueDate":"2026-01-02T03:04:05+23:60","text":"\u001b[2J"}`},
+		{1, `{"dueDate":"2026-01-02T03:04:05,5Z"}`},
+		{1, `{"dueDate":"2026-01-02T3:04:05-00:00","destinationFolderId":"$F\u007f"}`},
+		{2, `{"name":"a\u0000b"}`},
+		{6, `{"name":"2026\u000a","parentId":"$F"}`},
+		{8, `{"email":"a\u0000@example.com","role":"user","firstName":"A\u0009"}`},
+		{10, `{"name":"Acme","type":"legal_person","address":{"line1":"1 Main St\r\nFlat 2","city":"\u0000"}}`},
+		{14, `{"url":"https://hooks.example.com/\u0000","events":["*"],"description":"Ledger\nsync"}`},
+	} {
+		f.Add(in.endpoint, []byte(in.body))
+	}
 	fx := newFuzzFixture(f)
 	f.Fuzz(func(t *testing.T, selector byte, body []byte) {
 		api := fx.on(t)

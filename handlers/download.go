@@ -54,20 +54,6 @@ func (h *Handler) checkLink(w http.ResponseWriter, r *http.Request, id string, a
 	return rateLimited(w, nearer(addr, link))
 }
 
-// rateLimited writes the RateLimit-* headers of a decision, and returns
-// the 429 to answer when it refuses the request.
-func rateLimited(w http.ResponseWriter, d auth.Decision) error {
-	reset := int((d.Reset + time.Second - 1) / time.Second)
-	w.Header().Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	w.Header().Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	w.Header().Set("RateLimit-Reset", strconv.Itoa(reset))
-	if d.Allowed {
-		return nil
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(reset))
-	return errRateLimited(reset)
-}
-
 // nearer is the decision to report of two limits that a request counts
 // against: the one that refuses it, else the one with fewer requests left.
 func nearer(a, b auth.Decision) auth.Decision {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"acctapi/auth"
 	"acctapi/db"
@@ -103,6 +105,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &apiErr):
 	case errors.As(err, &valErr):
+		printableIssues(valErr.issues)
 		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
 			Success: false,
 			Error:   validationDetail{Name: st.validationName(), Issues: valErr.issues},
@@ -131,7 +134,46 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.logFailure(r, "internal error", err)
 		apiErr = errInternal
 	}
-	writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, apiErr.Message})
+	writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, printable(apiErr.Message)})
+}
+
+// printable escapes the control characters of a message as \u0000 and its
+// bytes that are not UTF-8 as \xff. A message may quote what the request
+// sent (a path, a value that is not one of the options), and an answer must
+// never carry a NUL, a line break or a terminal escape back to where it is
+// logged or shown.
+func printable(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// printableIssues makes the text of issues printable, the issues of their
+// unions included: an enum issue quotes the value received.
+func printableIssues(issues []issue) {
+	for i := range issues {
+		issues[i].Message = printable(issues[i].Message)
+		issues[i].Received = printable(issues[i].Received)
+		for _, u := range issues[i].UnionErrors {
+			printableIssues(u.Issues)
+		}
+	}
 }
 
 // storeError maps a store error to its answer; nil for EINVALID, which is

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,9 +44,9 @@ func fuzzFilePart(t *testing.T, contentType string, body []byte) []byte {
 }
 
 // FuzzUpload sends a fuzzed multipart body with a fuzzed Content-Type to
-// POST /v1/files. An answer is never a 500; an accepted upload downloads
-// back byte for byte, with the SHA-256 of what was sent, under a safe
-// Content-Disposition.
+// POST /v1/files; a line feed in the Content-Type separates several headers.
+// An answer is never a 500; an accepted upload downloads back byte for byte,
+// with the SHA-256 of what was sent, under a safe Content-Disposition.
 func FuzzUpload(f *testing.F) {
 	seed := func(parts ...flPart) []byte { return flBody(f, parts...) }
 	for _, in := range []struct {
@@ -80,6 +81,14 @@ func FuzzUpload(f *testing.F) {
 		{flMultipart, seed(flField("workspaceId", "$W"), flField("documentDate", strings.Repeat("9", maxFormFields+1)), flFilePart("a", "", []byte("1")))},
 		{flMultipart, []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=workspaceId\r\nX-Padding: " +
 			strings.Repeat("p", maxPartHeader) + "\r\n\r\n$W\r\n--" + flBoundary + "\r\nContent-Disposition: form-data; name=file; filename=a\r\n\r\n1\r\n--" + flBoundary + "--\r\n")},
+		// Fields with a NUL, bytes that are not UTF-8 or a date-time Go's
+		// parser alone would take; two Content-Type headers (a line feed
+		// separates them).
+		{flMultipart, seed(flField("workspaceId", "$W\x00"), flField("taskId", "$T\xff"), flFilePart("r.txt", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("documentDate", "2026-01-02T03:04:05+24:00"), flFilePart("r.txt", "", []byte("x")))},
+		{flMultipart, seed(flField("workspaceId", "$W"), flField("documentDate", "2026-01-02T03:04:05,5-23:59"), flFilePart("r.txt", "", []byte("x")))},
+		{flMultipart + "\n" + flMultipart, seed(flField("workspaceId", "$W"), flFilePart("r.txt", "", []byte("x")))},
+		{flMultipart + "\napplication/json", seed(flField("workspaceId", "$W"), flFilePart("r.txt", "", []byte("x")))},
 	} {
 		f.Add(in.contentType, in.body)
 	}
@@ -88,11 +97,24 @@ func FuzzUpload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		api := fx.on(t)
 		contentType = fx.expand(contentType)
-		if !validHeaderValue(contentType) {
+		contentTypes := strings.Split(contentType, "\n")
+		if slices.ContainsFunc(contentTypes, func(v string) bool { return !validHeaderValue(v) }) {
 			t.Skip("Go's HTTP client does not send this header value")
 		}
 		body = []byte(fx.expand(string(body)))
-		res := api.flPost(t, fx.acct, api.client.ID, contentType, bytes.NewReader(body))
+		var res *response
+		if len(contentTypes) == 1 {
+			res = api.flPost(t, fx.acct, api.client.ID, contentType, bytes.NewReader(body))
+		} else {
+			req, err := http.NewRequest(http.MethodPost, api.server.URL+"/v1/files", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header = http.Header{"Content-Type": contentTypes, "Authorization": {"Bearer " + fx.acct}, "X-Client-Id": {api.client.ID}}
+			res = api.flSend(t, req)
+			// The body is read as the first Content-Type says.
+			contentType = contentTypes[0]
+		}
 		out := fuzzCheckAnswer(t, api, res, []int{http.StatusCreated, http.StatusBadRequest, http.StatusNotFound,
 			http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity})
 		if out == nil {
@@ -138,6 +160,12 @@ func FuzzDownloadLink(f *testing.F) {
 		{"cnosuchfile00000", "expires=$E&signature=$S"},
 		{"../$A", "expires=$E&signature=$S"},
 		{"", "expires=$E&signature=$S"},
+		// Ids with a NUL, other control characters or bytes that are not
+		// UTF-8 (the target escapes the id into the path: %00).
+		{"$A\x00", "expires=$E&signature=$S"},
+		{"$A\n", "expires=$E&signature=$S"},
+		{"$A\xff", "expires=$E&signature=$S"},
+		{"$A", "expires=$E%00&signature=$S"},
 	} {
 		f.Add(in.id, in.query)
 	}

@@ -294,6 +294,36 @@ func BenchmarkServeMe(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) { s.benchParallel(b, http.MethodGet, "/v1/me", nil, http.StatusOK) })
 }
 
+// BenchmarkServeGuessOverBudget is a key guesser whose address has spent
+// its failed-attempt budget: each request sends another unknown key id and
+// gets a 429.
+func BenchmarkServeGuessOverBudget(b *testing.B) {
+	s := newHPServer(b)
+	guesses := make([]string, 4096)
+	for i := range guesses {
+		key, _ := auth.NewKey(db.NewID())
+		guesses[i] = "Bearer " + key
+	}
+	guess := func(i int) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/v1/me", nil)
+		req.Header.Set("Authorization", guesses[i%len(guesses)])
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range failedAuthLimit {
+		guess(i)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if rec := guess(i); rec.Code != http.StatusTooManyRequests {
+			b.Fatalf("guess %d: status %d, want 429: %s", i, rec.Code, rec.Body)
+		}
+		i++
+	}
+}
+
 // hpListTasks is how many tasks the listed client has: ten full pages.
 const hpListTasks = 10 * maxLimit
 

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"acctapi/auth"
+	"acctapi/db"
 )
 
 func TestMe(t *testing.T) {
@@ -130,6 +131,42 @@ func TestUnauthorized(t *testing.T) {
 	})
 }
 
+// TestTwoAuthorizationHeaders: a request with several Authorization headers
+// is refused as a bad key is, whatever they hold, and counts against the
+// address's failed-attempt budget. Servers and proxies differ in which one
+// they use, so acctapi uses none.
+func TestTwoAuthorizationHeaders(t *testing.T) {
+	api := newTestAPI(t)
+	bearer := func(key string) string { return "Bearer " + key }
+	remaining := failedAuthLimit
+	for _, tc := range []struct {
+		name   string
+		values []string
+	}{
+		{"the same key twice", []string{bearer(api.accountantKey), bearer(api.accountantKey)}},
+		{"a key, then a bad one", []string{bearer(api.accountantKey), "Bearer nope"}},
+		{"a bad key, then a good one", []string{"Bearer nope", bearer(api.accountantKey)}},
+		{"keys of two firms", []string{bearer(api.accountantKey), bearer(api.other.accountantKey)}},
+		{"a key and an empty header", []string{bearer(api.clientKey), ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := api.do(request{method: "GET", path: "/v1/me", header: http.Header{"Authorization": tc.values}})
+			wantError(t, res, http.StatusUnauthorized, "auth_error", "unauthorized",
+				"missing or invalid API key: send Authorization: Bearer <API_KEY>")
+			if got, want := res.header.Get("RateLimit-Limit"), fmt.Sprint(failedAuthLimit); got != want {
+				t.Errorf("RateLimit-Limit: got %s, want the failed-attempt budget %s", got, want)
+			}
+			remaining--
+			if got, want := res.header.Get("RateLimit-Remaining"), fmt.Sprint(remaining); got != want {
+				t.Errorf("RateLimit-Remaining: got %s, want %s: the request was not counted", got, want)
+			}
+		})
+	}
+	if res := api.do(request{method: "GET", path: "/v1/me", key: api.accountantKey}); res.status != http.StatusOK {
+		t.Errorf("the key in one header: got %d, want 200", res.status)
+	}
+}
+
 func TestRateLimit(t *testing.T) {
 	api := newTestAPI(t)
 	key := api.mustMintKey(api.firm.ID, auth.KeySpec{RateLimitMax: 3, RateLimitWindow: 10 * time.Second})
@@ -187,6 +224,59 @@ func TestRateLimit(t *testing.T) {
 			t.Errorf("a valid key after failures: got %d, want 200", res.status)
 		}
 	})
+}
+
+// countingKeys is the store, counting the key lookups that reach it.
+type countingKeys struct {
+	auth.KeyStore
+	reads atomic.Int32
+}
+
+func (c *countingKeys) FindAPIKey(ctx context.Context, id string) (*db.APIKey, error) {
+	c.reads.Add(1)
+	return c.KeyStore.FindAPIKey(ctx, id)
+}
+
+// TestFailedAuthBudgetBeforeLookup: an address that has spent its failed
+// attempts is refused before its key is looked up, so that a guess costs
+// no database read. Only a key the server has already found, sent with its
+// secret, still gets through.
+func TestFailedAuthBudgetBeforeLookup(t *testing.T) {
+	keys := &countingKeys{}
+	api := newTestAPI(t, func(cfg *Config) {
+		keys.KeyStore = cfg.Store
+		cfg.Auth = auth.NewAuthenticator(keys, nil)
+	})
+	me := func(key string) *response { return api.do(request{method: "GET", path: "/v1/me", key: key}) }
+	if res := me(api.accountantKey); res.status != http.StatusOK {
+		t.Fatalf("a valid key: got %d, want 200", res.status)
+	}
+	for range failedAuthLimit {
+		me("nope")
+	}
+	before := keys.reads.Load()
+	id, _, _ := auth.ParseKey(api.accountantKey)
+	var guesses []string
+	for range 3 {
+		key, _ := auth.NewKey(db.NewID())
+		guesses = append(guesses, key)
+	}
+	// A known id with a wrong secret, and a valid key the server has not
+	// seen since it started: both wait for the window to close like a guess.
+	guesses = append(guesses, "ak_"+id+"_"+strings.Repeat("f", 64), api.clientKey)
+	for _, key := range guesses {
+		res := me(key)
+		wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
+		if res.header.Get("Retry-After") == "" || res.header.Get("RateLimit-Remaining") != "0" {
+			t.Errorf("429 headers: Retry-After %q, RateLimit-Remaining %q", res.header.Get("Retry-After"), res.header.Get("RateLimit-Remaining"))
+		}
+		if got := keys.reads.Load(); got != before {
+			t.Fatalf("store reads over the budget: got %d, want none", got-before)
+		}
+	}
+	if res := me(api.accountantKey); res.status != http.StatusOK {
+		t.Errorf("a key the server knows, over the budget: got %d, want 200", res.status)
+	}
 }
 
 func TestRateLimitConcurrent(t *testing.T) {

@@ -100,7 +100,16 @@ const failedAuthLimit = 600
 // authenticate checks the bearer key and counts the request against its rate
 // limit, writing the RateLimit-* headers either way.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, error) {
-	key, ok := bearer(r.Header.Get("Authorization"))
+	key, ok := bearerKey(r.Header)
+	addr := "addr:" + remoteHost(r)
+	// An address that has spent its failed attempts is refused before its key
+	// is looked up, so that a guess costs no database read and takes as long
+	// for an id that exists as for one that does not. Only a key the server
+	// has found before, sent with its secret, goes on: callers behind the
+	// same proxy as a guesser keep working.
+	if d, spent := h.limiter.Spent(addr, failedAuthLimit, time.Minute); spent && !(ok && h.auth.Known(key)) {
+		return nil, rateLimited(w, d)
+	}
 	var principal *auth.Principal
 	var err error = errUnauthorized
 	if ok {
@@ -113,21 +122,42 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 	if err == nil {
 		d = h.limiter.Allow("key:"+principal.KeyID, principal.RateLimitMax, principal.RateLimitWindow)
 	} else {
-		d = h.limiter.Allow("addr:"+remoteHost(r), failedAuthLimit, time.Minute)
+		d = h.limiter.Allow(addr, failedAuthLimit, time.Minute)
 	}
-	reset := int((d.Reset + time.Second - 1) / time.Second)
-	w.Header().Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	w.Header().Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	w.Header().Set("RateLimit-Reset", strconv.Itoa(reset))
-	if !d.Allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(reset))
-		return nil, errRateLimited(reset)
+	if limited := rateLimited(w, d); limited != nil {
+		return nil, limited
 	}
 	if err != nil {
 		return nil, err
 	}
 	stateOf(r).keyID = principal.KeyID
 	return principal, nil
+}
+
+// rateLimited writes the RateLimit-* headers of d, and returns the 429 when
+// d refuses the request.
+func rateLimited(w http.ResponseWriter, d auth.Decision) error {
+	reset := int((d.Reset + time.Second - 1) / time.Second)
+	w.Header().Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	w.Header().Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	w.Header().Set("RateLimit-Reset", strconv.Itoa(reset))
+	if !d.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(reset))
+		return errRateLimited(reset)
+	}
+	return nil
+}
+
+// bearerKey returns the key of the request's one Authorization header. Two
+// headers are no key at all: servers and proxies differ in which one they
+// use, so a request that sends several is refused as a bad key is (the same
+// 401, counted against the address's failed-attempt budget).
+func bearerKey(header http.Header) (string, bool) {
+	values := header.Values("Authorization")
+	if len(values) != 1 {
+		return "", false
+	}
+	return bearer(values[0])
 }
 
 // bearer returns the key of an Authorization header of the Bearer scheme,

@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -69,7 +72,60 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v *validator) (*object, 
 	if !json.Valid(body) {
 		return nil, errBadRequest("invalid_json", "the request body is not valid JSON")
 	}
+	// encoding/json would turn bytes that are not UTF-8, and lone surrogate
+	// escapes, into U+FFFD without a word; an upload's file name that is not
+	// UTF-8 is refused, and so is a JSON string. Outside its strings a valid
+	// JSON text is ASCII, so the whole body can be checked at once.
+	if !utf8.Valid(body) || loneSurrogate(body) {
+		return nil, errBadRequest("invalid_json",
+			`the request body is not valid JSON: its strings must be UTF-8, without lone surrogate escapes such as \ud800`)
+	}
 	return v.body(body), nil
+}
+
+// loneSurrogate reports whether a valid JSON text escapes one half of a
+// UTF-16 surrogate pair without the other (\ud800 alone). In valid JSON
+// every backslash starts an escape within a string, and \u is followed by
+// four hex digits.
+func loneSurrogate(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if body[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r := hexRune(body[i+2 : i+6])
+		i += 6
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		// Only a high half followed by an escaped low half makes a pair.
+		if len(body) < i+6 || body[i] != '\\' || body[i+1] != 'u' ||
+			utf16.DecodeRune(r, hexRune(body[i+2:i+6])) == utf8.RuneError {
+			return true
+		}
+		i += 6
+	}
+}
+
+// hexRune is the value of the hex digits of a \u escape.
+func hexRune(digits []byte) rune {
+	var r rune
+	for _, c := range digits {
+		switch {
+		case c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			r = r<<4 | rune(c-'a'+10)
+		}
+	}
+	return r
 }
 
 // pathID reads and checks the id path parameter;

@@ -43,6 +43,7 @@ func newTaskResponse(t *db.Task) taskResponse {
 var (
 	taskTitle    = stringRule{trim: true, min: 1, max: maxTaskTitle}
 	newTaskTitle = stringRule{presence: required, trim: true, min: 1, max: maxTaskTitle}
+	taskText     = stringRule{text: true, max: maxTaskText}
 )
 
 // listTasks answers GET /v1/tasks.
@@ -78,7 +79,7 @@ func (h *Handler) createTask(w http.ResponseWriter, r *http.Request, _ httproute
 func taskCreate(body *object) db.TaskCreate {
 	title := body.string("title", newTaskTitle)
 	workspaceID := body.id("workspaceId", required)
-	text := body.string("text", stringRule{max: maxTaskText})
+	text := body.string("text", taskText)
 	due := body.time("dueDate", optional)
 	parentID := body.id("parentId", optional)
 	return db.TaskCreate{
@@ -102,7 +103,7 @@ func (h *Handler) updateTask(w http.ResponseWriter, r *http.Request, p httproute
 func taskUpdate(body *object) db.TaskUpdate {
 	return db.TaskUpdate{
 		Title:               update(body.string("title", taskTitle)),
-		Text:                update(body.string("text", stringRule{max: maxTaskText})),
+		Text:                update(body.string("text", taskText)),
 		DueDate:             update(body.time("dueDate", nullable)),
 		Status:              update(body.enum("status", db.TaskStatuses, optional)),
 		DestinationFolderID: update(body.id("destinationFolderId", nullable)),

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
@@ -159,10 +160,12 @@ func (o *object) get(name, expected string, p presence) (json.RawMessage, bool, 
 }
 
 // stringRule constrains a string field. Lengths count characters, after
-// trimming when trim is set.
+// trimming when trim is set. No string may hold a control character, but
+// free text (text set) keeps its tabs and line breaks.
 type stringRule struct {
 	presence presence
 	trim     bool
+	text     bool
 	min, max int
 }
 
@@ -179,7 +182,7 @@ func (o *object) string(name string, rule stringRule) field[string] {
 	if rule.trim {
 		s = strings.TrimSpace(s)
 	}
-	if !checkLength(o.v, o.at(name), s, rule.min, rule.max) {
+	if path := o.at(name); !checkLength(o.v, path, s, rule.min, rule.max) || !checkControls(o.v, path, s, rule.text) {
 		return field[string]{}
 	}
 	return field[string]{Set: true, Value: s}
@@ -207,6 +210,24 @@ func checkLength(v *validator, path []any, s string, min, max int) bool {
 	if max > 0 && n > max {
 		v.add(sizeIssue("too_big", path, "string", max, fmt.Sprintf("String must contain at most %d character(s)", max)))
 		return false
+	}
+	return true
+}
+
+// checkControls refuses control characters (C0, DEL and C1). In a name they
+// are never meant; a NUL ends strings in C and in many logs, and a line
+// break or a terminal escape forges lines wherever the string is shown. Free
+// text keeps tab, line feed and carriage return.
+func checkControls(v *validator, path []any, s string, text bool) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) && !(text && (r == '\t' || r == '\n' || r == '\r')) {
+			message := "String must not contain control characters"
+			if text {
+				message += " other than tab, line feed and carriage return"
+			}
+			v.add(issue{Code: "invalid_string", Path: path, Validation: "regex", Message: message})
+			return false
+		}
 	}
 	return true
 }
@@ -350,6 +371,12 @@ func (o *object) stringArray(name string, p presence, min, max int, item func(pa
 	return field[[]string]{Set: true, Value: values}
 }
 
+// dateTime is the form of the date-times accepted: RFC 3339 with an upper-case
+// T and Z, a fraction after a point, and an offset within ±23:59. time.Parse
+// alone also takes an offset of 24 hours or of 60 minutes, a comma before the
+// fraction and a one-digit hour; it still checks the calendar (February 30).
+var dateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`)
+
 // time reads an RFC 3339 date-time (with Z or an offset), returned in UTC.
 func (o *object) time(name string, p presence) field[time.Time] {
 	raw, null, ok := o.get(name, "string", p)
@@ -363,7 +390,7 @@ func (o *object) time(name string, p presence) field[time.Time] {
 	t, err := time.Parse(time.RFC3339, s)
 	// An offset can carry a date past a four-digit year once in UTC, which the
 	// answer's YYYY-MM-DDTHH:MM:SSZ form cannot show.
-	if err != nil || len(s) > 40 || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
+	if err != nil || len(s) > 40 || !dateTime.MatchString(s) || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
 		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "datetime", Message: "Invalid datetime"})
 		return field[time.Time]{}
 	}
@@ -474,11 +501,13 @@ func (v *validator) pathID(p httprouter.Params, name string) string {
 }
 
 // idPattern is the cuid shape inputs accept: "c" and at least 8 characters
-// that are neither white space nor hyphens, case-insensitive.
-var idPattern = regexp.MustCompile(`^[cC][^\s-]{8,}$`)
+// that are neither white space, control characters nor hyphens,
+// case-insensitive. Bytes that are not UTF-8 are refused before it, as
+// regexp would read them as U+FFFD.
+var idPattern = regexp.MustCompile(`^[cC][^\s\p{Cc}-]{8,}$`)
 
 func checkID(v *validator, path []any, s string) (string, bool) {
-	if len(s) > maxIDLength || !idPattern.MatchString(s) {
+	if len(s) > maxIDLength || !utf8.ValidString(s) || !idPattern.MatchString(s) {
 		v.add(issue{Code: "invalid_string", Path: path, Validation: "cuid", Message: "Invalid cuid"})
 		return "", false
 	}

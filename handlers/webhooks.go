@@ -18,7 +18,7 @@ const (
 
 var (
 	webhookURL         = stringRule{trim: true, min: 1, max: maxWebhookURL}
-	webhookDescription = stringRule{presence: nullable, trim: true, max: maxWebhookDescription}
+	webhookDescription = stringRule{presence: nullable, trim: true, text: true, max: maxWebhookDescription}
 	// webhookEvents are the values an events list may hold.
 	webhookEvents = append([]string{db.AllEvents}, db.EventTypes...)
 )
