@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -105,13 +106,30 @@ func newACME(cfg *Config, log *slog.Logger) (*tlsSetup, error) {
 	m := &autocert.Manager{
 		Prompt:      autocert.AcceptTOS,
 		Cache:       cache,
-		HostPolicy:  autocert.HostWhitelist(cfg.TLSDomain),
+		HostPolicy:  onlyDomain(cfg.TLSDomain),
 		RenewBefore: cfg.ACMERenewBefore,
 		Client:      client,
 	}
 	config := m.TLSConfig()
 	config.MinVersion = tls.VersionTLS12
 	return &tlsSetup{config: config, plain: m.HTTPHandler, cache: cache}, nil
+}
+
+// onlyDomain lets autocert obtain a certificate for the domain alone, so
+// that a handshake naming another host cannot spend the CA's rate limits.
+// Unlike autocert.HostWhitelist it ignores a port in the host: an HTTP-01
+// request's Host carries one when the CA validates on another port than 80
+// (a test CA).
+func onlyDomain(domain string) autocert.HostPolicy {
+	return func(_ context.Context, host string) error {
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if !strings.EqualFold(host, domain) {
+			return fmt.Errorf("acme/autocert: host %q is not --tls-domain", host)
+		}
+		return nil
+	}
 }
 
 // errServerClosed refuses the ACME cache's use after Close.
