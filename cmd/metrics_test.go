@@ -7,6 +7,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,6 +209,45 @@ func TestMetrics(t *testing.T) {
 	}
 	if n := counterOf(after, "acctapi_database_size_bytes", "", ""); n <= 0 {
 		t.Errorf("acctapi_database_size_bytes: %v, want the database's size", n)
+	}
+	checkDocumentedMetrics(t, after)
+}
+
+// metricNameRE finds metric names in the documents: ours, and the runtime's.
+var metricNameRE = regexp.MustCompile(`\b(?:acctapi|go|process|promhttp)_[a-z0-9_]*[a-z0-9]`)
+
+// checkDocumentedMetrics requires every metric that the dashboard, the
+// alert rules and the docs name to be in the scrape, so that none of them
+// goes on naming a metric that was renamed or removed.
+func checkDocumentedMetrics(t *testing.T, scrape map[string]*dto.MetricFamily) {
+	t.Helper()
+	dashboard, err := os.ReadFile("../docs/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(dashboard) {
+		t.Errorf("docs/grafana-dashboard.json is not valid JSON")
+	}
+	for _, doc := range []string{"../docs/grafana-dashboard.json", "../docs/alerts.yml", "../README.md", "../docs/decisions.md"} {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := metricNameRE.FindAllString(string(text), -1)
+		if len(names) == 0 && doc != "../docs/decisions.md" {
+			t.Errorf("%s names no metric", doc)
+		}
+		for _, name := range names {
+			family := name
+			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+				if base, ok := strings.CutSuffix(name, suffix); ok && scrape[base] != nil {
+					family = base
+				}
+			}
+			if scrape[family] == nil {
+				t.Errorf("%s names %s, which the server does not serve", strings.TrimPrefix(doc, "../"), name)
+			}
+		}
 	}
 }
 
