@@ -85,7 +85,7 @@ func newACME(cfg *Config, log *slog.Logger) (*tlsSetup, error) {
 	if directory == "" {
 		directory = autocert.DefaultACMEDirectory
 	}
-	client := &acme.Client{DirectoryURL: directory}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg.ACMECARoot != "" {
 		pem, err := os.ReadFile(cfg.ACMECARoot)
 		if err != nil {
@@ -98,11 +98,10 @@ func newACME(cfg *Config, log *slog.Logger) (*tlsSetup, error) {
 		if !roots.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("--acme-ca-root: no PEM certificate in %s", cfg.ACMECARoot)
 		}
-		transport := http.DefaultTransport.(*http.Transport).Clone()
 		transport.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-		client.HTTPClient = &http.Client{Transport: transport}
 	}
 	cache := &acmeCache{dir: autocert.DirCache(cfg.ACMEPath()), log: log}
+	client := &acme.Client{DirectoryURL: directory, HTTPClient: &http.Client{Transport: &acmeTransport{base: transport, cache: cache}}}
 	m := &autocert.Manager{
 		Prompt:      autocert.AcceptTOS,
 		Cache:       cache,
@@ -137,11 +136,11 @@ var errServerClosed = errors.New("the server is closed")
 
 // acmeCache is autocert's cache in the data dir, which logs what it
 // stores and stops once the server is closed: autocert's renewal timers
-// outlive the server (they cannot be stopped), and one that ends after Close
-// must not write into a data dir that may belong to another process by then
-// (a restore, the next start). Files are written by autocert.DirCache,
-// mode 0600 in a 0700 directory, and not synced: a certificate lost to a
-// power cut is obtained again.
+// outlive the server (they cannot be stopped), and one that fires after
+// Close must not write into a data dir that may belong to another process
+// by then (a restore, the next start). Files are written by
+// autocert.DirCache, mode 0600 in a 0700 directory, and not synced: a
+// certificate lost to a power cut is obtained again.
 type acmeCache struct {
 	dir    autocert.DirCache
 	log    *slog.Logger
@@ -174,8 +173,22 @@ func (c *acmeCache) Delete(ctx context.Context, name string) error {
 	return c.dir.Delete(ctx, name)
 }
 
-// close stops the cache.
+// close stops the cache, and the requests to the CA with it.
 func (c *acmeCache) close() { c.closed.Store(true) }
+
+// acmeTransport carries the requests to the CA until the server is closed:
+// a renewal timer that fires after Close asks the CA for nothing.
+type acmeTransport struct {
+	base  http.RoundTripper
+	cache *acmeCache
+}
+
+func (t *acmeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.cache.closed.Load() {
+		return nil, errServerClosed
+	}
+	return t.base.RoundTrip(req)
+}
 
 // certFiles serves the certificate of a pair of PEM files and loads them
 // again when they change: a handshake looks at the files' modification

@@ -153,6 +153,16 @@ func TestTLSFiles(t *testing.T) {
 		if res.TLS == nil || !res.TLS.PeerCertificates[0].Equal(first.cert) {
 			t.Errorf("the server did not present the --tls-cert certificate")
 		}
+		h2 := httpsClient(first.cert)
+		h2.Transport.(*http.Transport).ForceAttemptHTTP2 = true
+		res, err = h2.Get(base + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.ProtoMajor != 2 {
+			t.Errorf("GET /v1/health from an HTTP/2 client: %d over %s, want 200 over HTTP/2", res.StatusCode, res.Proto)
+		}
 	})
 
 	t.Run("plain HTTP redirects to HTTPS", func(t *testing.T) {
