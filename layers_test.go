@@ -21,6 +21,7 @@ var layers = map[string]int{
 	"acctapi/handlers":  3,
 	"acctapi/backup":    3,
 	"acctapi/db/seed":   3,
+	"acctapi/metrics":   3,
 	"acctapi/webhooks":  2,
 	"acctapi/auth":      2,
 	"acctapi/db":        1,

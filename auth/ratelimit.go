@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -13,6 +14,8 @@ type Limiter struct {
 
 	mu      sync.Mutex
 	windows map[string]*window
+	// refused counts the refusals per scope (see Refusals).
+	refused map[string]int64
 }
 
 type window struct {
@@ -35,7 +38,7 @@ func NewLimiter(now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{now: now, windows: map[string]*window{}}
+	return &Limiter{now: now, windows: map[string]*window{}, refused: map[string]int64{}}
 }
 
 // Allow counts one request of key against max per period and says whether it
@@ -53,6 +56,8 @@ func (l *Limiter) Allow(key string, max int, period time.Duration) Decision {
 	if w.count < max {
 		w.count++
 		d.Allowed = true
+	} else {
+		l.refused[scope(key)]++
 	}
 	d.Remaining = max - w.count
 	return d
@@ -70,4 +75,27 @@ func (l *Limiter) Spent(key string, max int, period time.Duration) (Decision, bo
 		return Decision{}, false
 	}
 	return Decision{Limit: max, Reset: period - now.Sub(w.start)}, true
+}
+
+// Refusals returns how many requests Allow refused since the Limiter was
+// made, per scope: the part of the key before its first colon ("key" in
+// "key:<id>"), or "other" for a key without one, so that the scopes are
+// the callers' few prefixes and never a key itself.
+func (l *Limiter) Refusals() map[string]int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	counts := make(map[string]int64, len(l.refused))
+	for s, n := range l.refused {
+		counts[s] = n
+	}
+	return counts
+}
+
+// scope is the prefix of a limiter key that its refusals are counted under.
+func scope(key string) string {
+	s, _, ok := strings.Cut(key, ":")
+	if !ok {
+		return "other"
+	}
+	return s
 }

@@ -52,6 +52,32 @@ type Config struct {
 	// trust their httptest receiver's certificate with it.
 	WebhookTLS *tls.Config
 
+	// MetricsAddr is the address of the listener of /metrics and
+	// /debug/pprof/; "" serves neither.
+	MetricsAddr string
+	// TLSDomain is the domain whose certificate serve obtains and renews
+	// over ACME, kept in the data dir's acme/; "" for none.
+	TLSDomain string
+	// HTTPAddr is the plain-HTTP listener that answers ACME's HTTP-01
+	// challenges and redirects everything else to HTTPS: "" is :80 with
+	// TLSDomain and none otherwise.
+	HTTPAddr string
+	// ACMEDirectory is the ACME directory URL; "" is Let's Encrypt's.
+	ACMEDirectory string
+	// ACMECARoot is a PEM file of roots trusted, beside the system's, for
+	// the ACME directory's HTTPS: a test or private CA's.
+	ACMECARoot string
+	// ACMERenewBefore is how long before its expiry a certificate is
+	// renewed; 0 lets autocert choose (a third of its life, at most 30
+	// days). Tests force a renewal with it.
+	ACMERenewBefore time.Duration
+	// TLSCert and TLSKey are PEM files of the certificate chain and its key
+	// to serve HTTPS with, loaded again when they change.
+	TLSCert, TLSKey string
+	// TLSReloadCheck is how often, at most, a TLS handshake looks at the
+	// modification times of TLSCert and TLSKey; 0 means 5 s. Tests shorten it.
+	TLSReloadCheck time.Duration
+
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -118,13 +144,18 @@ func envInt(name string, fallback int64) int64 {
 }
 
 // openStore opens the database of the data dir, creating the dir if needed.
-func openStore(cfg *Config) (*db.DB, error) {
+func openStore(cfg *Config) (*db.DB, error) { return openStoreObserved(cfg, nil) }
+
+// openStoreObserved is openStore with the writer's batches told to observe
+// (serve's metrics); nil tells no one.
+func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 	if _, err := cfg.dirs.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	return db.Open(cfg.DatabasePath(), db.Options{
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
+		ObserveBatch: observe,
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +36,7 @@ differs from this binary's: run acctapi migrate first.`,
 			defer stop()
 			// After the first signal, a second one stops the process at once.
 			context.AfterFunc(ctx, stop)
+			defaultToHTTPS(cmd, cfg)
 			srv, err := OpenServer(ctx, cfg)
 			if err != nil {
 				return err
@@ -42,7 +45,7 @@ differs from this binary's: run acctapi migrate first.`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringVar(&cfg.Addr, "addr", envOr("ACCTAPI_ADDR", "127.0.0.1:8080"), "address to listen on (env ACCTAPI_ADDR)")
+	flags.StringVar(&cfg.Addr, "addr", envOr("ACCTAPI_ADDR", "127.0.0.1:8080"), "address to listen on; :443 by default with --tls-domain (env ACCTAPI_ADDR)")
 	flags.StringVar(&cfg.BaseURL, "base-url", envOr("ACCTAPI_BASE_URL", ""),
 		"public address including /v1, used in download links and the OpenAPI document; default derived from --addr (env ACCTAPI_BASE_URL)")
 	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", "Accounting firm"),
@@ -54,6 +57,7 @@ differs from this binary's: run acctapi migrate first.`,
 		"largest file an upload may hold, in bytes (env ACCTAPI_MAX_UPLOAD_BYTES)")
 	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
+	addOperationsFlags(cmd, cfg)
 	return cmd
 }
 
@@ -69,6 +73,11 @@ type Server struct {
 	listener net.Listener
 	http     *http.Server
 	log      *slog.Logger
+	// side are the plain-HTTP and metrics listeners, when configured;
+	// metrics is what --metrics-addr measures; acme caches certificates.
+	side    []sideServer
+	metrics *serveMetrics
+	acme    *acmeCache
 	// dispatcher delivers the webhook outbox while Run runs.
 	dispatcher *webhooks.Dispatcher
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -82,7 +91,11 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(cfg)
+	if err := checkTLS(cfg); err != nil {
+		return nil, err
+	}
+	measured := newServeMetrics(cfg)
+	store, err := openStoreObserved(cfg, measured.batchObserver())
 	if err != nil {
 		return nil, err
 	}
@@ -99,23 +112,27 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: store, files: files, log: logger}
+	s := &Server{cfg: cfg, store: store, files: files, log: logger, metrics: measured}
 	if err := s.bootstrap(ctx); err != nil {
 		store.Close()
 		return nil, err
 	}
-	if s.listener, err = net.Listen("tcp", cfg.Addr); err != nil {
+	limiter := auth.NewLimiter(cfg.Now)
+	if measured != nil {
+		measured.watchStore(cfg, store, files, limiter)
+	}
+	if err := s.listen(); err != nil {
 		store.Close()
 		return nil, err
 	}
 	baseURL := cfg.BaseURL
 	if baseURL == "" {
-		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr))
+		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr), cfg.https(), cfg.TLSDomain)
 	}
 	h, err := handlers.New(handlers.Config{
 		Store:   store,
 		Auth:    auth.NewAuthenticator(store, cfg.Now),
-		Limiter: auth.NewLimiter(cfg.Now),
+		Limiter: limiter,
 		Logger:  logger,
 		BaseURL: baseURL,
 		Version: version,
@@ -124,6 +141,8 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 
 		MaxUploadBytes:       maxUpload,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		HTTPS:                cfg.https(),
+		Observer:             measured.requestObserver(),
 	})
 	if err != nil {
 		s.Close()
@@ -255,13 +274,20 @@ func (s *Server) Run(ctx context.Context) error {
 	return errors.Join(err, <-dispatched)
 }
 
-// serve runs the HTTP server until ctx is done and it has shut down.
+// serve runs the HTTP servers (the API's, and the plain-HTTP and metrics
+// ones when configured) until ctx is done, or one of them fails, and they
+// have all shut down.
 func (s *Server) serve(ctx context.Context) error {
-	served := make(chan error, 1)
-	go func() { served <- s.http.Serve(s.listener) }()
+	servers := append([]sideServer{{name: "api", listener: s.listener, http: s.http}}, s.side...)
+	served := make(chan error, len(servers))
+	for _, srv := range servers {
+		go func() { served <- srv.http.Serve(srv.listener) }()
+	}
+	running := len(servers)
+	var err error
 	select {
-	case err := <-served:
-		return err
+	case err = <-served:
+		running--
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout.String())
@@ -271,35 +297,47 @@ func (s *Server) serve(ctx context.Context) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	err := s.http.Shutdown(shutdownCtx)
-	if err != nil {
-		// Requests still running past the timeout are cut off, so that Close
-		// does not close the database under them.
-		err = errors.Join(err, s.http.Close())
+	stopped := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Go(func() {
+			if err := srv.http.Shutdown(shutdownCtx); err != nil {
+				// Requests still running past the timeout are cut off, so
+				// that Close does not close the database under them.
+				stopped[i] = errors.Join(err, srv.http.Close())
+			}
+		})
 	}
-	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
+	wg.Wait()
+	err = errors.Join(append(stopped, err)...)
+	for ; running > 0; running-- {
+		if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+			err = errors.Join(err, serveErr)
+		}
 	}
 	return err
 }
 
-// Close releases the listener and closes the database cleanly.
+// Close releases the listeners and closes the database cleanly.
 func (s *Server) Close() error {
-	var err error
-	if s.listener != nil {
-		if cerr := s.listener.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
-			err = cerr
-		}
-	}
-	return errors.Join(err, s.store.Close())
+	return errors.Join(s.closeListeners(), s.store.Close())
 }
 
-func defaultBaseURL(addr *net.TCPAddr) string {
-	host := addr.IP.String()
+// defaultBaseURL is the base URL of a server listening on addr: on the
+// domain with ACME, and with the https scheme (and no :443) with HTTPS.
+func defaultBaseURL(addr *net.TCPAddr, https bool, domain string) string {
+	scheme, host := "http", addr.IP.String()
 	if addr.IP.IsUnspecified() {
 		host = "localhost"
 	}
-	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port)) + "/v1"
+	if domain != "" {
+		host = domain
+	}
+	hostport := net.JoinHostPort(host, fmt.Sprint(addr.Port))
+	if https {
+		scheme, hostport = "https", strings.TrimSuffix(hostport, ":443")
+	}
+	return scheme + "://" + hostport + "/v1"
 }
 
 func newLogger(cfg *Config) (*slog.Logger, error) {

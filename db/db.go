@@ -38,7 +38,14 @@ type Options struct {
 	// IdempotencyKey finds the idempotency key a write records in its
 	// transaction; nil records none.
 	IdempotencyKey IdempotencyKeyFinder
+	// ObserveBatch is told of every batch the writer ran; nil tells no one.
+	ObserveBatch BatchObserver
 }
+
+// BatchObserver is told, by the writer goroutine after each batch, how many
+// writes the batch held and how long its transaction took, commit included.
+// It runs on the write path, so it must be quick and must not write.
+type BatchObserver func(writes int, took time.Duration)
 
 // DB is the store. Writes go through a single connection so that concurrent
 // writers queue in Go instead of failing with SQLITE_BUSY; reads use a pool of
@@ -67,6 +74,11 @@ type DB struct {
 	eventsWritten chan struct{}
 
 	idempotencyKey IdempotencyKeyFinder
+
+	// pendingWrites counts the writes queued for the writer or in the batch
+	// it runs; observeBatch is Options.ObserveBatch.
+	pendingWrites atomic.Int64
+	observeBatch  BatchObserver
 }
 
 // Open opens (creating if needed) the SQLite database at path. It does not
@@ -130,7 +142,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
 		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
-		idempotencyKey: opts.IdempotencyKey}
+		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil
 }

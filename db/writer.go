@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrClosed is returned by writes to a closed store.
@@ -34,6 +35,8 @@ type writeJob struct {
 // whole batch.
 func (db *DB) update(ctx context.Context, fn func(ctx context.Context, tx *txn) error) error {
 	job := &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})}
+	db.pendingWrites.Add(1)
+	defer db.pendingWrites.Add(-1)
 	select {
 	case db.jobs <- job:
 	case <-ctx.Done():
@@ -85,7 +88,13 @@ func (db *DB) writeLoop() {
 				break collect
 			}
 		}
-		db.runBatch(batch)
+		if db.observeBatch == nil {
+			db.runBatch(batch)
+		} else {
+			start := time.Now()
+			db.runBatch(batch)
+			db.observeBatch(len(batch), time.Since(start))
+		}
 		for _, job := range batch {
 			close(job.done)
 		}

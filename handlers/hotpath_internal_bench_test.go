@@ -182,8 +182,9 @@ type hpServer struct {
 
 // newHPServer wires the handler as cmd's serve does, with what a default
 // server runs with: FULL synchronous commits and a JSON request log (here to
-// io.Discard), so that both are measured.
-func newHPServer(tb testing.TB) *hpServer {
+// io.Discard), so that both are measured; configure changes the handler's
+// Config.
+func newHPServer(tb testing.TB, configure ...func(*Config)) *hpServer {
 	tb.Helper()
 	ctx := context.Background()
 	store, err := db.Open(filepath.Join(tb.TempDir(), "acctapi.db"), db.Options{EncodeEvent: EncodeEvent, IdempotencyKey: IdempotencyKeyOf})
@@ -210,14 +211,18 @@ func newHPServer(tb testing.TB) *hpServer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, err := New(Config{
+	cfg := Config{
 		Store:   store,
 		Auth:    auth.NewAuthenticator(store, nil),
 		Limiter: auth.NewLimiter(nil),
 		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		BaseURL: "http://127.0.0.1:8080/v1",
 		Version: "bench",
-	})
+	}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	h, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -25,16 +25,23 @@ var securityHeaders = http.Header{
 	"X-Frame-Options":         {"DENY"},
 }
 
-// ServeHTTP gives each request an id (X-Request-Id), logs it when done, and
-// turns a panic into a 500 so that the server goes on serving.
+// ServeHTTP gives each request an id (X-Request-Id), logs it and tells the
+// observer when done, and turns a panic into a 500 so that the server goes
+// on serving.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if h.observer != nil {
+		h.observer.RequestStarted()
+	}
 	st := &requestState{id: ksuid.New().String()}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	header := w.Header()
 	header.Set("X-Request-Id", st.id)
 	for name, value := range securityHeaders {
 		header[name] = value
+	}
+	if h.hsts {
+		header["Strict-Transport-Security"] = hstsHeader
 	}
 	rec := &statusRecorder{ResponseWriter: w, state: st}
 
@@ -51,6 +58,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if route == "" {
 		route = "unmatched"
 	}
+	elapsed := time.Since(start)
+	if h.observer != nil {
+		h.observer.RequestDone(r.Method, route, status, elapsed)
+	}
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
@@ -60,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.Int("status", status),
-		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 		slog.String("key_id", st.keyID),
 		slog.Bool("canceled", st.canceled),
 	)
@@ -107,8 +118,9 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 	// for an id that exists as for one that does not. Only a key the server
 	// has found before, sent with its secret, goes on: callers behind the
 	// same proxy as a guesser keep working.
-	if d, spent := h.limiter.Spent(addr, failedAuthLimit, time.Minute); spent && !(ok && h.auth.Known(key)) {
-		return nil, rateLimited(w, d)
+	if _, spent := h.limiter.Spent(addr, failedAuthLimit, time.Minute); spent && !(ok && h.auth.Known(key)) {
+		// Allow refuses it as Spent did, and counts the refusal.
+		return nil, rateLimited(w, h.limiter.Allow(addr, failedAuthLimit, time.Minute))
 	}
 	var principal *auth.Principal
 	var err error = errUnauthorized

@@ -31,6 +31,11 @@ type Config struct {
 	// AllowPrivateWebhooks lets subscription URLs use http and reach private
 	// and loopback addresses (development and tests).
 	AllowPrivateWebhooks bool
+	// HTTPS says that the handler is served over HTTPS, so that every
+	// answer tells browsers to keep to it (Strict-Transport-Security).
+	HTTPS bool
+	// Observer is told of every request; nil tells no one.
+	Observer RequestObserver
 }
 
 // Handler serves the API.
@@ -54,6 +59,8 @@ type Handler struct {
 	maxUpload int64
 
 	allowPrivateWebhooks bool
+	hsts                 bool
+	observer             RequestObserver
 }
 
 // New returns the API handler.
@@ -67,6 +74,7 @@ func New(cfg Config) (*Handler, error) {
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		hsts:                 cfg.HTTPS, observer: cfg.Observer,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -1,0 +1,203 @@
+package cmd
+
+import (
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/metrics"
+)
+
+// addOperationsFlags adds serve's flags of metrics and HTTPS.
+func addOperationsFlags(cmd *cobra.Command, cfg *Config) {
+	flags := cmd.Flags()
+	flags.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr("ACCTAPI_METRICS_ADDR", ""),
+		"address of a second listener with Prometheus metrics at /metrics and Go's profiles at /debug/pprof/; off when empty. Keep it private: loopback or an internal network (env ACCTAPI_METRICS_ADDR)")
+	flags.StringVar(&cfg.TLSDomain, "tls-domain", envOr("ACCTAPI_TLS_DOMAIN", ""),
+		"serve HTTPS for this domain with a certificate obtained and renewed over ACME (Let's Encrypt by default), kept in <data-dir>/acme (env ACCTAPI_TLS_DOMAIN)")
+	flags.StringVar(&cfg.HTTPAddr, "http-addr", envOr("ACCTAPI_HTTP_ADDR", ""),
+		"plain-HTTP listener answering ACME HTTP-01 challenges and redirecting everything else to HTTPS; default :80 with --tls-domain, none otherwise (env ACCTAPI_HTTP_ADDR)")
+	flags.StringVar(&cfg.ACMEDirectory, "acme-directory", envOr("ACCTAPI_ACME_DIRECTORY", ""),
+		"ACME directory URL of another CA than Let's Encrypt (env ACCTAPI_ACME_DIRECTORY)")
+	flags.StringVar(&cfg.ACMECARoot, "acme-ca-root", envOr("ACCTAPI_ACME_CA_ROOT", ""),
+		"PEM file of a root certificate to trust, beside the system's, for the ACME directory's HTTPS: a test or private CA (env ACCTAPI_ACME_CA_ROOT)")
+	flags.StringVar(&cfg.TLSCert, "tls-cert", envOr("ACCTAPI_TLS_CERT", ""),
+		"PEM file of the certificate chain to serve HTTPS with, loaded again when it changes (env ACCTAPI_TLS_CERT)")
+	flags.StringVar(&cfg.TLSKey, "tls-key", envOr("ACCTAPI_TLS_KEY", ""),
+		"PEM file of the --tls-cert certificate's private key (env ACCTAPI_TLS_KEY)")
+}
+
+// defaultToHTTPS makes :443 the default --addr with --tls-domain: the
+// address a certificate for a domain is served on.
+func defaultToHTTPS(cmd *cobra.Command, cfg *Config) {
+	if cfg.TLSDomain != "" && !cmd.Flags().Changed("addr") && os.Getenv("ACCTAPI_ADDR") == "" {
+		cfg.Addr = ":443"
+	}
+}
+
+// sideServer is a listener beside the API's, with the server answering on
+// it: the plain-HTTP redirect (and ACME challenges), or the metrics.
+type sideServer struct {
+	name     string
+	listener net.Listener
+	http     *http.Server
+}
+
+// listen opens the API's listener, over TLS when configured, then the
+// plain-HTTP listener that HTTPS asks for and the metrics listener when
+// --metrics-addr names one. On an error it closes what it opened.
+func (s *Server) listen() (err error) {
+	defer func() {
+		if err != nil {
+			s.closeListeners()
+		}
+	}()
+	cfg := s.cfg
+	var setup *tlsSetup
+	if cfg.https() {
+		if setup, err = newTLS(cfg, s.log); err != nil {
+			return err
+		}
+		s.acme = setup.cache
+	}
+	tcp, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.listener = tcp
+	if setup != nil {
+		s.listener = tls.NewListener(tcp, setup.config)
+		httpAddr := cfg.HTTPAddr
+		if httpAddr == "" && cfg.TLSDomain != "" {
+			httpAddr = ":80"
+		}
+		if httpAddr != "" {
+			var handler http.Handler = redirectToHTTPS(cfg.TLSDomain, tcp.Addr().(*net.TCPAddr).Port)
+			if setup.plain != nil {
+				handler = setup.plain(handler)
+			}
+			if err := s.listenSide("http", httpAddr, handler, 30*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	if s.metrics != nil {
+		// The write timeout leaves room for a 30 s CPU profile or trace.
+		return s.listenSide("metrics", cfg.MetricsAddr, metrics.Handler(s.metrics.registry, s.log), 5*time.Minute)
+	}
+	return nil
+}
+
+// listenSide opens a side listener and its server.
+func (s *Server) listenSide(name, addr string, handler http.Handler, writeTimeout time.Duration) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	readHeaderTimeout := s.cfg.ReadHeaderTimeout
+	if readHeaderTimeout <= 0 {
+		readHeaderTimeout = 10 * time.Second
+	}
+	s.side = append(s.side, sideServer{name: name, listener: l, http: &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}})
+	s.log.Info("listening", "what", name, "addr", l.Addr().String())
+	return nil
+}
+
+// sideAddr returns the address of the named side listener, or "".
+func (s *Server) sideAddr(name string) string {
+	for _, side := range s.side {
+		if side.name == name {
+			return side.listener.Addr().String()
+		}
+	}
+	return ""
+}
+
+// HTTPAddr returns the address of the plain-HTTP listener that redirects to
+// HTTPS, or "" when there is none.
+func (s *Server) HTTPAddr() string { return s.sideAddr("http") }
+
+// MetricsAddr returns the address of the metrics listener, or "" when
+// there is none.
+func (s *Server) MetricsAddr() string { return s.sideAddr("metrics") }
+
+// closeListeners closes every listener, and stops the ACME cache.
+func (s *Server) closeListeners() error {
+	var err error
+	for _, l := range s.listeners() {
+		if cerr := l.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+			err = errors.Join(err, cerr)
+		}
+	}
+	if s.acme != nil {
+		s.acme.close()
+	}
+	return err
+}
+
+// listeners lists the open listeners, the API's first.
+func (s *Server) listeners() []net.Listener {
+	var ls []net.Listener
+	if s.listener != nil {
+		ls = append(ls, s.listener)
+	}
+	for _, side := range s.side {
+		ls = append(ls, side.listener)
+	}
+	return ls
+}
+
+// redirectToHTTPS answers every request with a 301 to the same path and
+// query over HTTPS on the API's port: on the domain with --tls-domain (the
+// only name its certificate holds), else on the host the request named.
+func redirectToHTTPS(domain string, port int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := domain
+		if host == "" {
+			host = r.Host
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				host = h
+			}
+			host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+			if !validHost(host) {
+				http.Error(w, "a Host header naming this server is required", http.StatusBadRequest)
+				return
+			}
+		}
+		hostport := net.JoinHostPort(host, strconv.Itoa(port))
+		if port == 443 {
+			hostport = strings.TrimSuffix(hostport, ":443")
+		}
+		http.Redirect(w, r, "https://"+hostport+r.URL.RequestURI(), http.StatusMovedPermanently)
+	})
+}
+
+// validHost accepts a host name or IP address (without a port) and nothing
+// that would change the meaning of a URL built around it.
+func validHost(host string) bool {
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	for _, c := range []byte(host) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
