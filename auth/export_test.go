@@ -9,3 +9,10 @@ func (a *Authenticator) UnknownKeys() int {
 	defer a.mu.Unlock()
 	return len(a.unknown)
 }
+
+// Windows is how many windows l remembers.
+func (l *Limiter) Windows() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.windows)
+}

@@ -16,12 +16,18 @@ type Limiter struct {
 	windows map[string]*window
 	// refused counts the refusals per scope (see Refusals).
 	refused map[string]int64
+	// swept is when the windows that had closed were last forgotten.
+	swept time.Time
 }
 
 type window struct {
-	start time.Time
-	count int
+	start, end time.Time
+	count      int
 }
+
+// sweepEvery spaces out forgetting closed windows: without it the map
+// would keep a window for every address, key and link ever seen.
+const sweepEvery = time.Minute
 
 // Decision is the outcome of one Allow call, with the figures the
 // RateLimit-* headers report.
@@ -38,7 +44,7 @@ func NewLimiter(now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{now: now, windows: map[string]*window{}, refused: map[string]int64{}}
+	return &Limiter{now: now, windows: map[string]*window{}, refused: map[string]int64{}, swept: now()}
 }
 
 // Allow counts one request of key against max per period and says whether it
@@ -47,9 +53,10 @@ func (l *Limiter) Allow(key string, max int, period time.Duration) Decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.sweep(now)
 	w := l.windows[key]
 	if w == nil || now.Sub(w.start) >= period {
-		w = &window{start: now}
+		w = &window{start: now, end: now.Add(period)}
 		l.windows[key] = w
 	}
 	d := Decision{Limit: max, Reset: period - now.Sub(w.start)}
@@ -61,6 +68,21 @@ func (l *Limiter) Allow(key string, max int, period time.Duration) Decision {
 	}
 	d.Remaining = max - w.count
 	return d
+}
+
+// sweep forgets the windows that have closed, at most once per sweepEvery:
+// a closed window counts nothing that a new one would not. The caller holds
+// the lock.
+func (l *Limiter) sweep(now time.Time) {
+	if now.Sub(l.swept) < sweepEvery {
+		return
+	}
+	l.swept = now
+	for key, w := range l.windows {
+		if !now.Before(w.end) {
+			delete(l.windows, key)
+		}
+	}
 }
 
 // Spent reports whether key has used up its window of max requests per
