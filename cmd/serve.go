@@ -254,8 +254,11 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s). Its client key, shown once:\n\n    %s\n\n",
-		demo.ClientID, demo.WorkspaceID, key)
+	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s):\n", demo.ClientID, demo.WorkspaceID)
+	for _, line := range demo.Summary {
+		fmt.Fprintf(s.cfg.Stderr, "  - %s\n", line)
+	}
+	fmt.Fprintf(s.cfg.Stderr, "The demo client's key, shown once:\n\n    %s\n\n", key)
 	return nil
 }
 
