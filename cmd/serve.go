@@ -84,8 +84,8 @@ type Server struct {
 	FirstKey string
 }
 
-// OpenServer opens the data dir (bootstrapping an empty one), checks the
-// schema and listens on cfg.Addr.
+// OpenServer opens the data dir, listens on cfg.Addr, then bootstraps an
+// empty data dir and checks the schema.
 func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	logger, err := newLogger(cfg)
 	if err != nil {
@@ -113,17 +113,21 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: store, files: files, log: logger, metrics: measured}
-	if err := s.bootstrap(ctx); err != nil {
+	// Listen before bootstrap writes the firm, its first key or the demo: a
+	// start that cannot listen (the address is taken) then prints no key
+	// and leaves nothing that a later start would not write the same way.
+	// Connections that arrive meanwhile wait in the backlog.
+	if err := s.listen(); err != nil {
 		store.Close()
+		return nil, err
+	}
+	if err := s.bootstrap(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
 	limiter := auth.NewLimiter(cfg.Now)
 	if measured != nil {
 		measured.watchStore(cfg, store, files, limiter)
-	}
-	if err := s.listen(); err != nil {
-		store.Close()
-		return nil, err
 	}
 	baseURL := cfg.BaseURL
 	if baseURL == "" {
@@ -250,8 +254,11 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s). Its client key, shown once:\n\n    %s\n\n",
-		demo.ClientID, demo.WorkspaceID, key)
+	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s):\n", demo.ClientID, demo.WorkspaceID)
+	for _, line := range demo.Summary {
+		fmt.Fprintf(s.cfg.Stderr, "  - %s\n", line)
+	}
+	fmt.Fprintf(s.cfg.Stderr, "The demo client's key, shown once:\n\n    %s\n\n", key)
 	return nil
 }
 

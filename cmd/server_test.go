@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1111,5 +1112,57 @@ func TestDataDirSynced(t *testing.T) {
 	defer store.Close()
 	if want := []string{root, filepath.Join(root, "var")}; !slices.Equal(synced, want) {
 		t.Errorf("synced making the data dir: %v, want %v", synced, want)
+	}
+}
+
+// TestServerTakenAddressWritesNothing starts a server, then a --demo start on
+// its address: that start fails before it creates a firm, mints a key or
+// seeds the demo, so it prints no key and leaves no client or key behind.
+func TestServerTakenAddressWritesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	cfg, _, _ := testConfig(dir)
+	r := startServer(t, cfg)
+
+	// failedDemoStart starts with --demo on r's address and checks that it
+	// fails, printing nothing of a firm, a key or the demo.
+	failedDemoStart := func(t *testing.T, dataDir string) {
+		t.Helper()
+		cfg, _, stderr := testConfig(dataDir)
+		cfg.Addr = r.srv.Addr()
+		cfg.Demo = true
+		srv, err := OpenServer(context.Background(), cfg)
+		if err == nil {
+			srv.Close()
+			t.Fatal("OpenServer listened on an address already in use")
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			t.Errorf("error = %v, want address already in use", err)
+		}
+		if out := stderr.String(); keyRE.MatchString(out) || strings.Contains(out, "created the firm") || strings.Contains(out, "demo client") {
+			t.Errorf("the failed start printed a key or a seeding message:\n%s", out)
+		}
+	}
+
+	t.Run("the running server's data dir", func(t *testing.T) {
+		failedDemoStart(t, dir)
+		path := filepath.Join(dir, "acctapi.db")
+		if got := rawCount(t, path, "SELECT count(*) FROM clients"); got != 0 {
+			t.Errorf("clients = %d, want 0: no demo", got)
+		}
+		if got := rawCount(t, path, "SELECT count(*) FROM api_keys"); got != 1 {
+			t.Errorf("api keys = %d, want 1: the first key only", got)
+		}
+	})
+	t.Run("an empty data dir", func(t *testing.T) {
+		empty := filepath.Join(t.TempDir(), "data")
+		failedDemoStart(t, empty)
+		// No schema, so no firm and no key: the next start begins afresh.
+		path := filepath.Join(empty, "acctapi.db")
+		if got := rawCount(t, path, "SELECT count(*) FROM sqlite_schema"); got != 0 {
+			t.Errorf("the failed start left %d schema objects, want 0", got)
+		}
+	})
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -132,8 +132,9 @@ func benchIDs(read *sql.DB, query string, args ...any) ([]string, error) {
 	return ids, rows.Err()
 }
 
-// benchOrder is an ORDER BY for a sort, written from PRODUCT.md's rules
-// rather than taken from the store: nulls last both ways, NOCASE titles.
+// benchOrder is an ORDER BY for a sort, written from the order of lists in
+// docs/decisions.md rather than taken from the store: the sort key, then id,
+// null due dates last both ways, titles ASCII case-insensitively (NOCASE).
 func benchOrder(sortKey string, desc bool) string {
 	dir := "ASC"
 	if desc {

@@ -816,8 +816,9 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// compareTasks is the order PRODUCT.md promises: the sort key, then id, both
-// in the requested direction, except that a null due date comes last both ways.
+// compareTasks is the order of lists in docs/decisions.md: the sort key, then
+// id, both in the requested direction, except that a null due date comes last
+// both ways.
 func compareTasks(sort string, desc bool, a, b *pageTask) int {
 	var c int
 	switch sort {

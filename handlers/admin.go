@@ -43,7 +43,7 @@ type roleResponse struct {
 	CustomName *string `json:"customName"`
 }
 
-// accountantUserResponse is the Accountant user of SPEC.md.
+// accountantUserResponse is an accountant user as the API answers it.
 type accountantUserResponse struct {
 	ID        string         `json:"id"`
 	CreatedAt timestamp      `json:"createdAt"`

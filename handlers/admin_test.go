@@ -17,9 +17,9 @@ import (
 	"acctapi/db"
 )
 
-// Tests of the admin area: clients (SPEC.md endpoint 14 and the extensions
-// POST, GET /admin/clients and GET /admin/clients/{id}) and accountant users
-// (endpoints 15 to 18). Every call goes through api.do, so every answer is
+// Tests of the admin area: clients (POST, GET and PATCH /admin/clients and
+// GET /admin/clients/{id}) and accountant users (GET and POST /admin/users,
+// GET and PATCH /admin/users/{id}). Every call goes through api.do, so every answer is
 // also checked against the served OpenAPI document.
 
 // Well-formed ids that name nothing.

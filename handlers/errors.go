@@ -28,7 +28,8 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 
-// errorBody is the standard error body of SPEC.md: all four fields, always.
+// errorBody is the error body of every answer but a 422: all four fields,
+// always, so that callers parse one shape.
 type errorBody struct {
 	StatusCode int    `json:"status_code"`
 	Type       string `json:"type"`

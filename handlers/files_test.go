@@ -35,7 +35,7 @@ import (
 
 // ---- helpers ---------------------------------------------------------------
 
-// flFileFields are the twelve fields of SPEC.md's File, every one always present.
+// flFileFields are the twelve fields of a file in the API, every one always present.
 var flFileFields = []string{"createdAt", "createdById", "documentDate", "folderId", "id", "labelIds",
 	"mimetype", "name", "size", "taskId", "updatedAt", "workspaceId"}
 

@@ -8,7 +8,8 @@ import (
 	"acctapi/auth"
 )
 
-// principalResponse is the Principal of SPEC.md.
+// principalResponse is the body of GET /v1/me: who the key speaks for and
+// what it may do.
 type principalResponse struct {
 	Type                string            `json:"type"`
 	AccountantID        string            `json:"accountantId"`

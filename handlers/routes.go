@@ -96,8 +96,9 @@ const (
 type endpoint struct {
 	access     access
 	permission auth.Permission // "" when any key may call it
-	// zod names validation failures "ZodError" instead of "ValidationError",
-	// as SPEC.md has it for the user and admin-user endpoints.
+	// zod names validation failures "ZodError" instead of "ValidationError":
+	// the user and admin-user endpoints have always answered Zod's name, and
+	// callers may match on it.
 	zod bool
 }
 

@@ -15,7 +15,8 @@ const (
 	maxTaskText  = 100_000
 )
 
-// taskResponse is the Task of SPEC.md: every field present, null where empty.
+// taskResponse is a task as the API answers it: every field present, null
+// where empty.
 type taskResponse struct {
 	ID                  string     `json:"id"`
 	Title               string     `json:"title"`

@@ -20,7 +20,7 @@ import (
 // missingTaskID is a well-formed task id that names nothing.
 const missingTaskID = "cmissingmissingmissing0001"
 
-// taskFields are the twelve fields of SPEC.md's Task, every one always present.
+// taskFields are the twelve fields of a task in the API, every one always present.
 var taskFields = []string{"actorType", "createdAt", "createdById", "destinationFolderId", "dueDate", "id",
 	"parentId", "status", "text", "title", "updatedAt", "workspaceId"}
 

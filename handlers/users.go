@@ -13,7 +13,8 @@ const maxPersonName = 100
 
 var personName = stringRule{trim: true, min: 1, max: maxPersonName}
 
-// clientUserResponse is the Client user of SPEC.md; names only when provided.
+// clientUserResponse is a client user as the API answers it; firstName and
+// lastName only when provided, absent rather than null otherwise.
 type clientUserResponse struct {
 	ID        string    `json:"id"`
 	CreatedAt timestamp `json:"createdAt"`

@@ -14,8 +14,8 @@ import (
 	"acctapi/auth"
 )
 
-// Tests of the client-user endpoints: POST /v1/users and PATCH /v1/users/{id}
-// (SPEC.md endpoints 10 and 11). Every call goes through api.do, so every
+// Tests of the client-user endpoints: POST /v1/users and PATCH /v1/users/{id}.
+// Every call goes through api.do, so every
 // answer is also checked against the served OpenAPI document.
 
 // Well-formed ids that name nothing.

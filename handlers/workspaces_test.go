@@ -16,8 +16,8 @@ import (
 	"acctapi/db"
 )
 
-// Tests of the workspace endpoints (SPEC.md 6-9) and their extensions
-// (POST /workspaces, POST /workspaces/{id}/members, folders and labels).
+// Tests of the workspace endpoints: GET, POST /workspaces, PATCH
+// /workspaces/{id}, the members of a workspace, its folders and labels.
 // Every call goes through api.do, so every answer is also checked against
 // the served OpenAPI document.
 

@@ -14,6 +14,9 @@ import (
 type DemoRecords struct {
 	ClientID    string
 	WorkspaceID string
+	// Summary names everything Demo made, by name, a line each, for people
+	// who try the API on it.
+	Summary []string
 }
 
 // Demo fills the firm with a demo client with two workspaces, users of the
@@ -28,23 +31,30 @@ func Demo(ctx context.Context, store *db.DB, files *filestore.Store, firmID stri
 	if err != nil || clients.Total > 0 {
 		return nil, err
 	}
+	const (
+		muellerName  = "Müller & Söhne"
+		accountsName = "Annual accounts 2026"
+		payrollName  = "Payroll"
+		novakName    = "Jana Novák"
+		incomeName   = "Income tax 2026"
+	)
 	d := &demo{ctx: ctx, store: store}
-	mueller := d.client(firmID, db.ClientCreate{Name: "Müller & Söhne", Type: db.ClientLegalPerson,
+	mueller := d.client(firmID, db.ClientCreate{Name: muellerName, Type: db.ClientLegalPerson,
 		LegalName: ptr("Müller & Söhne GmbH"), Address: db.Address{Line1: ptr("Hauptstraße 1"), City: ptr("Berlin"),
 			PostalCode: ptr("10115"), CountryCode: ptr("DE")}})
-	accounts := d.workspace(mueller, "Annual accounts 2026")
+	accounts := d.workspace(mueller, accountsName)
 	d.clientUser(mueller, "anna.mueller@example.com", "Anna", "Müller", "admin", accounts)
 	berta := d.accountant(firmID, "berta.berater@example.com", "Berta", "Berater", "admin")
 	d.member(mueller, accounts, berta)
 
-	novak := d.client(firmID, db.ClientCreate{Name: "Jana Novák", Type: db.ClientNaturalPerson, CustomID: ptr("K-1002")})
-	incomeTax := d.workspace(novak, "Income tax 2026")
+	novak := d.client(firmID, db.ClientCreate{Name: novakName, Type: db.ClientNaturalPerson, CustomID: ptr("K-1002")})
+	incomeTax := d.workspace(novak, incomeName)
 	d.clientUser(novak, "jana.novak@example.com", "Jana", "Novák", "admin")
 	d.clientUser(mueller, "bob.mueller@example.com", "Bob", "Müller", "user", accounts)
 	carl := d.accountant(firmID, "carl.kontor@example.com", "Carl", "Kontor", "user")
 	d.member(novak, incomeTax, carl)
 
-	d.member(mueller, d.workspace(mueller, "Payroll"), berta)
+	d.member(mueller, d.workspace(mueller, payrollName), berta)
 	receipts := d.folder(mueller, accounts, "Receipts", nil)
 	d.folder(mueller, accounts, "Travel", &receipts)
 	d.folder(mueller, accounts, "Bank statements", nil)
@@ -66,8 +76,17 @@ func Demo(ctx context.Context, store *db.DB, files *filestore.Store, firmID stri
 	if err := statement(ctx, store, files, mueller, accounts); err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
-	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts}, nil
+	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, Summary: []string{
+		fmt.Sprintf("the client %q, with the client users anna.mueller@example.com (admin) and bob.mueller@example.com", muellerName),
+		fmt.Sprintf("its workspace %q: %d tasks (%d of them subtasks), the file %q, %d folders and %d labels",
+			accountsName, d.tasks, d.subtasks, StatementName, d.folders, d.labels),
+		fmt.Sprintf("its workspace %q, and a second client %q with the workspace %q", payrollName, novakName, incomeName),
+		"the accountant users berta.berater@example.com (admin) and carl.kontor@example.com, members of those workspaces",
+	}}, nil
 }
+
+// StatementName is the name of the bank statement Demo stores.
+const StatementName = "Kontoauszug Q3 2026.pdf"
 
 // DemoPDF is the bank statement Demo stores: a small document that PDF
 // readers open.
@@ -93,7 +112,7 @@ func statement(ctx context.Context, store *db.DB, files *filestore.Store, client
 	id := db.NewID()
 	return files.Keep(pending, id, func() error {
 		_, err := store.CreateFile(ctx, clientID, db.FileCreate{
-			ID: id, WorkspaceID: workspaceID, Name: "Kontoauszug Q3 2026.pdf", MimeType: "application/pdf",
+			ID: id, WorkspaceID: workspaceID, Name: StatementName, MimeType: "application/pdf",
 			Size: pending.Size, SHA256: pending.SHA256,
 		})
 		return err
@@ -107,6 +126,8 @@ type demo struct {
 	ctx   context.Context
 	store *db.DB
 	err   error
+	// The counts of what was made, for the summary.
+	tasks, subtasks, folders, labels int
 }
 
 // run makes one record unless an earlier one failed, keeps the first error,
@@ -153,11 +174,13 @@ func (d *demo) member(clientID, workspaceID, userID string) {
 }
 
 func (d *demo) folder(clientID, workspaceID, name string, parentID *string) string {
+	d.folders++
 	return run(d, func() (*db.Folder, error) { return d.store.CreateFolder(d.ctx, clientID, workspaceID, name, parentID) },
 		func(f *db.Folder) string { return f.ID })
 }
 
 func (d *demo) label(clientID, workspaceID, name string) {
+	d.labels++
 	run(d, func() (*db.Label, error) { return d.store.CreateLabel(d.ctx, clientID, workspaceID, name) },
 		func(l *db.Label) string { return l.ID })
 }
@@ -168,6 +191,10 @@ func (d *demo) task(clientID, workspaceID, createdBy, title string, parentID *st
 	in := db.TaskCreate{WorkspaceID: workspaceID, Title: title, ParentID: parentID, ActorType: db.ActorUser, CreatedByID: &createdBy}
 	if !due.IsZero() {
 		in.DueDate = &due
+	}
+	d.tasks++
+	if parentID != nil {
+		d.subtasks++
 	}
 	id := run(d, func() (*db.Task, error) { return d.store.CreateTask(d.ctx, clientID, in) },
 		func(t *db.Task) string { return t.ID })

@@ -2,7 +2,9 @@ package seed_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +66,20 @@ func TestDemo(t *testing.T) {
 		if n := count(t, raw, `SELECT count(*) FROM users u JOIN roles r ON r.id = u.role_id
 			WHERE u.firm_id = ? AND u.client_id IS NULL AND r.name = 'admin'`, firm.ID); n != 1 {
 			t.Errorf("accountant admin users: got %v, want %v", n, 1)
+		}
+	})
+
+	t.Run("summary", func(t *testing.T) {
+		summary := strings.Join(demo.Summary, "\n")
+		tasks := count(t, raw, `SELECT count(*) FROM tasks WHERE workspace_id = ?`, demo.WorkspaceID)
+		files := count(t, raw, `SELECT count(*) FROM files WHERE workspace_id = ? AND name = ?`, demo.WorkspaceID, seed.StatementName)
+		for _, want := range []string{"Müller & Söhne", "Annual accounts 2026", fmt.Sprintf("%d tasks", tasks), seed.StatementName} {
+			if !strings.Contains(summary, want) {
+				t.Errorf("summary does not name %q:\n%s", want, summary)
+			}
+		}
+		if files != 1 {
+			t.Errorf("files named %q in the demo workspace: got %v, want %v", seed.StatementName, files, 1)
 		}
 	})
 
