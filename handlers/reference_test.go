@@ -52,6 +52,11 @@ func TestReferenceFiles(t *testing.T) {
 	if got := res.Header.Get("Content-Security-Policy"); got != referenceCSP {
 		t.Errorf("page CSP: got %q, want %q", got, referenceCSP)
 	}
+	for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Cache-Control": "no-store"} {
+		if got := res.Header.Values(name); len(got) != 1 || got[0] != want {
+			t.Errorf("page %s: got %q, want %q once", name, got, want)
+		}
+	}
 	for _, name := range []string{"init.js", "swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"} {
 		t.Run(name, func(t *testing.T) {
 			if !strings.Contains(string(page), `"docs/`+name+`"`) {
@@ -61,8 +66,11 @@ func TestReferenceFiles(t *testing.T) {
 			if res.StatusCode != http.StatusOK || len(body) == 0 {
 				t.Fatalf("GET /v1/docs/%s: got %d with %d bytes, want 200 with the file", name, res.StatusCode, len(body))
 			}
-			if got := res.Header.Get("Content-Security-Policy"); got != referenceCSP {
-				t.Errorf("CSP: got %q, want %q", got, referenceCSP)
+			for name, want := range map[string]string{"Content-Security-Policy": referenceCSP, "X-Content-Type-Options": "nosniff",
+				"X-Frame-Options": "DENY", "Cache-Control": "no-cache"} {
+				if got := res.Header.Values(name); len(got) != 1 || got[0] != want {
+					t.Errorf("%s: got %q, want %q once", name, got, want)
+				}
 			}
 			etag := res.Header.Get("ETag")
 			res, body = get(t, "/v1/docs/"+name, http.Header{"If-None-Match": {etag}})
