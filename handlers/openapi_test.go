@@ -19,8 +19,10 @@ import (
 
 // The linters are pinned so that a rule added upstream cannot fail a build
 // that changed nothing; npx keeps them in its cache after the first run.
+// Redocly stays on 1.x, which runs on Node.js 18 (Debian 12's nodejs, which
+// .ci/run installs); 2.x needs 20.19 or later.
 const (
-	redoclyCLI  = "@redocly/cli@2.77.0"
+	redoclyCLI  = "@redocly/cli@1.34.20"
 	spectralCLI = "@stoplight/spectral-cli@6.16.3"
 )
 
