@@ -176,6 +176,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	}
 	logger.Info("listening", "addr", s.listener.Addr().String(), "base_url", baseURL,
 		"database", cfg.DatabasePath(), "version", version)
+	logger.Info("API reference", "url", baseURL+"/docs")
 	return s, nil
 }
 

@@ -255,6 +255,9 @@ func TestServerFirstStart(t *testing.T) {
 	if !strings.Contains(logs, `"msg":"listening"`) || !strings.Contains(logs, `"msg":"shutting down"`) {
 		t.Errorf("stderr lacks the listening/shutting down log lines:\n%s", logs)
 	}
+	if !regexp.MustCompile(`"msg":"API reference","url":"https?://[^"]+/v1/docs"`).MatchString(logs) {
+		t.Errorf("stderr lacks the line with the API reference's address:\n%s", logs)
+	}
 
 	// A second start on the same data dir mints nothing and keeps the key.
 	cfg2, _, stderr2 := testConfig(dir)

@@ -114,6 +114,8 @@ func (h *Handler) routeTable() []route {
 	return []route{
 		{http.MethodGet, "/v1/health", endpoint{access: public}, h.health},
 		{http.MethodGet, "/v1/openapi.json", endpoint{access: public}, h.openAPI},
+		{http.MethodGet, "/v1/docs", endpoint{access: public}, h.reference},
+		{http.MethodGet, "/v1/docs/:asset", endpoint{access: public}, h.referenceFile},
 		{http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me},
 		{http.MethodGet, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksRead}, h.listTasks},
 		{http.MethodPost, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.createTask},
