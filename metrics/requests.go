@@ -101,25 +101,14 @@ func (m *Requests) add(key seriesKey) series {
 // it, and "other" when not: the label set stays fixed, and no request's
 // text is kept.
 func knownMethod(method string) string {
-	switch method {
-	case http.MethodGet:
-		return http.MethodGet
-	case http.MethodHead:
-		return http.MethodHead
-	case http.MethodPost:
-		return http.MethodPost
-	case http.MethodPut:
-		return http.MethodPut
-	case http.MethodPatch:
-		return http.MethodPatch
-	case http.MethodDelete:
-		return http.MethodDelete
-	case http.MethodOptions:
-		return http.MethodOptions
-	case http.MethodConnect:
-		return http.MethodConnect
-	case http.MethodTrace:
-		return http.MethodTrace
+	for _, m := range httpMethods {
+		if method == m {
+			return m
+		}
 	}
 	return "other"
 }
+
+// httpMethods are the methods HTTP defines.
+var httpMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace}
