@@ -141,7 +141,7 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 // file store (never whole in memory), the other parts are form fields.
 func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
 	up := &upload{fields: map[string][]string{}}
-	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mediaType, params, err := mime.ParseMediaType(contentType(r))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return up, errBadRequest("unsupported_media_type", "send the upload as Content-Type: multipart/form-data")
 	}

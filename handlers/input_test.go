@@ -273,3 +273,35 @@ func TestAnswersEchoNoControlCharacters(t *testing.T) {
 		wantNoControls(t, res)
 	})
 }
+
+// TestDuplicateHeaders: a request with several x-client-id or Content-Type
+// headers is refused, as one with several Authorization or Idempotency-Key
+// headers is, and nothing is written.
+func TestDuplicateHeaders(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Books")
+	t.Run("x-client-id", func(t *testing.T) {
+		for _, values := range [][]string{{api.client.ID, api.client.ID}, {api.client.ID, api.other.client.ID}, {"", api.client.ID}} {
+			res := api.do(request{method: "GET", path: "/v1/tasks", key: api.accountantKey,
+				header: http.Header{"X-Client-Id": values}})
+			wantIssues(t, res, "ValidationError", []issue{{Code: "custom", Path: []any{"headers", "x-client-id"},
+				Message: "send one x-client-id header, not several"}})
+		}
+	})
+	t.Run("Content-Type of a JSON body", func(t *testing.T) {
+		res := api.do(request{method: "POST", path: "/v1/tasks", key: api.clientKey, clientID: api.client.ID,
+			body: `{"title":"twice typed","workspaceId":"` + ws + `"}`,
+			header: http.Header{"Content-Type": {"application/json", "application/json"}}})
+		wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", "send the body as Content-Type: application/json")
+	})
+	t.Run("Content-Type of an upload", func(t *testing.T) {
+		body := "--b\r\nContent-Disposition: form-data; name=workspaceId\r\n\r\n" + ws +
+			"\r\n--b\r\nContent-Disposition: form-data; name=file; filename=a.txt\r\n\r\nx\r\n--b--\r\n"
+		res := api.do(request{method: "POST", path: "/v1/files", key: api.clientKey, clientID: api.client.ID, body: body,
+			header: http.Header{"Content-Type": {"multipart/form-data; boundary=b", "multipart/form-data; boundary=b"}}})
+		wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", "send the upload as Content-Type: multipart/form-data")
+	})
+	if n := len(api.allTasks(t, api.clientKey, api.client.ID)); n != 0 {
+		t.Errorf("tasks after the refused requests: %d, want none", n)
+	}
+}

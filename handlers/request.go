@@ -66,7 +66,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v *validator) (*object, 
 	if len(body) == 0 {
 		return nil, errBadRequest("invalid_json", "the request body is empty: send a JSON object")
 	}
-	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != "application/json" {
+	if mediaType, _, err := mime.ParseMediaType(contentType(r)); err != nil || mediaType != "application/json" {
 		return nil, errBadRequest("unsupported_media_type", "send the body as Content-Type: application/json")
 	}
 	if !json.Valid(body) {
@@ -126,6 +126,15 @@ func hexRune(digits []byte) rune {
 		}
 	}
 	return r
+}
+
+// contentType is the request's one Content-Type, or "" when it sent none or
+// several: a body whose type is in doubt is not read as any of them.
+func contentType(r *http.Request) string {
+	if values := r.Header.Values("Content-Type"); len(values) == 1 {
+		return values[0]
+	}
+	return ""
 }
 
 // pathID reads and checks the id path parameter;
