@@ -290,7 +290,7 @@ func TestDuplicateHeaders(t *testing.T) {
 	})
 	t.Run("Content-Type of a JSON body", func(t *testing.T) {
 		res := api.do(request{method: "POST", path: "/v1/tasks", key: api.clientKey, clientID: api.client.ID,
-			body: `{"title":"twice typed","workspaceId":"` + ws + `"}`,
+			body:   `{"title":"twice typed","workspaceId":"` + ws + `"}`,
 			header: http.Header{"Content-Type": {"application/json", "application/json"}}})
 		wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", "send the body as Content-Type: application/json")
 	})
