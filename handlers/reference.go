@@ -17,7 +17,7 @@ import (
 // swagger-ui-dist, fetched by scripts/fetch-reference-assets.sh, and are
 // embedded so that the page needs no other host.
 //
-//go:embed reference/init.js reference/swagger-ui
+//go:embed reference/init.js reference/reference.css reference/swagger-ui
 var referenceFiles embed.FS
 
 //go:embed reference/index.html
@@ -38,7 +38,8 @@ type referenceAsset struct {
 }
 
 // referenceAssets maps the names under /v1/docs/ to their files: the page's
-// script, Swagger UI's bundle, styles and icon, and their licenses.
+// script and styles, Swagger UI's bundle, styles and icon, and their
+// licenses.
 var referenceAssets = func() map[string]referenceAsset {
 	types := map[string]string{
 		".js":  "text/javascript; charset=utf-8",
@@ -46,7 +47,7 @@ var referenceAssets = func() map[string]referenceAsset {
 		".png": "image/png",
 	}
 	assets := map[string]referenceAsset{}
-	for _, name := range []string{"reference/init.js", "reference/swagger-ui/swagger-ui-bundle.js",
+	for _, name := range []string{"reference/init.js", "reference/reference.css", "reference/swagger-ui/swagger-ui-bundle.js",
 		"reference/swagger-ui/swagger-ui.css", "reference/swagger-ui/favicon-32x32.png",
 		"reference/swagger-ui/swagger-ui-bundle.js.LICENSE.txt",
 		"reference/swagger-ui/LICENSE", "reference/swagger-ui/NOTICE"} {

@@ -57,7 +57,7 @@ func TestReferenceFiles(t *testing.T) {
 			t.Errorf("page %s: got %q, want %q once", name, got, want)
 		}
 	}
-	for _, name := range []string{"init.js", "swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"} {
+	for _, name := range []string{"init.js", "reference.css", "swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"} {
 		t.Run(name, func(t *testing.T) {
 			if !strings.Contains(string(page), `"docs/`+name+`"`) {
 				t.Errorf("the page does not load docs/%s", name)
@@ -86,7 +86,8 @@ func TestReferenceFiles(t *testing.T) {
 // TestReferenceInBrowser opens /v1/docs in headless Chromium: the page must
 // list every operation and webhook event of the document, log no error (a
 // blocked load or script would), and ask nothing of any host but the server.
-// Its screenshot is kept in the test's temp dir (-v logs the path).
+// Its screenshots, desktop and 360 px wide, are kept in the test's temp
+// dir (-v logs the paths).
 func TestReferenceInBrowser(t *testing.T) {
 	browser := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -174,15 +175,39 @@ func TestReferenceInBrowser(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	png, err := chromedp.Run(run, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
+	// Screenshots of the page on a desktop and 360 px wide, as a phone shows
+	// it, to look at: in the test's temp dir, or in ACCTAPI_SCREENSHOT_DIR
+	// to keep them after the test.
+	dir := os.Getenv("ACCTAPI_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
 	}
-	shot := filepath.Join(t.TempDir(), "docs.png")
-	if err := os.WriteFile(shot, png, 0o600); err != nil {
-		t.Fatal(err)
+	for _, view := range []struct {
+		name          string
+		width, height int64
+	}{{"desktop", 1280, 1024}, {"360px", 360, 740}} {
+		if err := chromedp.Do(run, chromedp.EmulateViewport(view.width, view.height)); err != nil {
+			t.Fatal(err)
+		}
+		// Nothing may push the page wider than the screen: a phone would
+		// scroll sideways to read it.
+		width, err := chromedp.Run(run, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if width > view.width {
+			t.Errorf("%s: the page is %d px wide, wider than the %d px screen", view.name, width, view.width)
+		}
+		png, err := chromedp.Run(run, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shot := filepath.Join(dir, "docs-"+view.name+".png")
+		if err := os.WriteFile(shot, png, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", shot)
 	}
-	t.Logf("screenshot: %s", shot)
 
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
