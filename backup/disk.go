@@ -38,7 +38,7 @@ func emptyOrMissing(dir string) (bool, error) {
 // be renamed to dir: a rename within one file system is atomic.
 func tempDirBeside(dirs durable.Syncer, dir, purpose string) (string, error) {
 	parent := filepath.Dir(filepath.Clean(dir))
-	if _, err := dirs.MkdirAll(parent, 0o750); err != nil {
+	if err := dirs.MkdirAll(parent, 0o750); err != nil {
 		return "", err
 	}
 	return os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+"."+purpose+"-*")

@@ -149,7 +149,7 @@ func openStore(cfg *Config) (*db.DB, error) { return openStoreObserved(cfg, nil)
 // openStoreObserved is openStore with the writer's batches told to observe
 // (serve's metrics); nil tells no one.
 func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
-	if _, err := cfg.dirs.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	if err := cfg.dirs.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	return db.Open(cfg.DatabasePath(), db.Options{

@@ -42,32 +42,30 @@ func (s Syncer) Dir(dir string) error {
 
 // MkdirAll makes the directory path and its missing parents, as
 // os.MkdirAll does, and syncs the parent of each directory it made, from
-// the top down. It reports whether it made any. A path that exists costs
-// one stat and no sync: callers run it on every write without a cost.
-func (s Syncer) MkdirAll(path string, perm fs.FileMode) (bool, error) {
+// the top down. A path that exists costs one stat and no sync: callers run
+// it on every write without a cost.
+func (s Syncer) MkdirAll(path string, perm fs.FileMode) error {
+	path = filepath.Clean(path)
 	if info, err := os.Stat(path); err == nil {
 		if !info.IsDir() {
-			return false, &fs.PathError{Op: "mkdir", Path: path, Err: errors.New("not a directory")}
+			return &fs.PathError{Op: "mkdir", Path: path, Err: errors.New("not a directory")}
 		}
-		return false, nil
+		return nil
 	}
-	var missing []string
-	for dir := filepath.Clean(path); ; dir = filepath.Dir(dir) {
+	missing := []string{path}
+	for dir := filepath.Dir(path); dir != missing[len(missing)-1]; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(dir); err == nil {
 			break
 		}
 		missing = append(missing, dir)
-		if parent := filepath.Dir(dir); parent == dir {
-			break
-		}
 	}
 	if err := os.MkdirAll(path, perm); err != nil {
-		return false, err
+		return err
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		if err := s.Dir(filepath.Dir(missing[i])); err != nil {
-			return true, err
+			return err
 		}
 	}
-	return len(missing) > 0, nil
+	return nil
 }

@@ -36,7 +36,7 @@ func Open(dir string) (*Store, error) {
 // are made: a start after a crash between making a shard directory and
 // syncing its parent makes the shard's entry durable too.
 func open(dir string, dirs durable.Syncer) (*Store, error) {
-	if _, err := dirs.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
+	if err := dirs.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
 		return nil, fmt.Errorf("file store: %w", err)
 	}
 	if err := errors.Join(dirs.Dir(filepath.Dir(filepath.Clean(dir))), dirs.Dir(dir)); err != nil {
@@ -125,7 +125,7 @@ func (s *Store) Commit(p *Pending, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.dirs.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := s.dirs.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("file store: %w", err)
 	}
 	if err := os.Rename(p.path, path); err != nil {

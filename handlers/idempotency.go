@@ -81,7 +81,7 @@ func idempotencyKeyOf(r *http.Request) (string, bool, error) {
 	key := values[0]
 	switch {
 	case len(values) > 1:
-		v.add(issue{Code: "custom", Path: path, Message: "send one Idempotency-Key header, not several"})
+		v.add(severalHeaders("Idempotency-Key", path))
 	case key == "":
 		v.add(sizeIssue("too_small", path, "string", 1, "String must contain at least 1 character(s)"))
 	case len(key) > maxIdempotencyKey:

@@ -211,12 +211,9 @@ func remoteHost(r *http.Request) string {
 // names. A client of another firm, or not the client key's own, is not
 // found: the same answer as for a client that does not exist.
 func (h *Handler) resolveClient(r *http.Request, p *auth.Principal) (string, error) {
-	// Several headers are refused, as several Authorization and
-	// Idempotency-Key headers are: servers and proxies differ in which one
-	// they pass on, so no one of them can be trusted to be the one meant.
 	if len(r.Header.Values("x-client-id")) > 1 {
 		var v validator
-		v.add(issue{Code: "custom", Path: []any{"headers", "x-client-id"}, Message: "send one x-client-id header, not several"})
+		v.add(severalHeaders("x-client-id", []any{"headers", "x-client-id"}))
 		return "", v.err()
 	}
 	header := r.Header.Get("x-client-id")

@@ -128,6 +128,12 @@ func hexRune(digits []byte) rune {
 	return r
 }
 
+// severalHeaders is the issue of a header sent more than once. Servers and
+// proxies differ in which one they pass on, so none of them is used.
+func severalHeaders(name string, path []any) issue {
+	return issue{Code: "custom", Path: path, Message: "send one " + name + " header, not several"}
+}
+
 // contentType is the request's one Content-Type, or "" when it sent none or
 // several: a body whose type is in doubt is not read as any of them.
 func contentType(r *http.Request) string {
