@@ -1,0 +1,98 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/filestore"
+	"acctapi/handlers"
+)
+
+// StorageConfig says where the bytes of uploads are kept.
+type StorageConfig struct {
+	// Location is "local" (the data dir's files/) or s3://BUCKET[/PREFIX].
+	Location string
+	// Endpoint, Region and PathStyle say how to reach the bucket
+	// (filestore.BucketOptions).
+	Endpoint, Region string
+	PathStyle        bool
+	// AccessKeyID and SecretAccessKey sign the bucket's requests: the
+	// standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+	AccessKeyID, SecretAccessKey string
+	// SweepAfter is how old an object without a row must be before a sweep
+	// removes it.
+	SweepAfter time.Duration
+}
+
+// defaultSweepAfter leaves alone what a second server on the bucket, such
+// as the old one of a rolling restart, may still be writing.
+const defaultSweepAfter = time.Hour
+
+// addStorageFlags adds the flags of the file store to a command.
+func addStorageFlags(cmd *cobra.Command, s *StorageConfig) {
+	flags := cmd.Flags()
+	flags.StringVar(&s.Location, "storage", envOr("ACCTAPI_STORAGE", "local"),
+		"where the bytes of uploads go: local (the data dir's files/) or s3://BUCKET[/PREFIX], an S3-compatible bucket; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (env ACCTAPI_STORAGE)")
+	addBucketFlags(cmd, s)
+}
+
+// addBucketFlags adds the flags that say how to reach a bucket.
+func addBucketFlags(cmd *cobra.Command, s *StorageConfig) {
+	flags := cmd.Flags()
+	flags.StringVar(&s.Endpoint, "s3-endpoint", envOr("ACCTAPI_S3_ENDPOINT", ""),
+		"S3 API address: http(s)://host[:port], or a host spoken to over HTTPS; default AWS S3 (env ACCTAPI_S3_ENDPOINT)")
+	flags.StringVar(&s.Region, "s3-region", envOr("ACCTAPI_S3_REGION", ""),
+		"the bucket's region; asked of the bucket once when empty (env ACCTAPI_S3_REGION)")
+	flags.BoolVar(&s.PathStyle, "s3-path-style", envBool("ACCTAPI_S3_PATH_STYLE", false),
+		"name the bucket in the path, not the host name: MinIO, Ceph, Garage, versitygw (env ACCTAPI_S3_PATH_STYLE)")
+	flags.DurationVar(&s.SweepAfter, "s3-sweep-after", envDuration("ACCTAPI_S3_SWEEP_AFTER", defaultSweepAfter),
+		"how old an object without a row, or an upload never completed, must be before a sweep removes it (env ACCTAPI_S3_SWEEP_AFTER)")
+}
+
+// envDuration is the duration in the environment variable, else fallback.
+func envDuration(name string, fallback time.Duration) time.Duration {
+	if v, err := time.ParseDuration(envOr(name, "")); err == nil {
+		return v
+	}
+	return fallback
+}
+
+// parseLocation splits s3://BUCKET[/PREFIX]; "local" is no bucket.
+func parseLocation(location string) (bucket, prefix string, err error) {
+	if location == "local" || location == "" {
+		return "", "", nil
+	}
+	u, err := url.Parse(location)
+	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.User != nil {
+		return "", "", fmt.Errorf("--storage must be local or s3://BUCKET[/PREFIX], not %q", location)
+	}
+	return u.Host, strings.Trim(u.Path, "/"), nil
+}
+
+// fileStore is what the commands need of the file store.
+type fileStore interface {
+	handlers.FileStore
+	Clean(known func(ids []string) (map[string]bool, error)) (int, error)
+}
+
+// openFiles opens the file store the location names: the local store in
+// dir, or the bucket. maxUpload sets the part size of uploads to a bucket.
+func openFiles(ctx context.Context, s StorageConfig, dir string, maxUpload int64, now func() time.Time) (fileStore, error) {
+	bucket, prefix, err := parseLocation(s.Location)
+	if err != nil {
+		return nil, err
+	}
+	if bucket == "" {
+		return filestore.Open(dir)
+	}
+	return filestore.OpenBucket(ctx, filestore.BucketOptions{
+		Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle,
+		AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey,
+		Bucket: bucket, Prefix: prefix, SweepAfter: s.SweepAfter, Now: now,
+	}, maxUpload)
+}
