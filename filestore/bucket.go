@@ -194,6 +194,9 @@ func (b *Bucket) Write(r io.Reader, max int64) (*Pending, error) {
 		PartSize: b.partSize, ContentType: "application/octet-stream",
 	})
 	switch {
+	case in.err != nil && err == nil:
+		b.remove(object)
+		return nil, in.err
 	case in.err != nil:
 		return nil, in.err
 	case err != nil:
@@ -226,11 +229,20 @@ func (m *meteredReader) Read(p []byte) (int, error) {
 	}
 	m.hash.Write(p[:n])
 	m.head.Write(p[:n])
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil && err != io.EOF {
+		// Wrapped, so that the client does not take io.ErrUnexpectedEOF
+		// for the short last part of a complete body.
 		m.err = err
+		return n, &readError{err}
 	}
 	return n, err
 }
+
+// readError is the failure of an upload's body, as the client sees it.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return "read the upload: " + e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
 
 // Discard removes a pending temporary object; after Keep it does nothing.
 func (b *Bucket) Discard(p *Pending) {

@@ -104,6 +104,10 @@ func TestBucketAbort(t *testing.T) {
 	if _, err := b.Write(&failingReader{n: 9 << 20, err: errBodyBroke}, 20<<20); !errors.Is(err, errBodyBroke) {
 		t.Errorf("Write of a failing body: %v, want its error", err)
 	}
+	// A body cut short is no short last part: the upload is aborted.
+	if _, err := b.Write(&failingReader{n: 100, err: io.ErrUnexpectedEOF}, 20<<20); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Write of a body cut short: %v, want io.ErrUnexpectedEOF", err)
+	}
 	p, err := b.Write(bytes.NewReader(random(3, 100)), 20<<20)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,12 @@ type Server struct {
 	Client *minio.Client
 	// Dir is the posix backend's directory: Dir/Bucket holds the objects.
 	Dir string
+
+	stop func()
 }
+
+// Stop stops the server before the test ends, as an outage would.
+func (s *Server) Stop() { s.stop() }
 
 // Binary finds versitygw on PATH or where go install puts it ($GOBIN, else
 // $(go env GOPATH)/bin). Without it the test is skipped with how to install
@@ -92,10 +97,11 @@ func Start(t testing.TB) *Server {
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	s.stop = func() {
 		cmd.Process.Kill()
 		<-exited
-	})
+	}
+	t.Cleanup(s.stop)
 	client, err := minio.New(net.JoinHostPort("127.0.0.1", port), &minio.Options{
 		Creds: credentials.NewStaticV4(s.AccessKeyID, s.SecretAccessKey, ""), BucketLookup: minio.BucketLookupPath,
 	})
