@@ -6,7 +6,6 @@
 package backup
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,11 +133,5 @@ func copyStoredFile(src, dst *filestore.Store, f db.FileDigest) error {
 	}
 	// The row is already written: Keep's record step only compares the
 	// bytes with it, and Keep removes them again when they differ.
-	return dst.Keep(p, f.ID, func() error {
-		if p.Size != f.Size || !bytes.Equal(p.SHA256, f.SHA256) {
-			return fmt.Errorf("the bytes of file %s (%d bytes, sha256 %x) do not match its row (%d bytes, sha256 %x)",
-				f.ID, p.Size, p.SHA256, f.Size, f.SHA256)
-		}
-		return nil
-	})
+	return dst.Keep(p, f.ID, func() error { return matchRow(p, f) })
 }

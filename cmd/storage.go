@@ -3,12 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"acctapi/backup"
 	"acctapi/filestore"
 	"acctapi/handlers"
 )
@@ -74,10 +76,13 @@ func parseLocation(location string) (bucket, prefix string, err error) {
 	return u.Host, strings.Trim(u.Path, "/"), nil
 }
 
-// fileStore is what the commands need of the file store.
+// fileStore is what the commands need of the file store: serving, the
+// sweep, and a migration's reads and checks.
 type fileStore interface {
 	handlers.FileStore
 	Clean(known func(ids []string) (map[string]bool, error)) (int, error)
+	Open(ctx context.Context, id string) (io.ReadCloser, error)
+	Stat(ctx context.Context, id string) (*filestore.StoredObject, error)
 }
 
 // openFiles opens the file store the location names: the local store in
@@ -96,3 +101,84 @@ func openFiles(ctx context.Context, s StorageConfig, dir string, maxUpload int64
 		Bucket: bucket, Prefix: prefix, SweepAfter: s.SweepAfter, Now: now,
 	}, maxUpload)
 }
+
+func newStorageCmd(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "storage",
+		Short: "Manage the file store",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newStorageMigrateCmd(cfg))
+	return cmd
+}
+
+func newStorageMigrateCmd(cfg *Config) *cobra.Command {
+	var to string
+	cmd := &cobra.Command{
+		Use:   "migrate --to s3://BUCKET[/PREFIX] | local",
+		Short: "Copy every stored file to another file store",
+		Long: `Copy the bytes of every file the database records from the file store that
+--storage names (local by default) to the one --to names, each checked against
+its recorded size and SHA-256 on the way. Files already in the target with the
+recorded SHA-256 are skipped, so the command can be stopped and run again: it
+takes up where it stopped and changes nothing already in place. It changes
+nothing in the source either. Files uploaded while it runs are copied by the
+next run: run it once while the server serves, stop the server, run it again,
+then start the server with --storage set to the target.
+
+The S3 flags apply to whichever side is a bucket. On a terminal it shows a
+progress bar of files and bytes; otherwise it prints a line per file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return migrateStorage(cmd.Context(), cfg, to)
+		},
+	}
+	addStorageFlags(cmd, &cfg.Storage)
+	cmd.Flags().StringVar(&to, "to", "", "the file store to copy to: local (the data dir's files/) or s3://BUCKET[/PREFIX]")
+	_ = cmd.MarkFlagRequired("to")
+	return cmd
+}
+
+// migrateStorage copies the data dir's files from cfg.Storage to the store
+// named to.
+func migrateStorage(ctx context.Context, cfg *Config, to string) error {
+	from := cfg.Storage.Location
+	if from == "" {
+		from = "local"
+	}
+	if strings.TrimSuffix(to, "/") == strings.TrimSuffix(from, "/") {
+		return fmt.Errorf("--to %s is the store the files are in (--storage %s)", to, from)
+	}
+	store, err := openExistingStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.CheckSchema(ctx); err != nil {
+		return err
+	}
+	source, err := openFiles(ctx, cfg.Storage, cfg.FilesPath(), maxMigratedFile, cfg.Now)
+	if err != nil {
+		return err
+	}
+	targetConfig := cfg.Storage
+	targetConfig.Location = to
+	target, err := openFiles(ctx, targetConfig, cfg.FilesPath(), maxMigratedFile, cfg.Now)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	show := newMigrationProgress(cfg.Stdout)
+	done, err := backup.Migrate(ctx, backup.MigrateOptions{DB: store, From: source, To: target, Progress: show.update})
+	show.finish()
+	if err != nil {
+		return fmt.Errorf("after %d of %d files: %w (run the command again to go on)", done.Files, done.TotalFiles, err)
+	}
+	fmt.Fprintf(cfg.Stdout, "migrated %d files (%s) from %s to %s in %.1f s: %d copied and verified, %d already in place\n",
+		done.TotalFiles, byteSize(done.TotalBytes), from, to, time.Since(start).Seconds(), done.Copied, done.Skipped)
+	return nil
+}
+
+// maxMigratedFile sets the part size of a migration's uploads to a bucket:
+// files of up to 80 GB fit S3's 10,000 parts of 8 MiB.
+const maxMigratedFile = 80_000_000_000

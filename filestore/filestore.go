@@ -208,6 +208,26 @@ func (s *Store) OpenFile(id string) (*os.File, error) {
 	return os.Open(path)
 }
 
+// Open returns the bytes of the file with the id.
+func (s *Store) Open(_ context.Context, id string) (io.ReadCloser, error) {
+	return s.OpenFile(id)
+}
+
+// Stat returns the size of the file with the id; its SHA-256 is not
+// recorded beside it, so SHA256 is nil. The error is fs.ErrNotExist
+// (errors.Is) when there is none.
+func (s *Store) Stat(_ context.Context, id string) (*StoredObject, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &StoredObject{Size: info.Size()}, nil
+}
+
 // Clean removes what a crash can leave behind: temporary files, and files for
 // which known reports no database row. It returns how many it removed.
 func (s *Store) Clean(known func(ids []string) (map[string]bool, error)) (int, error) {
