@@ -33,7 +33,9 @@ const (
 
 // Manifest is backup.json. The database's size and sha256 cover its rows,
 // and each file's row holds that file's size and sha256, so the manifest
-// vouches for every byte of the backup without listing the files.
+// vouches for every byte of the backup without listing the files. With the
+// files in a bucket the backup lists them (objects.jsonl) instead of
+// copying them: the bucket's versioning and replication protect them.
 type Manifest struct {
 	Format         int            `json:"format"`
 	CreatedAt      time.Time      `json:"createdAt"`
@@ -42,6 +44,10 @@ type Manifest struct {
 	SchemaVersion  uint           `json:"schemaVersion"`
 	Database       DatabaseDigest `json:"database"`
 	Files          FileTotals     `json:"files"`
+	// Objects is set when the files are in a bucket: the backup holds no
+	// bytes of them, but objects.jsonl with the key, size and SHA-256 of
+	// each, which this digest vouches for.
+	Objects *ObjectsDigest `json:"objects,omitempty"`
 }
 
 // DatabaseDigest is the size and sha256 of a backup's database file.

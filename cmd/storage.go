@@ -95,6 +95,11 @@ func openFiles(ctx context.Context, s StorageConfig, dir string, maxUpload int64
 	if bucket == "" {
 		return filestore.Open(dir)
 	}
+	return openBucket(ctx, s, bucket, prefix, maxUpload, now)
+}
+
+// openBucket opens the bucket with the configuration's endpoint and keys.
+func openBucket(ctx context.Context, s StorageConfig, bucket, prefix string, maxUpload int64, now func() time.Time) (*filestore.Bucket, error) {
 	return filestore.OpenBucket(ctx, filestore.BucketOptions{
 		Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle,
 		AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey,
