@@ -54,12 +54,15 @@ func Binary(t testing.TB) string {
 	t.Helper()
 	dirs := []string{}
 	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) > 0 && lines[0] != "" {
-			dirs = append(dirs, lines[0])
-		}
-		if len(lines) > 1 && lines[1] != "" {
-			dirs = append(dirs, filepath.Join(strings.Split(lines[1], string(os.PathListSeparator))[0], "bin"))
+		// GOBIN's line is empty when it is not set.
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) == 2 {
+			if lines[0] != "" {
+				dirs = append(dirs, lines[0])
+			}
+			for _, p := range filepath.SplitList(lines[1]) {
+				dirs = append(dirs, filepath.Join(p, "bin"))
+			}
 		}
 	}
 	if path, err := exec.LookPath("versitygw"); err == nil {
