@@ -59,6 +59,7 @@ differs from this binary's: run acctapi migrate first.`,
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
 	addOperationsFlags(cmd, cfg)
 	addStorageFlags(cmd, &cfg.Storage)
+	addSweepFlag(cmd, &cfg.Storage)
 	return cmd
 }
 

@@ -35,7 +35,8 @@ type StorageConfig struct {
 // as the old one of a rolling restart, may still be writing.
 const defaultSweepAfter = time.Hour
 
-// addStorageFlags adds the flags of the file store to a command.
+// addStorageFlags adds the flags that say where the file store is and how
+// to reach a bucket.
 func addStorageFlags(cmd *cobra.Command, s *StorageConfig) {
 	flags := cmd.Flags()
 	flags.StringVar(&s.Location, "storage", envOr("ACCTAPI_STORAGE", "local"),
@@ -52,7 +53,11 @@ func addBucketFlags(cmd *cobra.Command, s *StorageConfig) {
 		"the bucket's region; asked of the bucket once when empty (env ACCTAPI_S3_REGION)")
 	flags.BoolVar(&s.PathStyle, "s3-path-style", envBool("ACCTAPI_S3_PATH_STYLE", false),
 		"name the bucket in the path, not the host name: MinIO, Ceph, Garage, versitygw (env ACCTAPI_S3_PATH_STYLE)")
-	flags.DurationVar(&s.SweepAfter, "s3-sweep-after", envDuration("ACCTAPI_S3_SWEEP_AFTER", defaultSweepAfter),
+}
+
+// addSweepFlag adds the flag of the bucket's sweep, which only serve runs.
+func addSweepFlag(cmd *cobra.Command, s *StorageConfig) {
+	cmd.Flags().DurationVar(&s.SweepAfter, "s3-sweep-after", envDuration("ACCTAPI_S3_SWEEP_AFTER", defaultSweepAfter),
 		"how old an object without a row, or an upload never completed, must be before a sweep removes it (env ACCTAPI_S3_SWEEP_AFTER)")
 }
 
