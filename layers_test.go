@@ -27,6 +27,9 @@ var layers = map[string]int{
 	"acctapi/db":        1,
 	"acctapi/filestore": 1,
 	"acctapi/durable":   0,
+	// Runs versitygw, a real S3 server, for the tests of the S3 file
+	// store; imports nothing of ours.
+	"acctapi/filestore/s3test": 0,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,

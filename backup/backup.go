@@ -6,7 +6,6 @@
 package backup
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +33,9 @@ const (
 
 // Manifest is backup.json. The database's size and sha256 cover its rows,
 // and each file's row holds that file's size and sha256, so the manifest
-// vouches for every byte of the backup without listing the files.
+// vouches for every byte of the backup without listing the files. With the
+// files in a bucket the backup lists them (objects.jsonl) instead of
+// copying them: the bucket's versioning and replication protect them.
 type Manifest struct {
 	Format         int            `json:"format"`
 	CreatedAt      time.Time      `json:"createdAt"`
@@ -43,6 +44,10 @@ type Manifest struct {
 	SchemaVersion  uint           `json:"schemaVersion"`
 	Database       DatabaseDigest `json:"database"`
 	Files          FileTotals     `json:"files"`
+	// Objects is set when the files are in a bucket: the backup holds no
+	// bytes of them, but objects.jsonl with the key, size and SHA-256 of
+	// each, which this digest vouches for.
+	Objects *ObjectsDigest `json:"objects,omitempty"`
 }
 
 // DatabaseDigest is the size and sha256 of a backup's database file.
@@ -134,11 +139,5 @@ func copyStoredFile(src, dst *filestore.Store, f db.FileDigest) error {
 	}
 	// The row is already written: Keep's record step only compares the
 	// bytes with it, and Keep removes them again when they differ.
-	return dst.Keep(p, f.ID, func() error {
-		if p.Size != f.Size || !bytes.Equal(p.SHA256, f.SHA256) {
-			return fmt.Errorf("the bytes of file %s (%d bytes, sha256 %x) do not match its row (%d bytes, sha256 %x)",
-				f.ID, p.Size, p.SHA256, f.Size, f.SHA256)
-		}
-		return nil
-	})
+	return dst.Keep(p, f.ID, func() error { return matchRow(p, f) })
 }

@@ -71,13 +71,21 @@ func Restore(ctx context.Context, o RestoreOptions) (_ *Manifest, err error) {
 		return nil, fmt.Errorf("the backup in %s is damaged: %s has %d bytes with sha256 %s, the manifest says %d bytes with sha256 %s",
 			from, DatabaseName, size, sum, m.Database.Size, m.Database.SHA256)
 	}
-	source, err := openBackupFiles(from)
-	if err != nil {
-		return nil, err
-	}
 	restored := *m
-	if err := copyFiles(ctx, o.Dirs, dbPath, true, source, filepath.Join(staging, FilesName), &restored); err != nil {
-		return nil, fmt.Errorf("the backup in %s is damaged: %w", from, err)
+	if m.Objects != nil {
+		// The files are in the bucket: the rows must be the ones the
+		// backup listed.
+		if err := checkObjects(ctx, from, dbPath, &restored); err != nil {
+			return nil, fmt.Errorf("the backup in %s is damaged: %w", from, err)
+		}
+	} else {
+		source, err := openBackupFiles(from)
+		if err != nil {
+			return nil, err
+		}
+		if err := copyFiles(ctx, o.Dirs, dbPath, true, source, filepath.Join(staging, FilesName), &restored); err != nil {
+			return nil, fmt.Errorf("the backup in %s is damaged: %w", from, err)
+		}
 	}
 	if restored.SchemaVersion != m.SchemaVersion || restored.Files != m.Files {
 		return nil, fmt.Errorf("the backup in %s is damaged: its database is at schema version %d with %d files of %d bytes, the manifest says version %d with %d files of %d bytes",

@@ -17,8 +17,12 @@ import (
 // WriteOptions say what Write backs up, where to, and what its manifest
 // records.
 type WriteOptions struct {
-	// DataDir is the data dir to back up; its file store is read from here.
+	// DataDir is the data dir to back up; its file store is read from here
+	// unless Bucket is set.
 	DataDir string
+	// Bucket is the bucket the files are in, when they are: the backup
+	// then lists their objects instead of copying their bytes.
+	Bucket Bucket
 	// Open opens DataDir's database. The caller decides how, and what it
 	// says of a missing one; Write closes it.
 	Open func() (*db.DB, error)
@@ -50,10 +54,6 @@ func Write(ctx context.Context, o WriteOptions) (_ *Manifest, err error) {
 		return nil, err
 	}
 	defer store.Close()
-	live, err := filestore.Open(filepath.Join(o.DataDir, FilesName))
-	if err != nil {
-		return nil, err
-	}
 	tmp, err := tempDirBeside(o.Dirs, o.Out, "partial")
 	if err != nil {
 		return nil, err
@@ -77,8 +77,18 @@ func Write(ctx context.Context, o WriteOptions) (_ *Manifest, err error) {
 	// have recorded more since, and their bytes are not part of this backup.
 	// The integrity check, five times as long as the copy, is left to
 	// restore, which must run it anyway.
-	if err := copyFiles(ctx, o.Dirs, dbPath, false, live, filepath.Join(tmp, FilesName), m); err != nil {
-		return nil, err
+	if o.Bucket != nil {
+		if err := listObjects(ctx, dbPath, o.Bucket, filepath.Join(tmp, ObjectsName), m); err != nil {
+			return nil, err
+		}
+	} else {
+		live, err := filestore.Open(filepath.Join(o.DataDir, FilesName))
+		if err != nil {
+			return nil, err
+		}
+		if err := copyFiles(ctx, o.Dirs, dbPath, false, live, filepath.Join(tmp, FilesName), m); err != nil {
+			return nil, err
+		}
 	}
 	if m.Database.Size, m.Database.SHA256, err = digestFile(dbPath, io.Discard); err != nil {
 		return nil, err

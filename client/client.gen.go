@@ -3131,7 +3131,7 @@ type ClientInterface interface {
 
 	// GetFileContentLink A temporary download link
 	//
-	// Needs files:read. The link works for 10 minutes, without an API key.
+	// Needs files:read. The link works for 10 minutes, without an API key. With the files on local disk it is this server's download route, signed by the server; with the files in an S3 bucket it is the bucket's own pre-signed GET, which answers with the file's name (Content-Disposition) and type, and the bytes do not pass through this server.
 	//
 	// Corresponds with GET /files/{id}/content (the `GetFileContentLink` operationId).
 	GetFileContentLink(ctx context.Context, id Id, params *GetFileContentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3152,7 +3152,7 @@ type ClientInterface interface {
 
 	// GetHealth Liveness and database health
 	//
-	// Needs no API key. 200 while the database answers, else 503. Only GET is served: HEAD and the other methods are answered 405.
+	// Needs no API key. 200 while the database and the file store answer, else 503. Only GET is served: HEAD and the other methods are answered 405.
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3764,7 +3764,7 @@ func (c *Client) GetFile(ctx context.Context, id Id, params *GetFileParams, reqE
 
 // GetFileContentLink A temporary download link
 //
-// Needs files:read. The link works for 10 minutes, without an API key.
+// Needs files:read. The link works for 10 minutes, without an API key. With the files on local disk it is this server's download route, signed by the server; with the files in an S3 bucket it is the bucket's own pre-signed GET, which answers with the file's name (Content-Disposition) and type, and the bytes do not pass through this server.
 //
 // Corresponds with GET /files/{id}/content (the `GetFileContentLink` operationId).
 func (c *Client) GetFileContentLink(ctx context.Context, id Id, params *GetFileContentLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3815,7 +3815,7 @@ func (c *Client) DownloadFileHead(ctx context.Context, id Id, params *DownloadFi
 
 // GetHealth Liveness and database health
 //
-// Needs no API key. 200 while the database answers, else 503. Only GET is served: HEAD and the other methods are answered 405.
+// Needs no API key. 200 while the database and the file store answer, else 503. Only GET is served: HEAD and the other methods are answered 405.
 //
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7329,7 +7329,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetFileContentLinkWithResponse A temporary download link
 	//
-	// Needs files:read. The link works for 10 minutes, without an API key.
+	// Needs files:read. The link works for 10 minutes, without an API key. With the files on local disk it is this server's download route, signed by the server; with the files in an S3 bucket it is the bucket's own pre-signed GET, which answers with the file's name (Content-Disposition) and type, and the bytes do not pass through this server.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7356,7 +7356,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Liveness and database health
 	//
-	// Needs no API key. 200 while the database answers, else 503. Only GET is served: HEAD and the other methods are answered 405.
+	// Needs no API key. 200 while the database and the file store answer, else 503. Only GET is served: HEAD and the other methods are answered 405.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13761,7 +13761,7 @@ func (c *ClientWithResponses) GetFileWithResponse(ctx context.Context, id Id, pa
 
 // GetFileContentLinkWithResponse A temporary download link
 //
-// Needs files:read. The link works for 10 minutes, without an API key.
+// Needs files:read. The link works for 10 minutes, without an API key. With the files on local disk it is this server's download route, signed by the server; with the files in an S3 bucket it is the bucket's own pre-signed GET, which answers with the file's name (Content-Disposition) and type, and the bytes do not pass through this server.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13806,7 +13806,7 @@ func (c *ClientWithResponses) DownloadFileHeadWithResponse(ctx context.Context, 
 
 // GetHealthWithResponse Liveness and database health
 //
-// Needs no API key. 200 while the database answers, else 503. Only GET is served: HEAD and the other methods are answered 405.
+// Needs no API key. 200 while the database and the file store answer, else 503. Only GET is served: HEAD and the other methods are answered 405.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,14 +32,23 @@ func newBackupCmd(cfg *Config) *cobra.Command {
 		Long: `Write a consistent backup of the data dir into DIR: the database as of one
 moment (VACUUM INTO from one snapshot, without holding up the server's writes),
 the bytes of exactly the files that database records, each checked against its
-recorded sha256, and backup.json, which acctapi restore verifies. The backup is
+recorded sha256, and backup.json, which acctapi restore verifies. With --storage
+s3://..., the files stay in the bucket: the backup holds objects.jsonl instead,
+the key, size and sha256 of the object of every file the database records, each
+checked to be in the bucket with that size (the bucket's versioning and
+replication protect the bytes). The backup is
 built in a temporary directory beside DIR and renamed into place when complete.
 DIR must not exist or be empty.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
+			bucket, err := backupBucket(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
 			m, err := backup.Write(cmd.Context(), backup.WriteOptions{
 				DataDir: cfg.DataDir,
+				Bucket:  bucket,
 				Open:    func() (*db.DB, error) { return openExistingStore(cfg) },
 				Out:     out,
 				Version: version,
@@ -54,9 +65,14 @@ DIR must not exist or be empty.`,
 			}
 			fmt.Fprintf(cfg.Stdout, "backed up %s to %s in %.1f s: schema version %d, database %s, files: %d (%s)\n",
 				cfg.DataDir, out, res.Seconds, m.SchemaVersion, byteSize(m.Database.Size), m.Files.Count, byteSize(m.Files.Bytes))
+			if m.Objects != nil {
+				fmt.Fprintf(cfg.Stdout, "the files stay in %s: %s lists their objects (key, size, sha256); protect the bucket with versioning and replication\n",
+					m.Objects.Location, backup.ObjectsName)
+			}
 			return nil
 		},
 	}
+	addStorageFlags(cmd, &cfg.Storage)
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the backup to; must not exist or be empty")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	_ = cmd.MarkFlagRequired("out")
@@ -93,6 +109,9 @@ DIR2's database open.`,
 			fmt.Fprintf(cfg.Stdout, "restored %s (taken %s) into %s in %.1f s: schema version %d, database %s, files: %d (%s)\n",
 				from, m.CreatedAt.Format(time.RFC3339), cfg.DataDir, res.Seconds, m.SchemaVersion,
 				byteSize(m.Database.Size), m.Files.Count, byteSize(m.Files.Bytes))
+			if m.Objects != nil {
+				fmt.Fprintf(cfg.Stdout, "its files are in %s: serve with --storage %s\n", m.Objects.Location, strings.TrimSuffix(m.Objects.Location, "/"))
+			}
 			if latest := db.LatestVersion(); m.SchemaVersion < latest {
 				fmt.Fprintf(cfg.Stdout, "its schema is older than this binary's %d: run acctapi migrate before acctapi serve\n", latest)
 			}
@@ -104,6 +123,15 @@ DIR2's database open.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	_ = cmd.MarkFlagRequired("from")
 	return cmd
+}
+
+// backupBucket is the bucket --storage names, nil for the local store.
+func backupBucket(ctx context.Context, cfg *Config) (backup.Bucket, error) {
+	bucket, prefix, err := parseLocation(cfg.Storage.Location)
+	if err != nil || bucket == "" {
+		return nil, err
+	}
+	return openBucket(ctx, cfg.Storage, bucket, prefix, defaultMaxUpload, cfg.Now)
 }
 
 // byteSize formats a number of bytes for people.

@@ -260,10 +260,10 @@ func (a *crashAPI) download(t *testing.T, id string) (int64, [sha256.Size]byte) 
 }
 
 // crashServer starts acctapi serve on the data dir and waits until it listens.
-func crashServer(t *testing.T, bin, dir, synchronous, key, clientID string) (*process, *crashAPI) {
+func crashServer(t *testing.T, bin string, store *testStore, dir, synchronous, key, clientID string) (*process, *crashAPI) {
 	t.Helper()
-	p := startProcess(t, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir,
-		"--synchronous", synchronous, "--log-format", "json")
+	p := startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir,
+		"--synchronous", synchronous, "--log-format", "json"}, store.args()...)...)
 	p.waitStderr(t, 60*time.Second, "the listening log line", func(s string) bool { return listeningAddr(s) != "" })
 	api := &crashAPI{base: "http://" + listeningAddr(p.stderr.String()) + "/v1", key: key, clientID: clientID,
 		http: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashWriters}}}
@@ -521,128 +521,129 @@ func TestCrashSafety(t *testing.T) {
 		seed = s
 	}
 	t.Logf("%d rounds, seed %d (replay: %s=%d %s=%d)", rounds, seed, crashSeedEnv, seed, crashRoundsEnv, rounds)
-	rng := rand.New(rand.NewPCG(seed, 0))
-
 	bin := buildBinary(t, t.TempDir())
-	d := newFLDemo(t)
-	// A key of its own, with room for the test's requests under the rate limit.
-	key := parseKeyJSON(t, mustExecute(t, "keys", "create", "--json", "--name", "crash test",
-		"--rate-limit-max", "1000000000", "--data-dir", d.dir)).str("key")
-	state := &crashState{owner: map[string]int{}, files: map[string]crashFile{
-		d.demoFile: {Name: "Kontoauszug Q3 2026.pdf", Size: int64(len(demoPDF)), Sum: sha256.Sum256([]byte(demoPDF))},
-	}}
+	forEachStore(t, func(t *testing.T, store *testStore) {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		d := newFLDemoIn(t, store)
+		// A key of its own, with room for the test's requests under the rate limit.
+		key := parseKeyJSON(t, mustExecute(t, "keys", "create", "--json", "--name", "crash test",
+			"--rate-limit-max", "1000000000", "--data-dir", d.dir)).str("key")
+		state := &crashState{owner: map[string]int{}, files: map[string]crashFile{
+			d.demoFile: {Name: "Kontoauszug Q3 2026.pdf", Size: int64(len(demoPDF)), Sum: sha256.Sum256([]byte(demoPDF))},
+		}}
 
-	var total crashStats
-	for round := 1; round <= rounds; round++ {
-		synchronous := crashSyncs[(round-1)%len(crashSyncs)]
-		p, api := crashServer(t, bin, d.dir, synchronous, key, d.clientID)
-		if round == 1 {
-			// A second workspace, so that writes land in two; the tasks
-			// already there are expected to stay as they are.
-			var ws struct {
-				ID string `json:"id"`
+		var total crashStats
+		for round := 1; round <= rounds; round++ {
+			synchronous := crashSyncs[(round-1)%len(crashSyncs)]
+			p, api := crashServer(t, bin, d.store, d.dir, synchronous, key, d.clientID)
+			if round == 1 {
+				// A second workspace, so that writes land in two; the tasks
+				// already there are expected to stay as they are.
+				var ws struct {
+					ID string `json:"id"`
+				}
+				api.must(t, http.MethodPost, "/workspaces", map[string]string{"name": "crash test"}, http.StatusCreated, &ws)
+				state.workspaces = []string{d.workspaceID, ws.ID}
+				state.tasks, _ = api.allTasks(t)
 			}
-			api.must(t, http.MethodPost, "/workspaces", map[string]string{"name": "crash test"}, http.StatusCreated, &ws)
-			state.workspaces = []string{d.workspaceID, ws.ID}
-			state.tasks, _ = api.allTasks(t)
-		}
 
-		writers := make([]*crashWriter, crashWriters)
-		var wg sync.WaitGroup
-		for i := range writers {
-			w := &crashWriter{n: i, round: round, rng: rand.New(rand.NewPCG(seed, uint64(round)<<8|uint64(i))), api: api,
-				workspaces: state.workspaces, own: map[string]crashTask{}, files: map[string]crashFile{}, acked: map[string]int{}}
-			for id, owner := range state.owner {
-				if owner == i {
-					w.own[id] = state.tasks[id]
+			writers := make([]*crashWriter, crashWriters)
+			var wg sync.WaitGroup
+			for i := range writers {
+				w := &crashWriter{n: i, round: round, rng: rand.New(rand.NewPCG(seed, uint64(round)<<8|uint64(i))), api: api,
+					workspaces: state.workspaces, own: map[string]crashTask{}, files: map[string]crashFile{}, acked: map[string]int{}}
+				for id, owner := range state.owner {
+					if owner == i {
+						w.own[id] = state.tasks[id]
+					}
+				}
+				writers[i] = w
+				wg.Go(func() { w.run(t) })
+			}
+			// The kill lands anywhere in the load: in commits, uploads, fsyncs.
+			delay := 100*time.Millisecond + time.Duration(rng.Int64N(int64(1400*time.Millisecond)))
+			<-time.After(delay)
+			if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-p.exited
+			wg.Wait()
+			if t.Failed() {
+				t.FailNow()
+			}
+
+			stats := crashStats{ackedBy: map[string]int{}}
+			var gone []string
+			for _, w := range writers {
+				for id, owner := range state.owner {
+					if owner == w.n {
+						delete(state.tasks, id)
+						delete(state.owner, id)
+					}
+				}
+				for id, task := range w.own {
+					state.tasks[id], state.owner[id] = task, w.n
+				}
+				for id, f := range w.files {
+					state.files[id] = f
+				}
+				gone = append(gone, w.gone...)
+				for kind, n := range w.acked {
+					stats.ackedBy[kind] += n
+					stats.acked += n
+				}
+				stats.uploaded += w.bytes
+				switch {
+				case w.pending == nil:
+				case w.refused:
+					stats.refused++
+				default:
+					stats.inFlight++
 				}
 			}
-			writers[i] = w
-			wg.Go(func() { w.run(t) })
-		}
-		// The kill lands anywhere in the load: in commits, uploads, fsyncs.
-		delay := 100*time.Millisecond + time.Duration(rng.Int64N(int64(1400*time.Millisecond)))
-		<-time.After(delay)
-		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-p.exited
-		wg.Wait()
-		if t.Failed() {
-			t.FailNow()
-		}
 
-		stats := crashStats{ackedBy: map[string]int{}}
-		var gone []string
-		for _, w := range writers {
-			for id, owner := range state.owner {
-				if owner == w.n {
-					delete(state.tasks, id)
-					delete(state.owner, id)
-				}
-			}
-			for id, task := range w.own {
-				state.tasks[id], state.owner[id] = task, w.n
-			}
-			for id, f := range w.files {
-				state.files[id] = f
-			}
-			gone = append(gone, w.gone...)
-			for kind, n := range w.acked {
-				stats.ackedBy[kind] += n
-				stats.acked += n
-			}
-			stats.uploaded += w.bytes
-			switch {
-			case w.pending == nil:
-			case w.refused:
-				stats.refused++
-			default:
-				stats.inFlight++
-			}
-		}
+			p, api = crashServer(t, bin, d.store, d.dir, synchronous, key, d.clientID)
+			crashCheckTasks(t, api, state, writers, gone, &stats)
+			crashCheckFiles(t, d, api, state, writers, &stats)
+			crashRetryPending(t, d, api, state, writers, &stats)
 
-		p, api = crashServer(t, bin, d.dir, synchronous, key, d.clientID)
-		crashCheckTasks(t, api, state, writers, gone, &stats)
-		crashCheckFiles(t, d, api, state, writers, &stats)
-		crashRetryPending(t, d, api, state, writers, &stats)
+			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.exited:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the server did not stop within 30 s of SIGTERM")
+			}
+			if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("the server exited %d after SIGTERM; stderr:\n%s", code, p.stderr.String())
+			}
+			store, err := db.Open(d.dbPath, db.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Check(context.Background()); err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+			if err := store.Close(); err != nil {
+				t.Fatal(err)
+			}
 
-		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
+			t.Logf("round %d/%d (synchronous %s), killed after %v: %d writes acknowledged (%d creates, %d patches, %d deletes, %d uploads of %.1f MiB); "+
+				"%d in flight at the kill, %d of them applied, %d refused; their retries: %d replayed, %d answered lost, %d run; checked %d tasks and %d files (%.1f MiB downloaded)",
+				round, rounds, synchronous, delay.Round(time.Millisecond), stats.acked, stats.ackedBy["create"], stats.ackedBy["patch"],
+				stats.ackedBy["delete"], stats.ackedBy["upload"], float64(stats.uploaded)/(1<<20),
+				stats.inFlight, stats.applied, stats.refused, stats.replayed, stats.lost, stats.rerun, stats.tasks, stats.files, float64(stats.downloaded)/(1<<20))
+			if t.Failed() {
+				t.Fatalf("round %d lost or damaged acknowledged writes; replay with %s=%d", round, crashSeedEnv, seed)
+			}
+			total.acked += stats.acked
+			total.inFlight += stats.inFlight
+			total.applied += stats.applied
 		}
-		select {
-		case <-p.exited:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("the server did not stop within 30 s of SIGTERM")
-		}
-		if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-			t.Errorf("the server exited %d after SIGTERM; stderr:\n%s", code, p.stderr.String())
-		}
-		store, err := db.Open(d.dbPath, db.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Check(context.Background()); err != nil {
-			t.Errorf("round %d: %v", round, err)
-		}
-		if err := store.Close(); err != nil {
-			t.Fatal(err)
-		}
-
-		t.Logf("round %d/%d (synchronous %s), killed after %v: %d writes acknowledged (%d creates, %d patches, %d deletes, %d uploads of %.1f MiB); "+
-			"%d in flight at the kill, %d of them applied, %d refused; their retries: %d replayed, %d answered lost, %d run; checked %d tasks and %d files (%.1f MiB downloaded)",
-			round, rounds, synchronous, delay.Round(time.Millisecond), stats.acked, stats.ackedBy["create"], stats.ackedBy["patch"],
-			stats.ackedBy["delete"], stats.ackedBy["upload"], float64(stats.uploaded)/(1<<20),
-			stats.inFlight, stats.applied, stats.refused, stats.replayed, stats.lost, stats.rerun, stats.tasks, stats.files, float64(stats.downloaded)/(1<<20))
-		if t.Failed() {
-			t.Fatalf("round %d lost or damaged acknowledged writes; replay with %s=%d", round, crashSeedEnv, seed)
-		}
-		total.acked += stats.acked
-		total.inFlight += stats.inFlight
-		total.applied += stats.applied
-	}
-	t.Logf("%d rounds: %d acknowledged writes, all found whole; %d writes in flight at a kill, %d of them applied whole",
-		rounds, total.acked, total.inFlight, total.applied)
+		t.Logf("%d rounds: %d acknowledged writes, all found whole; %d writes in flight at a kill, %d of them applied whole",
+			rounds, total.acked, total.inFlight, total.applied)
+	})
 }
 
 // crashCheckTasks checks the tasks of a restarted server against what was
@@ -774,7 +775,7 @@ func crashCheckFiles(t *testing.T, d *flDemo, api *crashAPI, state *crashState, 
 	}
 	// Start-up removed what a kill left unrecorded: the store holds the
 	// bytes of the recorded files, nothing else.
-	for _, path := range flStoreFiles(t, d.dir) {
+	for _, path := range d.store.files(t, d.dir) {
 		if !want[path] {
 			t.Errorf("the file store holds %s, which no record names", path)
 		}

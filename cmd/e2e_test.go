@@ -69,8 +69,14 @@ func hermeticEnv() []string {
 // startProcess starts the binary; the test's cleanup kills it if it still runs.
 func startProcess(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
+	return startProcessEnv(t, nil, bin, args...)
+}
+
+// startProcessEnv is startProcess with env added to its environment.
+func startProcessEnv(t *testing.T, env []string, bin string, args ...string) *process {
+	t.Helper()
 	p := &process{cmd: exec.Command(bin, args...), stdout: newWatchedBuffer(), stderr: newWatchedBuffer(), exited: make(chan struct{})}
-	p.cmd.Env = hermeticEnv()
+	p.cmd.Env = append(hermeticEnv(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	p.cmd.WaitDelay = 5 * time.Second
 	if err := p.cmd.Start(); err != nil {

@@ -125,8 +125,11 @@ func flLink(t *testing.T, base, key, clientID, fileID string) string {
 		URL       string `json:"url"`
 		ExpiresIn int    `json:"expiresIn"`
 	}
-	if err := json.Unmarshal(body, &link); err != nil || link.ExpiresIn != 600 || !strings.HasPrefix(link.URL, base+"/files/"+fileID+"/download?") {
-		t.Fatalf("link %s (%v), want %s/files/%s/download?... expiring in 600 s", body, err, base, fileID)
+	err := json.Unmarshal(body, &link)
+	ours := strings.HasPrefix(link.URL, base+"/files/"+fileID+"/download?")
+	bucket := strings.Contains(link.URL, "/"+testPrefix+"/files/"+fileID+"?") && strings.Contains(link.URL, "X-Amz-Expires=600&")
+	if err != nil || link.ExpiresIn != 600 || !ours && !bucket {
+		t.Fatalf("link %s (%v), want %s/files/%s/download?... or a bucket's pre-signed GET, expiring in 600 s", body, err, base, fileID)
 	}
 	return link.URL
 }
@@ -209,6 +212,7 @@ const demoPDF = seed.DemoPDF
 
 // flDemo is a data dir seeded with --demo.
 type flDemo struct {
+	store                 *testStore
 	dir, dbPath           string
 	firstKey, clientID    string
 	workspaceID, demoFile string
@@ -216,9 +220,15 @@ type flDemo struct {
 
 func newFLDemo(t *testing.T) *flDemo {
 	t.Helper()
-	d := &flDemo{dir: t.TempDir()}
+	return newFLDemoIn(t, &testStore{name: "local"})
+}
+
+// newFLDemoIn is newFLDemo with the files in the store.
+func newFLDemoIn(t *testing.T, store *testStore) *flDemo {
+	t.Helper()
+	d := &flDemo{store: store, dir: t.TempDir()}
 	d.dbPath = filepath.Join(d.dir, "acctapi.db")
-	d.firstKey, d.clientID = seedDataDir(t, d.dir, true)
+	d.firstKey, d.clientID = seedDataDirIn(t, d.dir, true, store)
 	files := flRawStrings(t, d.dbPath, `SELECT id FROM files`)
 	if len(files) != 1 {
 		t.Fatalf("a --demo start recorded files %v, want the demo file", files)
@@ -356,79 +366,81 @@ func TestServeKilledMidUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
-	tmp := t.TempDir()
-	bin := buildBinary(t, tmp)
-	dataDir := filepath.Join(tmp, "data")
-	p := startProcess(t, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json")
-	p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
-		return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
+	bin := buildBinary(t, t.TempDir())
+	forEachStore(t, func(t *testing.T, store *testStore) {
+		tmp := t.TempDir()
+		dataDir := filepath.Join(tmp, "data")
+		p := startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json"}, store.args()...)...)
+		p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
+			return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
+		})
+		banner := p.stderr.String()
+		clientKey := keyRE.FindAllString(banner, -1)[1]
+		clientID := demoClientRE.FindStringSubmatch(banner)[1]
+		workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
+		base := "http://" + listeningAddr(banner) + "/v1"
+		before := store.files(t, dataDir)
+
+		// An upload that sends 1 MiB of its file, then waits.
+		pr, pw := io.Pipe()
+		mw := multipart.NewWriter(pw)
+		go func() {
+			mw.WriteField("workspaceId", workspaceID)
+			part, _ := mw.CreateFormFile("file", "interrupted.bin")
+			part.Write(flRandomBlock(1, 1<<20))
+			// The body stays open until the test closes the pipe.
+		}()
+		req, _ := http.NewRequest(http.MethodPost, base+"/files", pr)
+		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("x-client-id", clientID)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		done := make(chan error, 1)
+		go func() {
+			res, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+			if err == nil {
+				res.Body.Close()
+				err = fmt.Errorf("the upload answered %d", res.StatusCode)
+			}
+			done <- err
+		}()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if files := store.files(t, dataDir); len(files) > len(before) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no temporary file or upload appeared in the %s store", store.name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-p.exited
+		pw.CloseWithError(io.ErrUnexpectedEOF)
+		if err := <-done; err == nil || strings.Contains(err.Error(), "answered") {
+			t.Errorf("the upload to a killed server: %v", err)
+		}
+		left := store.files(t, dataDir)
+		recorded := slices.DeleteFunc(slices.Clone(left), func(f string) bool { return strings.HasPrefix(f, "tmp/") })
+		if len(left) != len(before)+1 || !slices.Equal(recorded, before) {
+			t.Fatalf("after the kill the store holds %v, want %v and one temporary file", left, before)
+		}
+
+		cfg, _, stderr := testConfig(dataDir)
+		r := startServer(t, store.configure(cfg))
+		if got := store.files(t, dataDir); !slices.Equal(got, before) {
+			t.Errorf("after the restart the store holds %v, want %v", got, before)
+		}
+		if !strings.Contains(stderr.String(), `"msg":"removed unrecorded upload files","count":1`) {
+			t.Errorf("the restart does not log the removal:\n%s", stderr.String())
+		}
+		if n := len(flRawStrings(t, filepath.Join(dataDir, "acctapi.db"), `SELECT id FROM files`)); n != 1 {
+			t.Errorf("file records: got %d, want only the demo file", n)
+		}
+		id := flUpload(t, r.base, clientKey, clientID, workspaceID, "after.txt", []byte("after the crash"))
+		flMustDownload(t, flLink(t, r.base, clientKey, clientID, id), []byte("after the crash"))
 	})
-	banner := p.stderr.String()
-	clientKey := keyRE.FindAllString(banner, -1)[1]
-	clientID := demoClientRE.FindStringSubmatch(banner)[1]
-	workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
-	base := "http://" + listeningAddr(banner) + "/v1"
-	before := flStoreFiles(t, dataDir)
-
-	// An upload that sends 1 MiB of its file, then waits.
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		mw.WriteField("workspaceId", workspaceID)
-		part, _ := mw.CreateFormFile("file", "interrupted.bin")
-		part.Write(flRandomBlock(1, 1<<20))
-		// The body stays open until the test closes the pipe.
-	}()
-	req, _ := http.NewRequest(http.MethodPost, base+"/files", pr)
-	req.Header.Set("Authorization", "Bearer "+clientKey)
-	req.Header.Set("x-client-id", clientID)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	done := make(chan error, 1)
-	go func() {
-		res, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
-		if err == nil {
-			res.Body.Close()
-			err = fmt.Errorf("the upload answered %d", res.StatusCode)
-		}
-		done <- err
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if files := flStoreFiles(t, dataDir); len(files) > len(before) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no temporary file appeared in %s", filepath.Join(dataDir, "files", "tmp"))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.exited
-	pw.CloseWithError(io.ErrUnexpectedEOF)
-	if err := <-done; err == nil || strings.Contains(err.Error(), "answered") {
-		t.Errorf("the upload to a killed server: %v", err)
-	}
-	left := flStoreFiles(t, dataDir)
-	recorded := slices.DeleteFunc(slices.Clone(left), func(f string) bool { return strings.HasPrefix(f, "tmp/") })
-	if len(left) != len(before)+1 || !slices.Equal(recorded, before) {
-		t.Fatalf("after the kill the store holds %v, want %v and one temporary file", left, before)
-	}
-
-	cfg, _, stderr := testConfig(dataDir)
-	r := startServer(t, cfg)
-	if got := flStoreFiles(t, dataDir); !slices.Equal(got, before) {
-		t.Errorf("after the restart the store holds %v, want %v", got, before)
-	}
-	if !strings.Contains(stderr.String(), `"msg":"removed unrecorded upload files","count":1`) {
-		t.Errorf("the restart does not log the removal:\n%s", stderr.String())
-	}
-	if n := len(flRawStrings(t, filepath.Join(dataDir, "acctapi.db"), `SELECT id FROM files`)); n != 1 {
-		t.Errorf("file records: got %d, want only the demo file", n)
-	}
-	id := flUpload(t, r.base, clientKey, clientID, workspaceID, "after.txt", []byte("after the crash"))
-	flMustDownload(t, flLink(t, r.base, clientKey, clientID, id), []byte("after the crash"))
 }
 
 func TestSigningRotateCommand(t *testing.T) {
@@ -536,73 +548,76 @@ func TestServeRSS100MiB(t *testing.T) {
 		t.Skip("set ACCTAPI_RSS=1 to measure the memory of a real server")
 	}
 	const size = 100 << 20
-	tmp := t.TempDir()
-	bin := buildBinary(t, tmp)
-	dataDir := filepath.Join(tmp, "data")
-	p := startProcess(t, bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json")
-	p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
-		return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
+	bin := buildBinary(t, t.TempDir())
+	forEachStore(t, func(t *testing.T, store *testStore) {
+		dataDir := filepath.Join(t.TempDir(), "data")
+		p := startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json"}, store.args()...)...)
+		p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
+			return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
+		})
+		banner := p.stderr.String()
+		clientKey := keyRE.FindAllString(banner, -1)[1]
+		clientID := demoClientRE.FindStringSubmatch(banner)[1]
+		workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
+		base := "http://" + listeningAddr(banner) + "/v1"
+		pid := p.cmd.Process.Pid
+		block := flRandomBlock(2, 1<<20)
+
+		idle := flVm(t, pid, "VmHWM")
+		start := time.Now()
+		body, contentType := flUploadBody(workspaceID, "big.bin", &flRepeat{block: block, left: size})
+		status, _, res := flDo(t, http.MethodPost, base+"/files", clientKey, clientID, contentType, body)
+		upload := time.Since(start)
+		if status != http.StatusCreated {
+			t.Fatalf("upload: %d %s", status, res)
+		}
+		var f struct {
+			ID   string `json:"id"`
+			Size int64  `json:"size"`
+		}
+		if err := json.Unmarshal(res, &f); err != nil || f.Size != size {
+			t.Fatalf("upload answered %s", res)
+		}
+		afterUpload := flVm(t, pid, "VmHWM")
+
+		link := flLink(t, base, clientKey, clientID, f.ID)
+		start = time.Now()
+		resp, err := http.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash := sha256.New()
+		n, err := io.Copy(hash, resp.Body)
+		resp.Body.Close()
+		download := time.Since(start)
+		if err != nil || n != size || resp.StatusCode != http.StatusOK {
+			t.Fatalf("download: %d, %d bytes, %v", resp.StatusCode, n, err)
+		}
+		want := sha256.New()
+		io.Copy(want, &flRepeat{block: block, left: size})
+		if !bytes.Equal(hash.Sum(nil), want.Sum(nil)) {
+			t.Errorf("the download differs from the upload")
+		}
+		afterDownload := flVm(t, pid, "VmHWM")
+		rss := flVm(t, pid, "VmRSS")
+
+		// With a bucket the download goes from the bucket (versitygw, on the
+		// same machine) to the client: acctapi only signs the link.
+		report := fmt.Sprintf("acctapi serve, %s store, 100 MiB file: VmHWM idle %d KiB, after upload %d KiB (+%d), after download %d KiB (+%d); VmRSS now %d KiB; upload %v (%.0f MB/s), download %v (%.0f MB/s)",
+			store.name, idle, afterUpload, afterUpload-idle, afterDownload, afterDownload-idle, rss,
+			upload.Round(time.Millisecond), float64(size)/1e6/upload.Seconds(), download.Round(time.Millisecond), float64(size)/1e6/download.Seconds())
+		t.Log(report)
+		fmt.Println(report)
+		if growth := afterDownload - idle; growth > 32<<10 {
+			t.Errorf("peak RSS grew by %d KiB moving a 100 MiB file, want far less than the file (< 32 MiB)", growth)
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-p.exited:
+		case <-time.After(20 * time.Second):
+			t.Errorf("the server did not stop within 20 s of SIGTERM")
+		}
 	})
-	banner := p.stderr.String()
-	clientKey := keyRE.FindAllString(banner, -1)[1]
-	clientID := demoClientRE.FindStringSubmatch(banner)[1]
-	workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
-	base := "http://" + listeningAddr(banner) + "/v1"
-	pid := p.cmd.Process.Pid
-	block := flRandomBlock(2, 1<<20)
-
-	idle := flVm(t, pid, "VmHWM")
-	start := time.Now()
-	body, contentType := flUploadBody(workspaceID, "big.bin", &flRepeat{block: block, left: size})
-	status, _, res := flDo(t, http.MethodPost, base+"/files", clientKey, clientID, contentType, body)
-	upload := time.Since(start)
-	if status != http.StatusCreated {
-		t.Fatalf("upload: %d %s", status, res)
-	}
-	var f struct {
-		ID   string `json:"id"`
-		Size int64  `json:"size"`
-	}
-	if err := json.Unmarshal(res, &f); err != nil || f.Size != size {
-		t.Fatalf("upload answered %s", res)
-	}
-	afterUpload := flVm(t, pid, "VmHWM")
-
-	link := flLink(t, base, clientKey, clientID, f.ID)
-	start = time.Now()
-	resp, err := http.Get(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := sha256.New()
-	n, err := io.Copy(hash, resp.Body)
-	resp.Body.Close()
-	download := time.Since(start)
-	if err != nil || n != size || resp.StatusCode != http.StatusOK {
-		t.Fatalf("download: %d, %d bytes, %v", resp.StatusCode, n, err)
-	}
-	want := sha256.New()
-	io.Copy(want, &flRepeat{block: block, left: size})
-	if !bytes.Equal(hash.Sum(nil), want.Sum(nil)) {
-		t.Errorf("the download differs from the upload")
-	}
-	afterDownload := flVm(t, pid, "VmHWM")
-	rss := flVm(t, pid, "VmRSS")
-
-	report := fmt.Sprintf("acctapi serve, 100 MiB file: VmHWM idle %d KiB, after upload %d KiB (+%d), after download %d KiB (+%d); VmRSS now %d KiB; upload %v (%.0f MB/s), download %v (%.0f MB/s)",
-		idle, afterUpload, afterUpload-idle, afterDownload, afterDownload-idle, rss,
-		upload.Round(time.Millisecond), float64(size)/1e6/upload.Seconds(), download.Round(time.Millisecond), float64(size)/1e6/download.Seconds())
-	t.Log(report)
-	fmt.Println(report)
-	if growth := afterDownload - idle; growth > 32<<10 {
-		t.Errorf("peak RSS grew by %d KiB moving a 100 MiB file, want far less than the file (< 32 MiB)", growth)
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(20 * time.Second):
-		t.Errorf("the server did not stop within 20 s of SIGTERM")
-	}
 }

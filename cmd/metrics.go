@@ -53,8 +53,11 @@ func (m *serveMetrics) requestObserver() handlers.RequestObserver {
 }
 
 // watchStore registers the figures read at each scrape.
+// A bucket (files nil) is not sized: only a listing of every object could.
 func (m *serveMetrics) watchStore(cfg *Config, store *db.DB, files *filestore.Store, limiter *auth.Limiter) {
-	metrics.RegisterStore(m.registry, metrics.StoreOptions{
-		DB: store, Files: files, Limiter: limiter, Now: cfg.Now, UsageMaxAge: fileUsageMaxAge,
-	})
+	opts := metrics.StoreOptions{DB: store, Limiter: limiter, Now: cfg.Now, UsageMaxAge: fileUsageMaxAge}
+	if files != nil {
+		opts.Files = files
+	}
+	metrics.RegisterStore(m.registry, opts)
 }

@@ -38,6 +38,8 @@ type Config struct {
 	LogFormat       string
 	ShutdownTimeout time.Duration
 	MaxUploadBytes  int64
+	// Storage says where the bytes of uploads are kept.
+	Storage StorageConfig
 	// ReadHeaderTimeout bounds how long a client may take to send a
 	// request's headers; 0 means 10 s. Tests shorten it to meet a slow
 	// client without waiting.
@@ -93,7 +95,9 @@ func (c *Config) FilesPath() string { return filepath.Join(c.DataDir, "files") }
 
 // Execute runs the command line and returns the exit code.
 func Execute(args []string, stdout, stderr io.Writer) int {
-	cfg := &Config{Stdout: stdout, Stderr: stderr}
+	cfg := &Config{Stdout: stdout, Stderr: stderr, Storage: StorageConfig{
+		AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+	}}
 	root := newRootCmd(cfg)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -118,7 +122,7 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newVersionCmd(cfg))
 	return root
 }
 

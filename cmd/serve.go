@@ -58,6 +58,8 @@ differs from this binary's: run acctapi migrate first.`,
 	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
 	addOperationsFlags(cmd, cfg)
+	addStorageFlags(cmd, &cfg.Storage)
+	addSweepFlag(cmd, &cfg.Storage)
 	return cmd
 }
 
@@ -69,7 +71,7 @@ const defaultMaxUpload = 100 << 20
 type Server struct {
 	cfg      *Config
 	store    *db.DB
-	files    *filestore.Store
+	files    fileStore
 	listener net.Listener
 	http     *http.Server
 	log      *slog.Logger
@@ -107,7 +109,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("--max-upload-bytes must be positive")
 	}
-	files, err := filestore.Open(cfg.FilesPath())
+	files, err := openFiles(ctx, cfg.Storage, cfg.FilesPath(), maxUpload, cfg.Now)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -127,7 +129,8 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	}
 	limiter := auth.NewLimiter(cfg.Now)
 	if measured != nil {
-		measured.watchStore(cfg, store, files, limiter)
+		local, _ := files.(*filestore.Store)
+		measured.watchStore(cfg, store, local, limiter)
 	}
 	baseURL := cfg.BaseURL
 	if baseURL == "" {
@@ -208,6 +211,18 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	}
 	// A crash between writing an upload's bytes and recording it leaves bytes
 	// nobody can see: they go now.
+	if err := s.sweep(ctx); err != nil {
+		return err
+	}
+	if s.cfg.Demo {
+		return s.seedDemo(ctx, firm.ID)
+	}
+	return nil
+}
+
+// sweep removes the bytes of uploads that have no row: all of them on the
+// local disk, those older than --s3-sweep-after in a bucket.
+func (s *Server) sweep(ctx context.Context) error {
 	removed, err := s.files.Clean(func(ids []string) (map[string]bool, error) { return s.store.KnownFileIDs(ctx, ids) })
 	if err != nil {
 		return err
@@ -215,10 +230,28 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	if removed > 0 {
 		s.log.Info("removed unrecorded upload files", "count", removed)
 	}
-	if s.cfg.Demo {
-		return s.seedDemo(ctx, firm.ID)
-	}
 	return nil
+}
+
+// sweepBucket sweeps a bucket every --s3-sweep-after until ctx is done: what
+// a crash left there was too young to go at the start. A local store is
+// swept at the start only, which a single server owns.
+func (s *Server) sweepBucket(ctx context.Context) {
+	if _, ok := s.files.(*filestore.Bucket); !ok {
+		return
+	}
+	ticker := time.NewTicker(max(s.cfg.Storage.SweepAfter, time.Minute))
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := s.sweep(ctx); err != nil {
+				s.log.Error("sweep the bucket", "error", err)
+			}
+		}
+	}
 }
 
 func (s *Server) createFirm(ctx context.Context) (*db.Firm, error) {
@@ -277,8 +310,11 @@ func (s *Server) Run(ctx context.Context) error {
 	defer stopDispatch()
 	dispatched := make(chan error, 1)
 	go func() { dispatched <- s.dispatcher.Run(dispatchCtx) }()
+	var sweeping sync.WaitGroup
+	sweeping.Go(func() { s.sweepBucket(dispatchCtx) })
 	err := s.serve(ctx)
 	stopDispatch()
+	sweeping.Wait()
 	return errors.Join(err, <-dispatched)
 }
 

@@ -368,8 +368,15 @@ func mustFail(t *testing.T, args ...string) string {
 // the demo client's id.
 func seedDataDir(t *testing.T, dir string, demo bool) (firstKey, demoClientID string) {
 	t.Helper()
+	return seedDataDirIn(t, dir, demo, &testStore{name: "local"})
+}
+
+// seedDataDirIn is seedDataDir with the files in the store.
+func seedDataDirIn(t *testing.T, dir string, demo bool, store *testStore) (firstKey, demoClientID string) {
+	t.Helper()
 	cfg, _, stderr := testConfig(dir)
 	cfg.Demo = demo
+	store.configure(cfg)
 	srv := openServer(t, cfg)
 	if err := srv.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

@@ -1,10 +1,13 @@
-// Package filestore keeps the bytes of uploaded files on the local disk, one
-// file per id under the data dir. A file becomes visible only complete: it is
-// written to a temporary file, synced, and renamed into place.
+// Package filestore keeps the bytes of uploaded files: on the local disk
+// (Store), one file per id under the data dir, or in an S3-compatible bucket
+// (Bucket), one object per id. Either way a file becomes visible only
+// complete: it is written to a temporary file or object first, and put in
+// place by Keep together with the row that records it.
 package filestore
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -45,9 +48,13 @@ func open(dir string, dirs durable.Syncer) (*Store, error) {
 	return &Store{dir: dir, dirs: dirs}, nil
 }
 
-// Pending is content written to a temporary file, not yet in place.
+// Pending is content written to a temporary file or object, not yet in
+// place.
 type Pending struct {
+	// path is the local store's temporary file, object the bucket's
+	// temporary object; "" once the content is in place or discarded.
 	path   string
+	object string
 	Size   int64
 	SHA256 []byte
 	// Head holds up to the first 512 bytes, for sniffing the content type.
@@ -184,6 +191,14 @@ func (s *Store) Remove(id string) error {
 	return nil
 }
 
+// Reachable says whether the store's directory can be read: a cheap stat.
+func (s *Store) Reachable(context.Context) error {
+	if _, err := os.Stat(filepath.Join(s.dir, "tmp")); err != nil {
+		return fmt.Errorf("file store: %w", err)
+	}
+	return nil
+}
+
 // OpenFile opens the file with the id for reading.
 func (s *Store) OpenFile(id string) (*os.File, error) {
 	path, err := s.path(id)
@@ -191,6 +206,26 @@ func (s *Store) OpenFile(id string) (*os.File, error) {
 		return nil, err
 	}
 	return os.Open(path)
+}
+
+// Open returns the bytes of the file with the id.
+func (s *Store) Open(_ context.Context, id string) (io.ReadCloser, error) {
+	return s.OpenFile(id)
+}
+
+// Stat returns the size of the file with the id; its SHA-256 is not
+// recorded beside it, so SHA256 is nil. The error is fs.ErrNotExist
+// (errors.Is) when there is none.
+func (s *Store) Stat(_ context.Context, id string) (*StoredObject, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &StoredObject{Size: info.Size()}, nil
 }
 
 // Clean removes what a crash can leave behind: temporary files, and files for
@@ -235,11 +270,19 @@ func (s *Store) Clean(known func(ids []string) (map[string]bool, error)) (int, e
 	return removed, nil
 }
 
-// path is where the file with the id lives: ids are our own lower-case cuids,
-// and anything else is refused, so that no id can name a path outside.
+// path is where the file with the id lives.
 func (s *Store) path(id string) (string, error) {
-	if len(id) < 4 || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
-		return "", fmt.Errorf("file store: invalid file id %q", id)
+	if err := checkID(id); err != nil {
+		return "", err
 	}
 	return filepath.Join(s.dir, id[len(id)-2:], id), nil
+}
+
+// checkID refuses anything but our own lower-case cuids, so that no id can
+// name a path or an object outside the store.
+func checkID(id string) error {
+	if len(id) < 4 || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+		return fmt.Errorf("file store: invalid file id %q", id)
+	}
+	return nil
 }

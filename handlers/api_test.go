@@ -23,6 +23,7 @@ import (
 	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/filestore"
+	"acctapi/filestore/s3test"
 )
 
 // testClock is a clock tests move by hand instead of sleeping.
@@ -86,6 +87,8 @@ type testAPI struct {
 	logs    *syncBuffer
 	router  routers.Router
 	files   *filestore.Store
+	// s3 is the versitygw whose bucket holds the files, when not files.
+	s3 *s3test.Server
 
 	tenant
 	other tenant // a second firm

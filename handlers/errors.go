@@ -14,6 +14,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/filestore"
 )
 
 // apiError is an error answered with the standard four-field body. Handlers
@@ -123,7 +124,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case db.IsStorageFull(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
 		h.logFailure(r, "storage fault", err)
 		apiErr = errStorageFull
-	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO):
+	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO) || errors.Is(err, filestore.ErrUnavailable):
 		h.logFailure(r, "storage fault", err)
 		w.Header().Set("Retry-After", strconv.Itoa(storageRetryAfter))
 		apiErr = errStorageUnavailable

@@ -269,7 +269,9 @@ func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.P
 	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
 }
 
-// fileLink answers GET /v1/files/{id}/content with a signed download link.
+// fileLink answers GET /v1/files/{id}/content with a signed download link:
+// the bucket's own pre-signed GET when the files are in one, else a link to
+// the download route.
 func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	id, ok := h.pathID(w, r, p)
 	if !ok {
@@ -280,15 +282,28 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 		h.fail(w, r, err)
 		return
 	}
-	expires, signature, err := h.signer.Sign(r.Context(), f.ID)
+	var link string
+	if h.presigned != nil {
+		link, err = h.presigned.SignedURL(r.Context(), f.ID, auth.LinkLifetime, f.MimeType, contentDisposition(f.Name))
+	} else {
+		link, err = h.localLink(r.Context(), f.ID)
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	link := h.baseURL + "/files/" + f.ID + "/download?" + url.Values{
-		"expires": {strconv.FormatInt(expires, 10)}, "signature": {signature},
-	}.Encode()
 	writeJSON(w, http.StatusOK, fileLinkResponse{URL: link, ExpiresIn: int(auth.LinkLifetime.Seconds())})
+}
+
+// localLink is a link to the download route, signed by acctapi.
+func (h *Handler) localLink(ctx context.Context, id string) (string, error) {
+	expires, signature, err := h.signer.Sign(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return h.baseURL + "/files/" + id + "/download?" + url.Values{
+		"expires": {strconv.FormatInt(expires, 10)}, "signature": {signature},
+	}.Encode(), nil
 }
 
 // downloadFile answers GET and HEAD /v1/files/{id}/download: no key, the
@@ -314,7 +329,13 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, err)
 		return
 	}
-	content, err := h.files.OpenFile(f.ID)
+	if h.served == nil {
+		// The files are in a bucket, which serves them: a link acctapi
+		// signed before the store moved there names no bytes here.
+		h.fail(w, r, db.Errorf(db.ENOTFOUND, "file %s not found", f.ID))
+		return
+	}
+	content, err := h.served.OpenFile(f.ID)
 	if err != nil {
 		h.fail(w, r, fmt.Errorf("open the bytes of file %s: %w", f.ID, err))
 		return

@@ -178,6 +178,9 @@ func (api *testAPI) flSend(t *testing.T, req *http.Request) *response {
 	if out.body, err = io.ReadAll(res.Body); err != nil {
 		t.Fatal(err)
 	}
+	if !api.ours(req.URL.String()) {
+		return out // the bucket's pre-signed GET
+	}
 	if res.Header.Get("X-Request-Id") == "" {
 		t.Errorf("%s %s: no X-Request-Id header", req.Method, req.URL.Path)
 	}
@@ -306,6 +309,9 @@ func (api *testAPI) flStoreDir(t *testing.T) string {
 // slash-separated path relative to the store.
 func (api *testAPI) flStoredFiles(t *testing.T) []string {
 	t.Helper()
+	if api.s3 != nil {
+		return api.flBucketFiles(t)
+	}
 	dir := api.flStoreDir(t)
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -417,150 +423,163 @@ var (
 // ---- upload, read, link, download ------------------------------------------
 
 func TestFileRoundTrip(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	folder := api.mustCreateFolder(api.client.ID, ws, "2026")
-	task := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": ws, "title": "Collect receipts"})
-	label1 := api.flLabel(t, api.client.ID, ws, "tax")
-	label2 := api.flLabel(t, api.client.ID, ws, "q3")
-	labels := flSort(label1, label2)
-	content := flRandom(1, 300<<10)
-	now := apiTime(api.clock.Now())
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		folder := api.mustCreateFolder(api.client.ID, ws, "2026")
+		task := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": ws, "title": "Collect receipts"})
+		label1 := api.flLabel(t, api.client.ID, ws, "tax")
+		label2 := api.flLabel(t, api.client.ID, ws, "q3")
+		labels := flSort(label1, label2)
+		content := flRandom(1, 300<<10)
+		now := apiTime(api.clock.Now())
 
-	for _, tc := range []struct {
-		name string
-		key  string
-	}{
-		{"accountant key", api.accountantKey},
-		{"client key", api.clientKey},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := api.flUpload(t, tc.key, api.client.ID,
-				flField("workspaceId", ws),
-				flField("taskId", task.ID),
-				flField("folderId", folder),
-				flField("documentDate", "2026-01-15T10:30:00+02:00"),
-				flField("labelIds", labels[0]),
-				flField("labelIds", labels[1]),
-				flField("unknownField", "ignored"),
-				flFilePart("Kontoauszug März.pdf", "application/pdf", content),
-			)
-			created := flDecodeFile(t, res, http.StatusCreated)
-			want := flFile{
-				ID: created.ID, DocumentDate: "2026-01-15T08:30:00Z", CreatedAt: now, UpdatedAt: now,
-				Name: "Kontoauszug März.pdf", MimeType: "application/pdf", Size: int64(len(content)),
-				WorkspaceID: ws, CreatedByID: nil, TaskID: &task.ID, FolderID: &folder, LabelIDs: labels,
-			}
-			flWantFile(t, created, want)
-			if !generatedID.MatchString(created.ID) {
-				t.Errorf("id %q is not a generated cuid", created.ID)
-			}
-
-			got := flDecodeFile(t, api.flGetFile(tc.key, api.client.ID, created.ID), http.StatusOK)
-			flWantFile(t, got, want)
-
-			// The bytes are stored under the id, and recorded with their SHA-256.
-			stored, err := os.ReadFile(filepath.Join(api.flStoreDir(t), filepath.FromSlash(flStoredPath(created.ID))))
-			if err != nil {
-				t.Fatalf("the store has no file under the id: %v", err)
-			}
-			if !bytes.Equal(stored, content) {
-				t.Errorf("stored bytes differ from the uploaded ones")
-			}
-			if sum := api.sqlColumn(t, `SELECT hex(sha256) FROM files WHERE id = ?`, created.ID)[0]; !strings.EqualFold(sum, flSHA256(content)) {
-				t.Errorf("recorded sha256 %s, want %s", sum, flSHA256(content))
-			}
-
-			link := api.flLink(t, tc.key, api.client.ID, created.ID)
-			expires, signature := flLinkParts(t, link.URL)
-			wantExpires := strconv.FormatInt(api.clock.Now().Add(600*time.Second).Unix(), 10)
-			wantURL := api.server.URL + "/v1/files/" + created.ID + "/download?expires=" + wantExpires + "&signature=" + signature
-			if link.URL != wantURL {
-				t.Errorf("url: got %s, want %s", link.URL, wantURL)
-			}
-			if expires != wantExpires {
-				t.Errorf("expires: got %s, want %s", expires, wantExpires)
-			}
-			if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(signature) {
-				t.Errorf("signature %q is not 64 lower-case hex digits", signature)
-			}
-
-			dl := api.flMustDownload(t, link.URL, content)
-			for name, want := range map[string]string{
-				"Content-Type":           "application/pdf",
-				"Content-Length":         strconv.Itoa(len(content)),
-				"Content-Disposition":    `attachment; filename="Kontoauszug M_rz.pdf"; filename*=UTF-8''Kontoauszug%20M%C3%A4rz.pdf`,
-				"ETag":                   `"` + flSHA256(content) + `"`,
-				"Cache-Control":          "private, no-cache",
-				"X-Content-Type-Options": "nosniff",
-				"Accept-Ranges":          "bytes",
-			} {
-				if got := dl.header.Get(name); got != want {
-					t.Errorf("%s: got %q, want %q", name, got, want)
+		for _, tc := range []struct {
+			name string
+			key  string
+		}{
+			{"accountant key", api.accountantKey},
+			{"client key", api.clientKey},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res := api.flUpload(t, tc.key, api.client.ID,
+					flField("workspaceId", ws),
+					flField("taskId", task.ID),
+					flField("folderId", folder),
+					flField("documentDate", "2026-01-15T10:30:00+02:00"),
+					flField("labelIds", labels[0]),
+					flField("labelIds", labels[1]),
+					flField("unknownField", "ignored"),
+					flFilePart("Kontoauszug März.pdf", "application/pdf", content),
+				)
+				created := flDecodeFile(t, res, http.StatusCreated)
+				want := flFile{
+					ID: created.ID, DocumentDate: "2026-01-15T08:30:00Z", CreatedAt: now, UpdatedAt: now,
+					Name: "Kontoauszug März.pdf", MimeType: "application/pdf", Size: int64(len(content)),
+					WorkspaceID: ws, CreatedByID: nil, TaskID: &task.ID, FolderID: &folder, LabelIDs: labels,
 				}
-			}
-			// The download needs no key, and ignores one.
-			res = api.flDownload(t, link.URL, http.Header{"Authorization": {"Bearer not-a-key"}})
-			if res.status != http.StatusOK || !bytes.Equal(res.body, content) {
-				t.Errorf("download with a bogus key: got %d, want 200 with the content", res.status)
-			}
-		})
-	}
+				flWantFile(t, created, want)
+				if !generatedID.MatchString(created.ID) {
+					t.Errorf("id %q is not a generated cuid", created.ID)
+				}
+
+				got := flDecodeFile(t, api.flGetFile(tc.key, api.client.ID, created.ID), http.StatusOK)
+				flWantFile(t, got, want)
+
+				// The bytes are stored under the id, and recorded with their SHA-256.
+				if stored := api.flStoredBytes(t, created.ID); !bytes.Equal(stored, content) {
+					t.Errorf("stored bytes differ from the uploaded ones")
+				}
+				if sum := api.sqlColumn(t, `SELECT hex(sha256) FROM files WHERE id = ?`, created.ID)[0]; !strings.EqualFold(sum, flSHA256(content)) {
+					t.Errorf("recorded sha256 %s, want %s", sum, flSHA256(content))
+				}
+
+				link := api.flLink(t, tc.key, api.client.ID, created.ID)
+				disposition := `attachment; filename="Kontoauszug M_rz.pdf"; filename*=UTF-8''Kontoauszug%20M%C3%A4rz.pdf`
+				if store == bucketStore {
+					flCheckBucketLink(t, api, link.URL, created.ID, "application/pdf", disposition)
+					dl := api.flMustDownload(t, link.URL, content)
+					for name, want := range map[string]string{
+						"Content-Type": "application/pdf", "Content-Length": strconv.Itoa(len(content)), "Content-Disposition": disposition,
+					} {
+						if got := dl.header.Get(name); got != want {
+							t.Errorf("%s: got %q, want %q", name, got, want)
+						}
+					}
+					return
+				}
+				expires, signature := flLinkParts(t, link.URL)
+				wantExpires := strconv.FormatInt(api.clock.Now().Add(600*time.Second).Unix(), 10)
+				wantURL := api.server.URL + "/v1/files/" + created.ID + "/download?expires=" + wantExpires + "&signature=" + signature
+				if link.URL != wantURL {
+					t.Errorf("url: got %s, want %s", link.URL, wantURL)
+				}
+				if expires != wantExpires {
+					t.Errorf("expires: got %s, want %s", expires, wantExpires)
+				}
+				if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(signature) {
+					t.Errorf("signature %q is not 64 lower-case hex digits", signature)
+				}
+
+				dl := api.flMustDownload(t, link.URL, content)
+				for name, want := range map[string]string{
+					"Content-Type":           "application/pdf",
+					"Content-Length":         strconv.Itoa(len(content)),
+					"Content-Disposition":    disposition,
+					"ETag":                   `"` + flSHA256(content) + `"`,
+					"Cache-Control":          "private, no-cache",
+					"X-Content-Type-Options": "nosniff",
+					"Accept-Ranges":          "bytes",
+				} {
+					if got := dl.header.Get(name); got != want {
+						t.Errorf("%s: got %q, want %q", name, got, want)
+					}
+				}
+				// The download needs no key, and ignores one.
+				res = api.flDownload(t, link.URL, http.Header{"Authorization": {"Bearer not-a-key"}})
+				if res.status != http.StatusOK || !bytes.Equal(res.body, content) {
+					t.Errorf("download with a bogus key: got %d, want 200 with the content", res.status)
+				}
+			})
+		}
+	})
 }
 
 func TestUploadDefaults(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	now := apiTime(api.clock.Now())
-	content := []byte("hello, world\n")
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		now := apiTime(api.clock.Now())
+		content := []byte("hello, world\n")
 
-	// The file part may come first; no optional field given.
-	f := api.flMustUpload(t, api.clientKey, api.client.ID,
-		flFilePart("note.txt", "text/plain", content), flField("workspaceId", strings.ToUpper(ws)))
-	flWantFile(t, f, flFile{
-		ID: f.ID, DocumentDate: now, CreatedAt: now, UpdatedAt: now, Name: "note.txt", MimeType: "text/plain",
-		Size: int64(len(content)), WorkspaceID: ws, CreatedByID: nil, TaskID: nil, FolderID: nil, LabelIDs: []string{},
-	})
-	res := api.flGetFile(api.clientKey, api.client.ID, f.ID)
-	if !strings.Contains(string(res.body), `"taskId":null`) || !strings.Contains(string(res.body), `"folderId":null`) ||
-		!strings.Contains(string(res.body), `"createdById":null`) || !strings.Contains(string(res.body), `"labelIds":[]`) {
-		t.Errorf("GET: got %s, want taskId, folderId and createdById null and labelIds []", res.body)
-	}
-	flWantFile(t, flDecodeFile(t, res, http.StatusOK), f)
+		// The file part may come first; no optional field given.
+		f := api.flMustUpload(t, api.clientKey, api.client.ID,
+			flFilePart("note.txt", "text/plain", content), flField("workspaceId", strings.ToUpper(ws)))
+		flWantFile(t, f, flFile{
+			ID: f.ID, DocumentDate: now, CreatedAt: now, UpdatedAt: now, Name: "note.txt", MimeType: "text/plain",
+			Size: int64(len(content)), WorkspaceID: ws, CreatedByID: nil, TaskID: nil, FolderID: nil, LabelIDs: []string{},
+		})
+		res := api.flGetFile(api.clientKey, api.client.ID, f.ID)
+		if !strings.Contains(string(res.body), `"taskId":null`) || !strings.Contains(string(res.body), `"folderId":null`) ||
+			!strings.Contains(string(res.body), `"createdById":null`) || !strings.Contains(string(res.body), `"labelIds":[]`) {
+			t.Errorf("GET: got %s, want taskId, folderId and createdById null and labelIds []", res.body)
+		}
+		flWantFile(t, flDecodeFile(t, res, http.StatusOK), f)
 
-	t.Run("no file name", func(t *testing.T) {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="file"`)
-		f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flPart{h, bytes.NewReader(content)})
-		if f.Name != "upload" {
-			t.Errorf("name: got %q, want upload", f.Name)
-		}
-		f = api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flFilePart("", "", content))
-		if f.Name != "upload" {
-			t.Errorf("name: got %q, want upload", f.Name)
-		}
-	})
-	t.Run("empty file", func(t *testing.T) {
-		f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flFilePart("empty.bin", "", nil))
-		if f.Size != 0 {
-			t.Errorf("size: got %d, want 0", f.Size)
-		}
-		link := api.flLink(t, api.clientKey, api.client.ID, f.ID)
-		res := api.flMustDownload(t, link.URL, []byte{})
-		if got := res.header.Get("Content-Length"); got != "0" {
-			t.Errorf("Content-Length: got %q, want 0", got)
-		}
-		if got := res.header.Get("ETag"); got != `"`+flSHA256(nil)+`"` {
-			t.Errorf("ETag: got %q", got)
-		}
-	})
-	t.Run("a field sent twice counts once", func(t *testing.T) {
-		other := api.mustCreateWorkspace(api.client.ID, "Other")
-		f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flField("workspaceId", other),
-			flField("documentDate", "2026-02-01T00:00:00Z"), flField("documentDate", "not a date"), flFilePart("a.txt", "", content))
-		if f.WorkspaceID != ws || f.DocumentDate != "2026-02-01T00:00:00Z" {
-			t.Errorf("got workspace %s, documentDate %s, want the first values sent (%s, 2026-02-01T00:00:00Z)", f.WorkspaceID, f.DocumentDate, ws)
-		}
+		t.Run("no file name", func(t *testing.T) {
+			h := textproto.MIMEHeader{}
+			h.Set("Content-Disposition", `form-data; name="file"`)
+			f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flPart{h, bytes.NewReader(content)})
+			if f.Name != "upload" {
+				t.Errorf("name: got %q, want upload", f.Name)
+			}
+			f = api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flFilePart("", "", content))
+			if f.Name != "upload" {
+				t.Errorf("name: got %q, want upload", f.Name)
+			}
+		})
+		t.Run("empty file", func(t *testing.T) {
+			f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flFilePart("empty.bin", "", nil))
+			if f.Size != 0 {
+				t.Errorf("size: got %d, want 0", f.Size)
+			}
+			link := api.flLink(t, api.clientKey, api.client.ID, f.ID)
+			res := api.flMustDownload(t, link.URL, []byte{})
+			if got := res.header.Get("Content-Length"); got != "0" {
+				t.Errorf("Content-Length: got %q, want 0", got)
+			}
+			if got := res.header.Get("ETag"); store == localStore && got != `"`+flSHA256(nil)+`"` {
+				t.Errorf("ETag: got %q", got)
+			}
+		})
+		t.Run("a field sent twice counts once", func(t *testing.T) {
+			other := api.mustCreateWorkspace(api.client.ID, "Other")
+			f := api.flMustUpload(t, api.clientKey, api.client.ID, flField("workspaceId", ws), flField("workspaceId", other),
+				flField("documentDate", "2026-02-01T00:00:00Z"), flField("documentDate", "not a date"), flFilePart("a.txt", "", content))
+			if f.WorkspaceID != ws || f.DocumentDate != "2026-02-01T00:00:00Z" {
+				t.Errorf("got workspace %s, documentDate %s, want the first values sent (%s, 2026-02-01T00:00:00Z)", f.WorkspaceID, f.DocumentDate, ws)
+			}
+		})
 	})
 }
 
@@ -623,193 +642,199 @@ func TestUploadLabelOrderMatchesGet(t *testing.T) {
 }
 
 func TestUploadReferencesElsewhere(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	otherWS := api.mustCreateWorkspace(api.client.ID, "Other workspace")
-	clientBWS := api.mustCreateWorkspace(api.otherClient.ID, "Client B")
-	otherFirmWS := api.mustCreateWorkspace(api.other.client.ID, "Other firm")
-	taskElsewhere := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": otherWS, "title": "elsewhere"})
-	taskOfB := api.createTask(t, api.accountantKey, api.otherClient.ID, map[string]any{"workspaceId": clientBWS, "title": "B's"})
-	folderElsewhere := api.mustCreateFolder(api.client.ID, otherWS, "elsewhere")
-	folderOfB := api.mustCreateFolder(api.otherClient.ID, clientBWS, "B's")
-	label := api.flLabel(t, api.client.ID, ws, "ok")
-	labelElsewhere := api.flLabel(t, api.client.ID, otherWS, "elsewhere")
-	labelOfB := api.flLabel(t, api.otherClient.ID, clientBWS, "B's")
-	content := flRandom(2, 10<<10)
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		otherWS := api.mustCreateWorkspace(api.client.ID, "Other workspace")
+		clientBWS := api.mustCreateWorkspace(api.otherClient.ID, "Client B")
+		otherFirmWS := api.mustCreateWorkspace(api.other.client.ID, "Other firm")
+		taskElsewhere := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": otherWS, "title": "elsewhere"})
+		taskOfB := api.createTask(t, api.accountantKey, api.otherClient.ID, map[string]any{"workspaceId": clientBWS, "title": "B's"})
+		folderElsewhere := api.mustCreateFolder(api.client.ID, otherWS, "elsewhere")
+		folderOfB := api.mustCreateFolder(api.otherClient.ID, clientBWS, "B's")
+		label := api.flLabel(t, api.client.ID, ws, "ok")
+		labelElsewhere := api.flLabel(t, api.client.ID, otherWS, "elsewhere")
+		labelOfB := api.flLabel(t, api.otherClient.ID, clientBWS, "B's")
+		content := flRandom(2, 10<<10)
 
-	// One file already stored: the refused uploads must leave it alone.
-	kept := api.flUploadBytes(t, api.client.ID, ws, "kept.pdf", content)
-	rows, files := api.flFileRows(t), api.flStoredFiles(t)
-	if !slices.Equal(files, []string{flStoredPath(kept.ID)}) {
-		t.Fatalf("file store: got %v, want only %s", files, flStoredPath(kept.ID))
-	}
+		// One file already stored: the refused uploads must leave it alone.
+		kept := api.flUploadBytes(t, api.client.ID, ws, "kept.pdf", content)
+		rows, files := api.flFileRows(t), api.flStoredFiles(t)
+		if !slices.Equal(files, []string{flStoredPath(kept.ID)}) {
+			t.Fatalf("file store: got %v, want only %s", files, flStoredPath(kept.ID))
+		}
 
-	for _, tc := range []struct {
-		name    string
-		fields  []flPart
-		message string
-	}{
-		{"unknown workspace", []flPart{flField("workspaceId", "cmissingmissingmissing0002")}, "workspace cmissingmissingmissing0002 not found"},
-		{"workspace of another client", []flPart{flField("workspaceId", clientBWS)}, "workspace " + clientBWS + " not found"},
-		{"workspace of another firm", []flPart{flField("workspaceId", otherFirmWS)}, "workspace " + otherFirmWS + " not found"},
-		{"task of another workspace", []flPart{flField("workspaceId", ws), flField("taskId", taskElsewhere.ID)}, "task " + taskElsewhere.ID + " not found in the workspace"},
-		{"task of another client", []flPart{flField("workspaceId", ws), flField("taskId", taskOfB.ID)}, "task " + taskOfB.ID + " not found in the workspace"},
-		{"unknown task", []flPart{flField("workspaceId", ws), flField("taskId", missingTaskID)}, "task " + missingTaskID + " not found in the workspace"},
-		{"folder of another workspace", []flPart{flField("workspaceId", ws), flField("folderId", folderElsewhere)}, "folder " + folderElsewhere + " not found in the workspace"},
-		{"folder of another client", []flPart{flField("workspaceId", ws), flField("folderId", folderOfB)}, "folder " + folderOfB + " not found in the workspace"},
-		{"label of another workspace", []flPart{flField("workspaceId", ws), flField("labelIds", label+","+labelElsewhere)}, "label " + labelElsewhere + " not found in the workspace"},
-		{"label of another client", []flPart{flField("workspaceId", ws), flField("labelIds", labelOfB)}, "label " + labelOfB + " not found in the workspace"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			parts := append(tc.fields, flFilePart("r.pdf", "application/pdf", content))
-			res := api.flUpload(t, api.accountantKey, api.client.ID, parts...)
-			wantError(t, res, http.StatusNotFound, "not_found", "not_found", tc.message)
+		for _, tc := range []struct {
+			name    string
+			fields  []flPart
+			message string
+		}{
+			{"unknown workspace", []flPart{flField("workspaceId", "cmissingmissingmissing0002")}, "workspace cmissingmissingmissing0002 not found"},
+			{"workspace of another client", []flPart{flField("workspaceId", clientBWS)}, "workspace " + clientBWS + " not found"},
+			{"workspace of another firm", []flPart{flField("workspaceId", otherFirmWS)}, "workspace " + otherFirmWS + " not found"},
+			{"task of another workspace", []flPart{flField("workspaceId", ws), flField("taskId", taskElsewhere.ID)}, "task " + taskElsewhere.ID + " not found in the workspace"},
+			{"task of another client", []flPart{flField("workspaceId", ws), flField("taskId", taskOfB.ID)}, "task " + taskOfB.ID + " not found in the workspace"},
+			{"unknown task", []flPart{flField("workspaceId", ws), flField("taskId", missingTaskID)}, "task " + missingTaskID + " not found in the workspace"},
+			{"folder of another workspace", []flPart{flField("workspaceId", ws), flField("folderId", folderElsewhere)}, "folder " + folderElsewhere + " not found in the workspace"},
+			{"folder of another client", []flPart{flField("workspaceId", ws), flField("folderId", folderOfB)}, "folder " + folderOfB + " not found in the workspace"},
+			{"label of another workspace", []flPart{flField("workspaceId", ws), flField("labelIds", label+","+labelElsewhere)}, "label " + labelElsewhere + " not found in the workspace"},
+			{"label of another client", []flPart{flField("workspaceId", ws), flField("labelIds", labelOfB)}, "label " + labelOfB + " not found in the workspace"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				parts := append(tc.fields, flFilePart("r.pdf", "application/pdf", content))
+				res := api.flUpload(t, api.accountantKey, api.client.ID, parts...)
+				wantError(t, res, http.StatusNotFound, "not_found", "not_found", tc.message)
+				api.flNothingLeft(t, rows, files)
+			})
+		}
+
+		t.Run("client key of another client", func(t *testing.T) {
+			res := api.flUpload(t, api.otherClientClientKey, api.client.ID, flField("workspaceId", ws), flFilePart("r.pdf", "", content))
+			wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
 			api.flNothingLeft(t, rows, files)
 		})
-	}
-
-	t.Run("client key of another client", func(t *testing.T) {
-		res := api.flUpload(t, api.otherClientClientKey, api.client.ID, flField("workspaceId", ws), flFilePart("r.pdf", "", content))
-		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
-		api.flNothingLeft(t, rows, files)
+		t.Run("accountant key of another firm", func(t *testing.T) {
+			res := api.flUpload(t, api.other.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("r.pdf", "", content))
+			wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+			api.flNothingLeft(t, rows, files)
+		})
+		link := api.flLink(t, api.accountantKey, api.client.ID, kept.ID)
+		api.flMustDownload(t, link.URL, content)
 	})
-	t.Run("accountant key of another firm", func(t *testing.T) {
-		res := api.flUpload(t, api.other.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("r.pdf", "", content))
-		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
-		api.flNothingLeft(t, rows, files)
-	})
-	link := api.flLink(t, api.accountantKey, api.client.ID, kept.ID)
-	api.flMustDownload(t, link.URL, content)
 }
 
 func TestUploadValidation(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	content := []byte("content")
-	fileIssue := issue{Code: "invalid_type", Path: []any{"file"}, Expected: "file", Received: "undefined", Message: "Required"}
-	nameIssue := tooBigString(maxFileName, "File names must be valid UTF-8 of at most 255 characters", "file", "name")
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		content := []byte("content")
+		fileIssue := issue{Code: "invalid_type", Path: []any{"file"}, Expected: "file", Received: "undefined", Message: "Required"}
+		nameIssue := tooBigString(maxFileName, "File names must be valid UTF-8 of at most 255 characters", "file", "name")
 
-	for _, tc := range []struct {
-		name  string
-		parts []flPart
-		want  []issue
-	}{
-		{"missing file", []flPart{flField("workspaceId", ws)}, []issue{fileIssue}},
-		{"missing workspaceId", []flPart{flFilePart("a.pdf", "", content)}, []issue{requiredIssue("workspaceId")}},
-		{"nothing", []flPart{flField("other", "x")}, []issue{requiredIssue("workspaceId"), fileIssue}},
-		{"file sent as a plain field", []flPart{flField("workspaceId", ws), flField("document", "x")}, []issue{fileIssue}},
-		{"bad ids and date", []flPart{flField("workspaceId", "nope"), flField("taskId", "x"), flField("folderId", "c-1"),
-			flField("documentDate", "yesterday"), flField("labelIds", "cgoodgoodgood1,bad"), flFilePart("a.pdf", "", content)},
-			[]issue{cuidIssue("workspaceId"), cuidIssue("taskId"), cuidIssue("folderId"),
-				{Code: "invalid_string", Path: []any{"documentDate"}, Validation: "datetime", Message: "Invalid datetime"},
-				cuidIssue("labelIds", 1)}},
-		{"name too long", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("é", 256), "", content)}, []issue{nameIssue}},
-		{"name not UTF-8", []flPart{flField("workspaceId", ws), flFilePart("bad\xff.pdf", "", content)}, []issue{nameIssue}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rows, files := api.flFileRows(t), api.flStoredFiles(t)
-			res := api.flUpload(t, api.accountantKey, api.client.ID, tc.parts...)
-			wantIssues(t, res, "ValidationError", tc.want)
-			api.flNothingLeft(t, rows, files)
+		for _, tc := range []struct {
+			name  string
+			parts []flPart
+			want  []issue
+		}{
+			{"missing file", []flPart{flField("workspaceId", ws)}, []issue{fileIssue}},
+			{"missing workspaceId", []flPart{flFilePart("a.pdf", "", content)}, []issue{requiredIssue("workspaceId")}},
+			{"nothing", []flPart{flField("other", "x")}, []issue{requiredIssue("workspaceId"), fileIssue}},
+			{"file sent as a plain field", []flPart{flField("workspaceId", ws), flField("document", "x")}, []issue{fileIssue}},
+			{"bad ids and date", []flPart{flField("workspaceId", "nope"), flField("taskId", "x"), flField("folderId", "c-1"),
+				flField("documentDate", "yesterday"), flField("labelIds", "cgoodgoodgood1,bad"), flFilePart("a.pdf", "", content)},
+				[]issue{cuidIssue("workspaceId"), cuidIssue("taskId"), cuidIssue("folderId"),
+					{Code: "invalid_string", Path: []any{"documentDate"}, Validation: "datetime", Message: "Invalid datetime"},
+					cuidIssue("labelIds", 1)}},
+			{"name too long", []flPart{flField("workspaceId", ws), flFilePart(strings.Repeat("é", 256), "", content)}, []issue{nameIssue}},
+			{"name not UTF-8", []flPart{flField("workspaceId", ws), flFilePart("bad\xff.pdf", "", content)}, []issue{nameIssue}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				rows, files := api.flFileRows(t), api.flStoredFiles(t)
+				res := api.flUpload(t, api.accountantKey, api.client.ID, tc.parts...)
+				wantIssues(t, res, "ValidationError", tc.want)
+				api.flNothingLeft(t, rows, files)
+			})
+		}
+		t.Run("a name of 255 characters is fine", func(t *testing.T) {
+			name := strings.Repeat("é", 251) + ".pdf"
+			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(name, "", content))
+			if f.Name != name {
+				t.Errorf("name: got %q, want %q", f.Name, name)
+			}
 		})
-	}
-	t.Run("a name of 255 characters is fine", func(t *testing.T) {
-		name := strings.Repeat("é", 251) + ".pdf"
-		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(name, "", content))
-		if f.Name != name {
-			t.Errorf("name: got %q, want %q", f.Name, name)
+		t.Run("too many labels", func(t *testing.T) {
+			ids := make([]string, maxIDList+1)
+			for i := range ids {
+				ids[i] = fmt.Sprintf("clabel%020d", i)
+			}
+			res := api.flUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws),
+				flField("labelIds", strings.Join(ids, ",")), flFilePart("a.pdf", "", content))
+			wantIssues(t, res, "ValidationError", []issue{{Code: "too_big", Path: []any{"labelIds"}, Maximum: bound(maxIDList),
+				Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"}})
+		})
+		if got := api.flStoredFiles(t); len(got) != 1 {
+			t.Errorf("file store: got %v, want the one accepted upload", got)
 		}
 	})
-	t.Run("too many labels", func(t *testing.T) {
-		ids := make([]string, maxIDList+1)
-		for i := range ids {
-			ids[i] = fmt.Sprintf("clabel%020d", i)
-		}
-		res := api.flUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws),
-			flField("labelIds", strings.Join(ids, ",")), flFilePart("a.pdf", "", content))
-		wantIssues(t, res, "ValidationError", []issue{{Code: "too_big", Path: []any{"labelIds"}, Maximum: bound(maxIDList),
-			Type: "array", Inclusive: &yes, Exact: &no, Message: "Array must contain at most 100 element(s)"}})
-	})
-	if got := api.flStoredFiles(t); len(got) != 1 {
-		t.Errorf("file store: got %v, want the one accepted upload", got)
-	}
 }
 
 func TestUploadBadBodies(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	content := flRandom(3, 4<<10)
-	valid := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content))
-	const unsupported = "send the upload as Content-Type: multipart/form-data"
-	const malformed = "the multipart body is malformed or ended early"
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		content := flRandom(3, 4<<10)
+		valid := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content))
+		const unsupported = "send the upload as Content-Type: multipart/form-data"
+		const malformed = "the multipart body is malformed or ended early"
 
-	t.Run("unsupported media type", func(t *testing.T) {
-		for _, ct := range []string{
-			"",
-			"application/json",
-			"application/x-www-form-urlencoded",
-			"text/plain; boundary=" + flBoundary,
-			"multipart/mixed; boundary=" + flBoundary,
-			"multipart/form-data",
-			"multipart/form-data; boundary=",
-			"multipart/form-data; boundary=\"unterminated",
+		t.Run("unsupported media type", func(t *testing.T) {
+			for _, ct := range []string{
+				"",
+				"application/json",
+				"application/x-www-form-urlencoded",
+				"text/plain; boundary=" + flBoundary,
+				"multipart/mixed; boundary=" + flBoundary,
+				"multipart/form-data",
+				"multipart/form-data; boundary=",
+				"multipart/form-data; boundary=\"unterminated",
+			} {
+				t.Run(ct, func(t *testing.T) {
+					res := api.flPost(t, api.accountantKey, api.client.ID, ct, bytes.NewReader(valid))
+					wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", unsupported)
+					api.flNothingLeft(t, 0, nil)
+				})
+			}
+			res := api.flPost(t, api.accountantKey, api.client.ID, "application/json", strings.NewReader(`{"workspaceId":"`+ws+`"}`))
+			wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", unsupported)
+		})
+
+		// Where the body breaks off inside the file part.
+		cut := bytes.Index(valid, content) + len(content)/2
+		twoFiles := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content), flFilePart("b.bin", "", content))
+		bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormFields+1)), flFilePart("a.bin", "", content))
+		var many []flPart
+		for range maxFormParts {
+			many = append(many, flField("x", "y"))
+		}
+		manyParts := flBody(t, append(many, flField("workspaceId", ws), flFilePart("a.bin", "", content))...)
+		for _, tc := range []struct {
+			name    string
+			body    []byte
+			message string
+		}{
+			{"body cut inside the file", valid[:cut], malformed},
+			{"garbage after a part", []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=\"workspaceId\"\r\n\r\n" + ws + "\r\n--" + flBoundary + "garbage\r\n"), malformed},
+			{"bad part header", []byte("--" + flBoundary + "\r\nthis is no header\r\n\r\nx\r\n--" + flBoundary + "--\r\n"), malformed},
+			{"two files", twoFiles, "an upload holds one file"},
+			{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormFields)},
+			{"too many parts", manyParts, fmt.Sprintf("an upload has at most %d parts", maxFormParts)},
 		} {
-			t.Run(ct, func(t *testing.T) {
-				res := api.flPost(t, api.accountantKey, api.client.ID, ct, bytes.NewReader(valid))
-				wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", unsupported)
-				api.flNothingLeft(t, 0, nil)
+			t.Run(tc.name, func(t *testing.T) {
+				rows, files := api.flFileRows(t), api.flStoredFiles(t)
+				res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(tc.body))
+				wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_multipart", tc.message)
+				api.flNothingLeft(t, rows, files)
 			})
 		}
-		res := api.flPost(t, api.accountantKey, api.client.ID, "application/json", strings.NewReader(`{"workspaceId":"`+ws+`"}`))
-		wantError(t, res, http.StatusBadRequest, "bad_request", "unsupported_media_type", unsupported)
-	})
-
-	// Where the body breaks off inside the file part.
-	cut := bytes.Index(valid, content) + len(content)/2
-	twoFiles := flBody(t, flField("workspaceId", ws), flFilePart("a.bin", "", content), flFilePart("b.bin", "", content))
-	bigField := flBody(t, flField("workspaceId", ws), flField("documentDate", strings.Repeat("x", maxFormFields+1)), flFilePart("a.bin", "", content))
-	var many []flPart
-	for range maxFormParts {
-		many = append(many, flField("x", "y"))
-	}
-	manyParts := flBody(t, append(many, flField("workspaceId", ws), flFilePart("a.bin", "", content))...)
-	for _, tc := range []struct {
-		name    string
-		body    []byte
-		message string
-	}{
-		{"body cut inside the file", valid[:cut], malformed},
-		{"garbage after a part", []byte("--" + flBoundary + "\r\nContent-Disposition: form-data; name=\"workspaceId\"\r\n\r\n" + ws + "\r\n--" + flBoundary + "garbage\r\n"), malformed},
-		{"bad part header", []byte("--" + flBoundary + "\r\nthis is no header\r\n\r\nx\r\n--" + flBoundary + "--\r\n"), malformed},
-		{"two files", twoFiles, "an upload holds one file"},
-		{"field too long", bigField, fmt.Sprintf("the form field %q exceeds %d bytes", "documentDate", maxFormFields)},
-		{"too many parts", manyParts, fmt.Sprintf("an upload has at most %d parts", maxFormParts)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rows, files := api.flFileRows(t), api.flStoredFiles(t)
-			res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(tc.body))
-			wantError(t, res, http.StatusBadRequest, "bad_request", "invalid_multipart", tc.message)
-			api.flNothingLeft(t, rows, files)
+		t.Run("no key", func(t *testing.T) {
+			res := api.flPost(t, "", api.client.ID, flMultipart, bytes.NewReader(valid))
+			wantError(t, res, http.StatusUnauthorized, "auth_error", "unauthorized", "")
+			api.flNothingLeft(t, 0, nil)
 		})
-	}
-	t.Run("no key", func(t *testing.T) {
-		res := api.flPost(t, "", api.client.ID, flMultipart, bytes.NewReader(valid))
-		wantError(t, res, http.StatusUnauthorized, "auth_error", "unauthorized", "")
-		api.flNothingLeft(t, 0, nil)
+		t.Run("no client header", func(t *testing.T) {
+			res := api.flPost(t, api.accountantKey, "", flMultipart, bytes.NewReader(valid))
+			wantError(t, res, http.StatusBadRequest, "bad_request", "missing_client_id", "")
+			api.flNothingLeft(t, 0, nil)
+		})
+		t.Run("unknown client", func(t *testing.T) {
+			res := api.flPost(t, api.accountantKey, "cmissingmissingmissing0009", flMultipart, bytes.NewReader(valid))
+			wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+			api.flNothingLeft(t, 0, nil)
+		})
+		// The valid body itself is fine.
+		res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(valid))
+		flDecodeFile(t, res, http.StatusCreated)
 	})
-	t.Run("no client header", func(t *testing.T) {
-		res := api.flPost(t, api.accountantKey, "", flMultipart, bytes.NewReader(valid))
-		wantError(t, res, http.StatusBadRequest, "bad_request", "missing_client_id", "")
-		api.flNothingLeft(t, 0, nil)
-	})
-	t.Run("unknown client", func(t *testing.T) {
-		res := api.flPost(t, api.accountantKey, "cmissingmissingmissing0009", flMultipart, bytes.NewReader(valid))
-		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
-		api.flNothingLeft(t, 0, nil)
-	})
-	// The valid body itself is fine.
-	res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, bytes.NewReader(valid))
-	flDecodeFile(t, res, http.StatusCreated)
 }
 
 // The form fields of an upload share one budget of 64 KiB, fields the API
@@ -926,36 +951,38 @@ func TestUploadMalformedMultipartEnd(t *testing.T) {
 }
 
 func TestUploadConcurrent(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	const n = 8
-	type result struct {
-		i   int
-		res *response
-	}
-	results := make(chan result, n)
-	for i := range n {
-		go func() {
-			content := flRandom(uint64(200+i), 50<<10+i)
-			res := api.flUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(fmt.Sprintf("f%d.bin", i), "", content))
-			results <- result{i, res}
-		}()
-	}
-	want := []string{}
-	for range n {
-		r := <-results
-		f := flDecodeFile(t, r.res, http.StatusCreated)
-		content := flRandom(uint64(200+r.i), 50<<10+r.i)
-		if f.Name != fmt.Sprintf("f%d.bin", r.i) || f.Size != int64(len(content)) {
-			t.Errorf("upload %d: got %s of %d bytes", r.i, f.Name, f.Size)
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		const n = 8
+		type result struct {
+			i   int
+			res *response
 		}
-		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
-		want = append(want, flStoredPath(f.ID))
-	}
-	sort.Strings(want)
-	if got := api.flStoredFiles(t); !slices.Equal(got, want) {
-		t.Errorf("file store: got %v, want %v", got, want)
-	}
+		results := make(chan result, n)
+		for i := range n {
+			go func() {
+				content := flRandom(uint64(200+i), 50<<10+i)
+				res := api.flUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(fmt.Sprintf("f%d.bin", i), "", content))
+				results <- result{i, res}
+			}()
+		}
+		want := []string{}
+		for range n {
+			r := <-results
+			f := flDecodeFile(t, r.res, http.StatusCreated)
+			content := flRandom(uint64(200+r.i), 50<<10+r.i)
+			if f.Name != fmt.Sprintf("f%d.bin", r.i) || f.Size != int64(len(content)) {
+				t.Errorf("upload %d: got %s of %d bytes", r.i, f.Name, f.Size)
+			}
+			api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+			want = append(want, flStoredPath(f.ID))
+		}
+		sort.Strings(want)
+		if got := api.flStoredFiles(t); !slices.Equal(got, want) {
+			t.Errorf("file store: got %v, want %v", got, want)
+		}
+	})
 }
 
 // flChunked hides the length of a body, so that it is sent chunked.
@@ -964,79 +991,83 @@ type flChunked struct{ r io.Reader }
 func (c flChunked) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 func TestUploadSizeLimit(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	tooLarge := fmt.Sprintf("the file exceeds %d bytes", testMaxUpload)
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		tooLarge := fmt.Sprintf("the file exceeds %d bytes", testMaxUpload)
 
-	t.Run("exactly the limit", func(t *testing.T) {
-		content := flRandom(4, testMaxUpload)
-		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("max.bin", "", content))
-		if f.Size != testMaxUpload {
-			t.Errorf("size: got %d, want %d", f.Size, testMaxUpload)
-		}
-		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
-	})
-	rows, files := api.flFileRows(t), api.flStoredFiles(t)
-	over := flRandom(5, testMaxUpload+1)
-	for _, tc := range []struct {
-		name string
-		body func() io.Reader
-	}{
-		{"one byte over, with Content-Length", func() io.Reader {
-			return bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", over)))
-		}},
-		{"one byte over, chunked", func() io.Reader {
-			return flChunked{bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", over)))}
-		}},
-		{"file part first, no workspace", func() io.Reader {
-			return bytes.NewReader(flBody(t, flFilePart("big.bin", "", over)))
-		}},
-		{"Content-Length far over the limit", func() io.Reader {
-			return bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", flRandom(6, 3*testMaxUpload))))
-		}},
-		{"far over the limit, chunked", func() io.Reader {
-			return flChunked{bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", flRandom(6, 3*testMaxUpload))))}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, tc.body())
-			wantError(t, res, http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large", tooLarge)
-			api.flNothingLeft(t, rows, files)
+		t.Run("exactly the limit", func(t *testing.T) {
+			content := flRandom(4, testMaxUpload)
+			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("max.bin", "", content))
+			if f.Size != testMaxUpload {
+				t.Errorf("size: got %d, want %d", f.Size, testMaxUpload)
+			}
+			api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
 		})
-	}
+		rows, files := api.flFileRows(t), api.flStoredFiles(t)
+		over := flRandom(5, testMaxUpload+1)
+		for _, tc := range []struct {
+			name string
+			body func() io.Reader
+		}{
+			{"one byte over, with Content-Length", func() io.Reader {
+				return bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", over)))
+			}},
+			{"one byte over, chunked", func() io.Reader {
+				return flChunked{bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", over)))}
+			}},
+			{"file part first, no workspace", func() io.Reader {
+				return bytes.NewReader(flBody(t, flFilePart("big.bin", "", over)))
+			}},
+			{"Content-Length far over the limit", func() io.Reader {
+				return bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", flRandom(6, 3*testMaxUpload))))
+			}},
+			{"far over the limit, chunked", func() io.Reader {
+				return flChunked{bytes.NewReader(flBody(t, flField("workspaceId", ws), flFilePart("big.bin", "", flRandom(6, 3*testMaxUpload))))}
+			}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res := api.flPost(t, api.accountantKey, api.client.ID, flMultipart, tc.body())
+				wantError(t, res, http.StatusRequestEntityTooLarge, "bad_request", "payload_too_large", tooLarge)
+				api.flNothingLeft(t, rows, files)
+			})
+		}
+	})
 }
 
 func TestUploadMimeType(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	text := []byte("Just some plain text.\n")
-	for _, tc := range []struct {
-		name, partType string
-		content        []byte
-		want           string
-	}{
-		{"part type kept", "text/plain; charset=utf-8", text, "text/plain; charset=utf-8"},
-		{"part type kept over the content", "image/jpeg", text, "image/jpeg"},
-		{"part type kept as sent", "Application/PDF", flPDF, "Application/PDF"},
-		{"absent: PNG sniffed", "", flPNG, "image/png"},
-		{"absent: PDF sniffed", "", flPDF, "application/pdf"},
-		{"absent: text sniffed", "", text, "text/plain; charset=utf-8"},
-		{"octet-stream: PNG sniffed", "application/octet-stream", flPNG, "image/png"},
-		{"octet-stream: PDF sniffed", "application/octet-stream", flPDF, "application/pdf"},
-		{"octet-stream: binary stays", "application/octet-stream", []byte{0, 1, 2, 3, 0xfe, 0xff}, "application/octet-stream"},
-		{"unparsable type: sniffed", "not a type", flPDF, "application/pdf"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("f", tc.partType, tc.content))
-			if f.MimeType != tc.want {
-				t.Errorf("mimetype: got %q, want %q", f.MimeType, tc.want)
-			}
-			res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, tc.content)
-			if got := res.header.Get("Content-Type"); got != tc.want {
-				t.Errorf("download Content-Type: got %q, want %q", got, tc.want)
-			}
-		})
-	}
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		text := []byte("Just some plain text.\n")
+		for _, tc := range []struct {
+			name, partType string
+			content        []byte
+			want           string
+		}{
+			{"part type kept", "text/plain; charset=utf-8", text, "text/plain; charset=utf-8"},
+			{"part type kept over the content", "image/jpeg", text, "image/jpeg"},
+			{"part type kept as sent", "Application/PDF", flPDF, "Application/PDF"},
+			{"absent: PNG sniffed", "", flPNG, "image/png"},
+			{"absent: PDF sniffed", "", flPDF, "application/pdf"},
+			{"absent: text sniffed", "", text, "text/plain; charset=utf-8"},
+			{"octet-stream: PNG sniffed", "application/octet-stream", flPNG, "image/png"},
+			{"octet-stream: PDF sniffed", "application/octet-stream", flPDF, "application/pdf"},
+			{"octet-stream: binary stays", "application/octet-stream", []byte{0, 1, 2, 3, 0xfe, 0xff}, "application/octet-stream"},
+			{"unparsable type: sniffed", "not a type", flPDF, "application/pdf"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("f", tc.partType, tc.content))
+				if f.MimeType != tc.want {
+					t.Errorf("mimetype: got %q, want %q", f.MimeType, tc.want)
+				}
+				res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, tc.content)
+				if got := res.header.Get("Content-Type"); got != tc.want {
+					t.Errorf("download Content-Type: got %q, want %q", got, tc.want)
+				}
+			})
+		}
+	})
 }
 
 // flDispositionRE is the shape of every Content-Disposition the download
@@ -1061,95 +1092,100 @@ func flDispositionName(name string) string {
 }
 
 func TestUploadFileNames(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	var ids []string
-	for i, tc := range []struct {
-		name        string
-		disposition string
-	}{
-		{"report.pdf", `attachment; filename="report.pdf"`},
-		{"Müller Beleg.pdf", `attachment; filename="M_ller Beleg.pdf"; filename*=UTF-8''M%C3%BCller%20Beleg.pdf`},
-		{"../../etc/passwd", `attachment; filename="_.._etc_passwd"; filename*=UTF-8''.._.._etc_passwd`},
-		{`a"b`, `attachment; filename="a_b"; filename*=UTF-8''a%22b`},
-		{"x\r\ny.txt", `attachment; filename="xy.txt"`},
-		{"日本.pdf", `attachment; filename="__.pdf"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.pdf`},
-		{`C:\Users\me\report.pdf`, `attachment; filename="C:_Users_me_report.pdf"`},
-		{"a;b.txt", `attachment; filename="a_b.txt"; filename*=UTF-8''a%3Bb.txt`},
-		{"tab\there\x7f\u0085.txt", `attachment; filename="tabhere.txt"`},
-		{"100% €.txt", `attachment; filename="100_ _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
-		{"  .hidden ", `attachment; filename="hidden"; filename*=UTF-8''%20%20.hidden%20`},
-		{"..", `attachment; filename="download"; filename*=UTF-8''..`},
-		{"/", `attachment; filename="_"`},
-		{"\r\n", `attachment; filename="download"; filename*=UTF-8''`},
-		{`"; filename="evil.exe`, `attachment; filename="__ filename=_evil.exe"; filename*=UTF-8''%22%3B%20filename%3D%22evil.exe`},
-		{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,_.txt"; filename*=UTF-8''a%27b%28c%29%5Bd%5D%7Be%7D%3Cf%3E%40%2C%3D%3F.txt`},
-		{"ü'.txt", `attachment; filename="_'.txt"; filename*=UTF-8''%C3%BC%27.txt`},
-	} {
-		t.Run(fmt.Sprintf("%d %q", i, tc.name), func(t *testing.T) {
-			content := flRandom(uint64(10+i), 100+i)
-			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(tc.name, "", content))
-			ids = append(ids, f.ID)
-			if f.Name != tc.name {
-				t.Errorf("name: got %q, want %q exactly as sent", f.Name, tc.name)
-			}
-			if got := flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK); got.Name != tc.name {
-				t.Errorf("name read back: got %q, want %q", got.Name, tc.name)
-			}
-			if got := api.sqlColumn(t, `SELECT name FROM files WHERE id = ?`, f.ID)[0]; got != tc.name {
-				t.Errorf("name recorded: got %q, want %q", got, tc.name)
-			}
-
-			res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
-			header := res.header.Values("Content-Disposition")
-			if len(header) != 1 {
-				t.Fatalf("Content-Disposition: got %q, want one header", header)
-			}
-			if header[0] != tc.disposition {
-				t.Errorf("Content-Disposition:\n got %s\nwant %s", header[0], tc.disposition)
-			}
-			m := flDispositionRE.FindStringSubmatch(header[0])
-			if m == nil {
-				t.Fatalf("Content-Disposition %q is not attachment; filename=\"<safe ASCII>\"[; filename*=UTF-8''<pct-encoded>]", header[0])
-			}
-			if fallback := m[1]; fallback == "" || strings.ContainsAny(fallback, `";\/`) || strings.Trim(fallback, " .") != fallback {
-				t.Errorf("ASCII fallback %q is not a safe file name", fallback)
-			}
-			exact := m[1]
-			if strings.Contains(header[0], "filename*=") {
-				decoded, err := url.PathUnescape(m[2])
-				if err != nil {
-					t.Fatalf("filename* %q: %v", m[2], err)
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		var ids []string
+		for i, tc := range []struct {
+			name        string
+			disposition string
+		}{
+			{"report.pdf", `attachment; filename="report.pdf"`},
+			{"Müller Beleg.pdf", `attachment; filename="M_ller Beleg.pdf"; filename*=UTF-8''M%C3%BCller%20Beleg.pdf`},
+			{"../../etc/passwd", `attachment; filename="_.._etc_passwd"; filename*=UTF-8''.._.._etc_passwd`},
+			{`a"b`, `attachment; filename="a_b"; filename*=UTF-8''a%22b`},
+			{"x\r\ny.txt", `attachment; filename="xy.txt"`},
+			{"日本.pdf", `attachment; filename="__.pdf"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.pdf`},
+			{`C:\Users\me\report.pdf`, `attachment; filename="C:_Users_me_report.pdf"`},
+			{"a;b.txt", `attachment; filename="a_b.txt"; filename*=UTF-8''a%3Bb.txt`},
+			{"tab\there\x7f\u0085.txt", `attachment; filename="tabhere.txt"`},
+			{"100% €.txt", `attachment; filename="100_ _.txt"; filename*=UTF-8''100%25%20%E2%82%AC.txt`},
+			{"  .hidden ", `attachment; filename="hidden"; filename*=UTF-8''%20%20.hidden%20`},
+			{"..", `attachment; filename="download"; filename*=UTF-8''..`},
+			{"/", `attachment; filename="_"`},
+			{"\r\n", `attachment; filename="download"; filename*=UTF-8''`},
+			{`"; filename="evil.exe`, `attachment; filename="__ filename=_evil.exe"; filename*=UTF-8''%22%3B%20filename%3D%22evil.exe`},
+			{"a'b(c)[d]{e}<f>@,=?.txt", `attachment; filename="a'b(c)[d]{e}<f>@,_.txt"; filename*=UTF-8''a%27b%28c%29%5Bd%5D%7Be%7D%3Cf%3E%40%2C%3D%3F.txt`},
+			{"ü'.txt", `attachment; filename="_'.txt"; filename*=UTF-8''%C3%BC%27.txt`},
+		} {
+			t.Run(fmt.Sprintf("%d %q", i, tc.name), func(t *testing.T) {
+				content := flRandom(uint64(10+i), 100+i)
+				f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(tc.name, "", content))
+				ids = append(ids, f.ID)
+				if f.Name != tc.name {
+					t.Errorf("name: got %q, want %q exactly as sent", f.Name, tc.name)
 				}
-				exact = decoded
-			}
-			if want := flDispositionName(tc.name); exact != want {
-				t.Errorf("Content-Disposition names %q, want %q", exact, want)
-			}
-			// Go's own parser agrees.
-			if typ, params, err := mime.ParseMediaType(header[0]); err != nil || typ != "attachment" || params["filename"] != exact {
-				t.Errorf("mime.ParseMediaType(%q) = %q, %q, %v; want attachment with filename %q", header[0], typ, params, err, exact)
-			}
-		})
-	}
-	// Every file is stored under its id, whatever its name.
-	want := []string{}
-	for _, id := range ids {
-		want = append(want, flStoredPath(id))
-	}
-	sort.Strings(want)
-	if got := api.flStoredFiles(t); !slices.Equal(got, want) {
-		t.Errorf("file store:\n got %v\nwant %v", got, want)
-	}
-	entries, err := os.ReadDir(api.flStoreDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() || (e.Name() != "tmp" && !regexp.MustCompile(`^[0-9a-z]{2}$`).MatchString(e.Name())) {
-			t.Errorf("file store holds %q, want only tmp and two-character shards", e.Name())
+				if got := flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK); got.Name != tc.name {
+					t.Errorf("name read back: got %q, want %q", got.Name, tc.name)
+				}
+				if got := api.sqlColumn(t, `SELECT name FROM files WHERE id = ?`, f.ID)[0]; got != tc.name {
+					t.Errorf("name recorded: got %q, want %q", got, tc.name)
+				}
+
+				res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+				header := res.header.Values("Content-Disposition")
+				if len(header) != 1 {
+					t.Fatalf("Content-Disposition: got %q, want one header", header)
+				}
+				if header[0] != tc.disposition {
+					t.Errorf("Content-Disposition:\n got %s\nwant %s", header[0], tc.disposition)
+				}
+				m := flDispositionRE.FindStringSubmatch(header[0])
+				if m == nil {
+					t.Fatalf("Content-Disposition %q is not attachment; filename=\"<safe ASCII>\"[; filename*=UTF-8''<pct-encoded>]", header[0])
+				}
+				if fallback := m[1]; fallback == "" || strings.ContainsAny(fallback, `";\/`) || strings.Trim(fallback, " .") != fallback {
+					t.Errorf("ASCII fallback %q is not a safe file name", fallback)
+				}
+				exact := m[1]
+				if strings.Contains(header[0], "filename*=") {
+					decoded, err := url.PathUnescape(m[2])
+					if err != nil {
+						t.Fatalf("filename* %q: %v", m[2], err)
+					}
+					exact = decoded
+				}
+				if want := flDispositionName(tc.name); exact != want {
+					t.Errorf("Content-Disposition names %q, want %q", exact, want)
+				}
+				// Go's own parser agrees.
+				if typ, params, err := mime.ParseMediaType(header[0]); err != nil || typ != "attachment" || params["filename"] != exact {
+					t.Errorf("mime.ParseMediaType(%q) = %q, %q, %v; want attachment with filename %q", header[0], typ, params, err, exact)
+				}
+			})
 		}
-	}
+		// Every file is stored under its id, whatever its name.
+		want := []string{}
+		for _, id := range ids {
+			want = append(want, flStoredPath(id))
+		}
+		sort.Strings(want)
+		if got := api.flStoredFiles(t); !slices.Equal(got, want) {
+			t.Errorf("file store:\n got %v\nwant %v", got, want)
+		}
+		if store == bucketStore {
+			return
+		}
+		entries, err := os.ReadDir(api.flStoreDir(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() || (e.Name() != "tmp" && !regexp.MustCompile(`^[0-9a-z]{2}$`).MatchString(e.Name())) {
+				t.Errorf("file store holds %q, want only tmp and two-character shards", e.Name())
+			}
+		}
+	})
 }
 
 // ---- download ---------------------------------------------------------------
@@ -1736,125 +1772,138 @@ func TestDownloadRateLimit(t *testing.T) {
 }
 
 func TestFileOfDeletedTask(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	task := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": ws, "title": "Collect"})
-	content := flRandom(60, 4096)
-	f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flField("taskId", task.ID),
-		flFilePart("a.pdf", "application/pdf", content))
-	if f.TaskID == nil || *f.TaskID != task.ID {
-		t.Fatalf("taskId: got %s, want %s", deref(f.TaskID), task.ID)
-	}
-	res := api.do(request{method: "DELETE", path: "/v1/tasks/" + task.ID, key: api.accountantKey, clientID: api.client.ID})
-	if res.status != http.StatusOK {
-		t.Fatalf("DELETE task: got %d %s", res.status, res.body)
-	}
-	got := flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK)
-	want := f
-	want.TaskID = nil
-	flWantFile(t, got, want)
-	api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
-	if files := api.flStoredFiles(t); !slices.Equal(files, []string{flStoredPath(f.ID)}) {
-		t.Errorf("file store: got %v, want the file's bytes kept", files)
-	}
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		task := api.createTask(t, api.accountantKey, api.client.ID, map[string]any{"workspaceId": ws, "title": "Collect"})
+		content := flRandom(60, 4096)
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flField("taskId", task.ID),
+			flFilePart("a.pdf", "application/pdf", content))
+		if f.TaskID == nil || *f.TaskID != task.ID {
+			t.Fatalf("taskId: got %s, want %s", deref(f.TaskID), task.ID)
+		}
+		res := api.do(request{method: "DELETE", path: "/v1/tasks/" + task.ID, key: api.accountantKey, clientID: api.client.ID})
+		if res.status != http.StatusOK {
+			t.Fatalf("DELETE task: got %d %s", res.status, res.body)
+		}
+		got := flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK)
+		want := f
+		want.TaskID = nil
+		flWantFile(t, got, want)
+		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
+		if files := api.flStoredFiles(t); !slices.Equal(files, []string{flStoredPath(f.ID)}) {
+			t.Errorf("file store: got %v, want the file's bytes kept", files)
+		}
+	})
 }
 
 func TestFileTenantIsolation(t *testing.T) {
-	api := newTestAPI(t)
-	wsA := api.mustCreateWorkspace(api.client.ID, "A")
-	wsB := api.mustCreateWorkspace(api.otherClient.ID, "B")
-	contentA, contentB := flRandom(70, 3000), flRandom(71, 3000)
-	fileA := api.flUploadBytes(t, api.client.ID, wsA, "a.pdf", contentA)
-	fileB := api.flMustUpload(t, api.otherClientClientKey, api.otherClient.ID, flField("workspaceId", wsB), flFilePart("b.pdf", "", contentB))
-	const missing = "cmissingmissingmissing0004"
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		wsA := api.mustCreateWorkspace(api.client.ID, "A")
+		wsB := api.mustCreateWorkspace(api.otherClient.ID, "B")
+		contentA, contentB := flRandom(70, 3000), flRandom(71, 3000)
+		fileA := api.flUploadBytes(t, api.client.ID, wsA, "a.pdf", contentA)
+		fileB := api.flMustUpload(t, api.otherClientClientKey, api.otherClient.ID, flField("workspaceId", wsB), flFilePart("b.pdf", "", contentB))
+		const missing = "cmissingmissingmissing0004"
 
-	for _, tc := range []struct {
-		name, key, clientID string
-	}{
-		{"accountant key, client A", api.accountantKey, api.client.ID},
-		{"client key of A", api.clientKey, api.client.ID},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, suffix := range []string{"", "/content"} {
-				got := api.do(request{method: "GET", path: "/v1/files/" + fileB.ID + suffix, key: tc.key, clientID: tc.clientID})
-				wantError(t, got, http.StatusNotFound, "not_found", "not_found", "")
-				unknown := api.do(request{method: "GET", path: "/v1/files/" + missing + suffix, key: tc.key, clientID: tc.clientID})
-				sameBodyButID(t, got, fileB.ID, unknown, missing)
-			}
-		})
-	}
-	for _, tc := range []struct {
-		name, key, clientID string
-	}{
-		{"client key of A naming client B", api.clientKey, api.otherClient.ID},
-		{"client key of B naming client A", api.otherClientClientKey, api.client.ID},
-		{"another firm's key naming client B", api.other.accountantKey, api.otherClient.ID},
-		{"another firm's client key naming client B", api.other.clientKey, api.otherClient.ID},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, id := range []string{fileA.ID, fileB.ID} {
+		for _, tc := range []struct {
+			name, key, clientID string
+		}{
+			{"accountant key, client A", api.accountantKey, api.client.ID},
+			{"client key of A", api.clientKey, api.client.ID},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
 				for _, suffix := range []string{"", "/content"} {
-					res := api.do(request{method: "GET", path: "/v1/files/" + id + suffix, key: tc.key, clientID: tc.clientID})
-					wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
-					if strings.Contains(string(res.body), id) {
-						t.Errorf("the answer names the file: %s", res.body)
+					got := api.do(request{method: "GET", path: "/v1/files/" + fileB.ID + suffix, key: tc.key, clientID: tc.clientID})
+					wantError(t, got, http.StatusNotFound, "not_found", "not_found", "")
+					unknown := api.do(request{method: "GET", path: "/v1/files/" + missing + suffix, key: tc.key, clientID: tc.clientID})
+					sameBodyButID(t, got, fileB.ID, unknown, missing)
+				}
+			})
+		}
+		for _, tc := range []struct {
+			name, key, clientID string
+		}{
+			{"client key of A naming client B", api.clientKey, api.otherClient.ID},
+			{"client key of B naming client A", api.otherClientClientKey, api.client.ID},
+			{"another firm's key naming client B", api.other.accountantKey, api.otherClient.ID},
+			{"another firm's client key naming client B", api.other.clientKey, api.otherClient.ID},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, id := range []string{fileA.ID, fileB.ID} {
+					for _, suffix := range []string{"", "/content"} {
+						res := api.do(request{method: "GET", path: "/v1/files/" + id + suffix, key: tc.key, clientID: tc.clientID})
+						wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+						if strings.Contains(string(res.body), id) {
+							t.Errorf("the answer names the file: %s", res.body)
+						}
 					}
 				}
+			})
+		}
+		// B's link downloads B's file, and only B's.
+		linkB := api.flLink(t, api.otherClientClientKey, api.otherClient.ID, fileB.ID).URL
+		api.flMustDownload(t, linkB, contentB)
+		if store == bucketStore {
+			// The bucket's signature covers the object's key.
+			if res := api.flDownload(t, strings.Replace(linkB, fileB.ID, fileA.ID, 1), nil); res.status != http.StatusForbidden {
+				t.Errorf("B's pre-signed link changed to name A's file: %d %s, want 403", res.status, res.body)
 			}
-		})
-	}
-	// B's link downloads B's file, and only B's.
-	linkB := api.flLink(t, api.otherClientClientKey, api.otherClient.ID, fileB.ID).URL
-	api.flMustDownload(t, linkB, contentB)
-	expires, signature := flLinkParts(t, linkB)
-	wantError(t, api.flDownload(t, api.flSignedURL(fileA.ID, expires, signature), nil),
-		http.StatusForbidden, "auth_error", "invalid_signature", flInvalidSignature)
-	// And the accountant reaches B's file by naming B.
-	flDecodeFile(t, api.flGetFile(api.accountantKey, api.otherClient.ID, fileB.ID), http.StatusOK)
-	api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, fileA.ID).URL, contentA)
+		} else {
+			expires, signature := flLinkParts(t, linkB)
+			wantError(t, api.flDownload(t, api.flSignedURL(fileA.ID, expires, signature), nil),
+				http.StatusForbidden, "auth_error", "invalid_signature", flInvalidSignature)
+		}
+		// And the accountant reaches B's file by naming B.
+		flDecodeFile(t, api.flGetFile(api.accountantKey, api.otherClient.ID, fileB.ID), http.StatusOK)
+		api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, fileA.ID).URL, contentA)
+	})
 }
 
 func TestFilePermissions(t *testing.T) {
-	api := newTestAPI(t)
-	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
-	content := []byte("x")
-	f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
-	readOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"files:read"}})
-	writeOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{ClientID: api.client.ID, Permissions: []string{"files:write"}})
-	noFiles := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"tasks:read", "tasks:write", "workspaces:read"}})
-	rows, files := api.flFileRows(t), api.flStoredFiles(t)
-	upload := func(key string) *response {
-		return api.flUpload(t, key, api.client.ID, flField("workspaceId", ws), flFilePart("b.pdf", "", content))
-	}
-	lacks := func(perm string) string { return "this API key lacks the permission " + perm }
-
-	wantError(t, upload(readOnly), http.StatusForbidden, "auth_error", "missing_scope", lacks("files:write"))
-	wantError(t, upload(noFiles), http.StatusForbidden, "auth_error", "missing_scope", lacks("files:write"))
-	wantError(t, upload("ak_nokey_0000"), http.StatusUnauthorized, "auth_error", "unauthorized", "")
-	api.flNothingLeft(t, rows, files)
-	for _, suffix := range []string{"", "/content"} {
-		path := "/v1/files/" + f.ID + suffix
-		wantError(t, api.do(request{method: "GET", path: path, key: writeOnly, clientID: api.client.ID}),
-			http.StatusForbidden, "auth_error", "missing_scope", lacks("files:read"))
-		wantError(t, api.do(request{method: "GET", path: path, key: noFiles, clientID: api.client.ID}),
-			http.StatusForbidden, "auth_error", "missing_scope", lacks("files:read"))
-		wantError(t, api.do(request{method: "GET", path: path, clientID: api.client.ID}),
-			http.StatusUnauthorized, "auth_error", "unauthorized", "")
-		wantError(t, api.do(request{method: "GET", path: path, key: readOnly}),
-			http.StatusBadRequest, "bad_request", "missing_client_id", "")
-		if res := api.do(request{method: "GET", path: path, key: readOnly, clientID: api.client.ID}); res.status != http.StatusOK {
-			t.Errorf("GET %s with files:read: got %d %s", path, res.status, res.body)
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		content := []byte("x")
+		f := api.flUploadBytes(t, api.client.ID, ws, "a.pdf", content)
+		readOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"files:read"}})
+		writeOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{ClientID: api.client.ID, Permissions: []string{"files:write"}})
+		noFiles := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"tasks:read", "tasks:write", "workspaces:read"}})
+		rows, files := api.flFileRows(t), api.flStoredFiles(t)
+		upload := func(key string) *response {
+			return api.flUpload(t, key, api.client.ID, flField("workspaceId", ws), flFilePart("b.pdf", "", content))
 		}
-	}
-	flDecodeFile(t, upload(writeOnly), http.StatusCreated)
+		lacks := func(perm string) string { return "this API key lacks the permission " + perm }
 
-	t.Run("unknown and invalid ids", func(t *testing.T) {
-		const missing = "cmissingmissingmissing0005"
+		wantError(t, upload(readOnly), http.StatusForbidden, "auth_error", "missing_scope", lacks("files:write"))
+		wantError(t, upload(noFiles), http.StatusForbidden, "auth_error", "missing_scope", lacks("files:write"))
+		wantError(t, upload("ak_nokey_0000"), http.StatusUnauthorized, "auth_error", "unauthorized", "")
+		api.flNothingLeft(t, rows, files)
 		for _, suffix := range []string{"", "/content"} {
-			wantError(t, api.do(request{method: "GET", path: "/v1/files/" + missing + suffix, key: readOnly, clientID: api.client.ID}),
-				http.StatusNotFound, "not_found", "not_found", "file "+missing+" not found")
-			wantIssues(t, api.do(request{method: "GET", path: "/v1/files/nope" + suffix, key: readOnly, clientID: api.client.ID}),
-				"ValidationError", []issue{cuidIssue("params", "id")})
+			path := "/v1/files/" + f.ID + suffix
+			wantError(t, api.do(request{method: "GET", path: path, key: writeOnly, clientID: api.client.ID}),
+				http.StatusForbidden, "auth_error", "missing_scope", lacks("files:read"))
+			wantError(t, api.do(request{method: "GET", path: path, key: noFiles, clientID: api.client.ID}),
+				http.StatusForbidden, "auth_error", "missing_scope", lacks("files:read"))
+			wantError(t, api.do(request{method: "GET", path: path, clientID: api.client.ID}),
+				http.StatusUnauthorized, "auth_error", "unauthorized", "")
+			wantError(t, api.do(request{method: "GET", path: path, key: readOnly}),
+				http.StatusBadRequest, "bad_request", "missing_client_id", "")
+			if res := api.do(request{method: "GET", path: path, key: readOnly, clientID: api.client.ID}); res.status != http.StatusOK {
+				t.Errorf("GET %s with files:read: got %d %s", path, res.status, res.body)
+			}
 		}
+		flDecodeFile(t, upload(writeOnly), http.StatusCreated)
+
+		t.Run("unknown and invalid ids", func(t *testing.T) {
+			const missing = "cmissingmissingmissing0005"
+			for _, suffix := range []string{"", "/content"} {
+				wantError(t, api.do(request{method: "GET", path: "/v1/files/" + missing + suffix, key: readOnly, clientID: api.client.ID}),
+					http.StatusNotFound, "not_found", "not_found", "file "+missing+" not found")
+				wantIssues(t, api.do(request{method: "GET", path: "/v1/files/nope" + suffix, key: readOnly, clientID: api.client.ID}),
+					"ValidationError", []issue{cuidIssue("params", "id")})
+			}
+		})
 	})
 }

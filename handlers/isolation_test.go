@@ -11,9 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,6 +68,9 @@ type isoReq struct {
 	body        []byte
 	contentType string
 	signedFile  string // the file a download link was signed for
+	// bucketURL is the bucket's pre-signed GET a download step sends, when
+	// the files are in a bucket: path is then empty.
+	bucketURL string
 }
 
 func (r *isoReq) String() string {
@@ -269,17 +270,16 @@ func (r *isoRegistry) tokens(text string) map[string]string {
 
 // isoSuite runs the random steps.
 type isoSuite struct {
-	t        *testing.T
-	api      *testAPI
-	conn     *sql.Conn
-	version  int64 // the database's data_version at the last snapshot
-	storeDir string
-	rng      *rand.Rand
-	seed     uint64
-	reg      *isoRegistry
-	keys     []*isoKey
-	links    []isoLink
-	history  []string
+	t       *testing.T
+	api     *testAPI
+	conn    *sql.Conn
+	version int64 // the database's data_version at the last snapshot
+	rng     *rand.Rand
+	seed    uint64
+	reg     *isoRegistry
+	keys    []*isoKey
+	links   []isoLink
+	history []string
 
 	// The snapshot's queries, one per table, and the cross-references',
 	// prepared once on conn: parsing them costs more than running them.
@@ -287,8 +287,9 @@ type isoSuite struct {
 	crossRefs    *sql.Stmt
 }
 
-// isoLink is a download link a step was given.
-type isoLink struct{ file, expires, signature string }
+// isoLink is a download link a step was given: acctapi's expiry and
+// signature, or the bucket's whole pre-signed GET.
+type isoLink struct{ file, expires, signature, bucketURL string }
 
 // TestTenantIsolation sends random requests of every route, with keys of
 // every kind, the x-client-id of every tenant and ids of every tenant, and
@@ -300,40 +301,42 @@ type isoLink struct{ file, expires, signature string }
 // its tenant's data and goes only to the subscriptions of its firm, and of
 // its client, that ask for it.
 func TestTenantIsolation(t *testing.T) {
-	seed := *isoSeed
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	t.Logf("seed %d, %d steps (rerun with -iso.seed=%d -iso.steps=%d)", seed, *isoSteps, seed, *isoSteps)
-	api := newTestAPI(t)
-	pool, err := sql.Open("sqlite", "file:"+api.store.Path()+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	// One connection throughout: PRAGMA data_version tells it whether
-	// another connection has written since it last asked.
-	conn, err := pool.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	s := &isoSuite{t: t, api: api, conn: conn, storeDir: api.flStoreDir(t), seed: seed,
-		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{},
-			firmOf: map[string]string{}, parentOf: map[string]string{}, scanned: map[string]bool{}}}
-	s.prepare()
-	s.setUp()
-	before := s.snapshot()
-	s.reg.update(before)
-	s.checkCrossReferences()
-	s.checkEvents("set-up", nil, before)
-	for i := range *isoSteps {
-		// A second between steps, so that a write that slipped through
-		// also shows in an updated_at.
-		api.clock.Advance(time.Second)
-		before = s.step(i, before)
-	}
+	forEachStore(t, func(t *testing.T, store testStore) {
+		seed := *isoSeed
+		if seed == 0 {
+			seed = rand.Uint64()
+		}
+		t.Logf("seed %d, %d steps (rerun with -iso.seed=%d -iso.steps=%d)", seed, *isoSteps, seed, *isoSteps)
+		api := newFileTestAPI(t, store)
+		pool, err := sql.Open("sqlite", "file:"+api.store.Path()+"?_pragma=busy_timeout(5000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pool.Close() })
+		// One connection throughout: PRAGMA data_version tells it whether
+		// another connection has written since it last asked.
+		conn, err := pool.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		s := &isoSuite{t: t, api: api, conn: conn, seed: seed,
+			rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+			reg: &isoRegistry{owners: map[string]map[string]bool{}, kinds: map[string][]string{},
+				firmOf: map[string]string{}, parentOf: map[string]string{}, scanned: map[string]bool{}}}
+		s.prepare()
+		s.setUp()
+		before := s.snapshot()
+		s.reg.update(before)
+		s.checkCrossReferences()
+		s.checkEvents("set-up", nil, before)
+		for i := range *isoSteps {
+			// A second between steps, so that a write that slipped through
+			// also shows in an updated_at.
+			api.clock.Advance(time.Second)
+			before = s.step(i, before)
+		}
+	})
 }
 
 // fail stops the test with the seed and the steps that led to the failure.
@@ -504,6 +507,9 @@ func (s *isoSuite) uploadBody(req *isoReq, fields ...flPart) {
 
 func (s *isoSuite) send(req *isoReq) *response {
 	s.t.Helper()
+	if req.bucketURL != "" {
+		return s.api.flDownload(s.t, req.bucketURL, nil)
+	}
 	r := request{method: req.method, path: req.path, clientID: req.clientID}
 	if req.key != nil {
 		r.key = req.key.secret
@@ -528,8 +534,12 @@ func (s *isoSuite) noteLink(req *isoReq, res *response) {
 	if err != nil {
 		s.fail("link %q: %v", body.URL, err)
 	}
-	file := path.Base(path.Dir(u.Path))
-	s.links = append(s.links, isoLink{file: file, expires: u.Query().Get("expires"), signature: u.Query().Get("signature")})
+	if s.api.s3 != nil {
+		s.links = append(s.links, isoLink{file: path.Base(u.Path), bucketURL: body.URL})
+	} else {
+		file := path.Base(path.Dir(u.Path))
+		s.links = append(s.links, isoLink{file: file, expires: u.Query().Get("expires"), signature: u.Query().Get("signature")})
+	}
 	if len(s.links) > 50 {
 		s.links = s.links[1:]
 	}
@@ -597,13 +607,10 @@ func (s *isoSuite) snapshot() *isoSnapshot {
 		rows.Close()
 	}
 	for _, p := range snap.files {
-		if strings.HasPrefix(p, "tmp/") {
+		if strings.HasPrefix(p, "tmp/") || strings.Contains(p, "uploads/") {
 			continue // an upload in flight, or one whose clean-up follows its answer
 		}
-		content, err := os.ReadFile(filepath.Join(s.storeDir, filepath.FromSlash(p)))
-		if err != nil {
-			s.t.Fatal(err)
-		}
+		content := s.api.flStoredBytes(s.t, path.Base(p))
 		owner := "orphan"
 		if f, ok := snap.byKey["files "+path.Base(p)]; ok {
 			owner = f.owner
@@ -1144,6 +1151,12 @@ var isoOps = []struct {
 			link = s.links[s.rng.IntN(len(s.links))]
 		}
 		c.req.signedFile = link.file
+		if link.bucketURL != "" {
+			// The bucket checks its own signatures (TestFileTenantIsolation
+			// changes them): the step fetches a link as given.
+			c.req.method, c.req.bucketURL = "GET", link.bucketURL
+			return
+		}
 		file := link.file
 		if file == "" || c.maybe() {
 			file = c.id("file")

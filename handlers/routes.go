@@ -3,9 +3,14 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -23,8 +28,10 @@ type Config struct {
 	// BaseURL is the public address including /v1, as in the OpenAPI servers.
 	BaseURL string
 	Version string
-	// Files holds the bytes of uploads; Signer signs their download links.
-	Files  *filestore.Store
+	// Files holds the bytes of uploads: a *filestore.Store, whose bytes the
+	// download route serves behind links Signer signs, or a
+	// *filestore.Bucket, which signs its own links and serves the bytes.
+	Files  FileStore
 	Signer *auth.Signer
 	// MaxUploadBytes bounds the size of one uploaded file.
 	MaxUploadBytes int64
@@ -54,13 +61,40 @@ type Handler struct {
 	verified verifiedFiles
 
 	baseURL   string
-	files     *filestore.Store
+	files     FileStore
+	served    servedFiles // files, when acctapi serves their bytes
+	presigned presigner   // files, when the store serves them
 	signer    *auth.Signer
 	maxUpload int64
 
 	allowPrivateWebhooks bool
 	hsts                 bool
 	observer             RequestObserver
+}
+
+// FileStore keeps the bytes of uploads, declared here where they are
+// consumed: the local store (filestore.Store) and an S3 bucket
+// (filestore.Bucket) both implement it. Write streams an upload to a
+// temporary place, Keep puts it in place together with the row that record
+// writes, Discard drops what Keep did not take. Reachable is the cheap check
+// of the health route.
+type FileStore interface {
+	Write(r io.Reader, max int64) (*filestore.Pending, error)
+	Keep(p *filestore.Pending, id string, record func() error) error
+	Discard(p *filestore.Pending)
+	Reachable(ctx context.Context) error
+}
+
+// servedFiles is a FileStore whose bytes the download route serves, behind
+// links acctapi signs (the local store).
+type servedFiles interface {
+	OpenFile(id string) (*os.File, error)
+}
+
+// presigner is a FileStore that signs download links of its own and serves
+// the bytes itself (an S3 bucket): they never pass through acctapi.
+type presigner interface {
+	SignedURL(ctx context.Context, id string, lifetime time.Duration, contentType, contentDisposition string) (string, error)
 }
 
 // New returns the API handler.
@@ -78,6 +112,11 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.served, _ = cfg.Files.(servedFiles)
+	h.presigned, _ = cfg.Files.(presigner)
+	if (h.served == nil) == (h.presigned == nil) {
+		return nil, errors.New("handlers: the file store must either open files or sign links of its own")
 	}
 	h.router = h.routes()
 	return h, nil

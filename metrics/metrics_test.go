@@ -232,6 +232,19 @@ func TestStore(t *testing.T) {
 	if got := value(t, scrape(t, fresh), "acctapi_filestore_files", nil); got != 2 {
 		t.Errorf("files with UsageMaxAge 0: got %v, want 2", got)
 	}
+
+	// Without a local store (the files in a bucket) the file figures are
+	// left out, and the others stay.
+	bucketed := prometheus.NewRegistry()
+	metrics.RegisterStore(bucketed, metrics.StoreOptions{DB: store, Limiter: limiter})
+	for name := range scrape(t, bucketed) {
+		if strings.HasPrefix(name, "acctapi_filestore_") {
+			t.Errorf("without a local store the scrape holds %s", name)
+		}
+	}
+	if got := value(t, scrape(t, bucketed), "acctapi_webhook_outbox_pending", nil); got != 1 {
+		t.Errorf("outbox without a local store: got %v, want 1", got)
+	}
 }
 
 // storeFile puts a file of n bytes in the store and returns n.

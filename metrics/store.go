@@ -9,7 +9,6 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
-	"acctapi/filestore"
 )
 
 // Writes describes the store's single writer: how many writes share each
@@ -46,10 +45,18 @@ func (w *Writes) ObserveBatch(writes int, took time.Duration) {
 	w.duration.Observe(took.Seconds())
 }
 
+// FileUsage sizes a file store: filestore.Store.
+type FileUsage interface {
+	Usage() (files int, bytes int64, err error)
+}
+
 // StoreOptions names what the scrape-time figures are read from.
 type StoreOptions struct {
-	DB      *db.DB
-	Files   *filestore.Store
+	DB *db.DB
+	// Files is the local file store, whose size a scrape reads; nil (files
+	// in an S3 bucket, which only a listing of every object could size)
+	// leaves the file figures out.
+	Files   FileUsage
 	Limiter *auth.Limiter
 	// Now is the store's clock, for the outbox's age; time.Now when nil.
 	Now func() time.Time
@@ -139,6 +146,9 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(walSizeDesc, prometheus.GaugeValue, float64(wal))
 	}
 
+	if c.opts.Files == nil {
+		return
+	}
 	if files, bytes, err := c.usage(); err != nil {
 		ch <- prometheus.NewInvalidMetric(filesDesc, err)
 	} else {

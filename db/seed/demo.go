@@ -3,12 +3,20 @@ package seed
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"acctapi/db"
 	"acctapi/filestore"
 )
+
+// Files keeps the bytes of the demo's statement: the local store or an S3
+// bucket, as the server is configured.
+type Files interface {
+	Write(r io.Reader, max int64) (*filestore.Pending, error)
+	Keep(p *filestore.Pending, id string, record func() error) error
+}
 
 // DemoRecords names what Demo made for the start-up message.
 type DemoRecords struct {
@@ -26,7 +34,7 @@ type DemoRecords struct {
 // through the store's own methods, the checks and rules of the API's writes
 // included, so the demo holds nothing the API could not have made. It does
 // nothing and returns nil, nil when the firm already has clients.
-func Demo(ctx context.Context, store *db.DB, files *filestore.Store, firmID string, now time.Time) (*DemoRecords, error) {
+func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now time.Time) (*DemoRecords, error) {
 	clients, err := store.ListClients(ctx, firmID, db.PageRequest{Limit: 1, Sort: "createdAt"})
 	if err != nil || clients.Total > 0 {
 		return nil, err
@@ -104,7 +112,7 @@ trailer << /Root 1 0 R >>
 
 // statement stores a bank statement in the workspace as an upload does:
 // bytes in place first, then the record.
-func statement(ctx context.Context, store *db.DB, files *filestore.Store, clientID, workspaceID string) error {
+func statement(ctx context.Context, store *db.DB, files Files, clientID, workspaceID string) error {
 	pending, err := files.Write(strings.NewReader(DemoPDF), int64(len(DemoPDF)))
 	if err != nil {
 		return err
