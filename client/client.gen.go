@@ -291,6 +291,8 @@ const (
 	PrincipalPermissionsAccountantUsersWrite PrincipalPermissions = "accountant_users:write"
 	PrincipalPermissionsClientsRead          PrincipalPermissions = "clients:read"
 	PrincipalPermissionsClientsWrite         PrincipalPermissions = "clients:write"
+	PrincipalPermissionsCollectsRead         PrincipalPermissions = "collects:read"
+	PrincipalPermissionsCollectsWrite        PrincipalPermissions = "collects:write"
 	PrincipalPermissionsFilesRead            PrincipalPermissions = "files:read"
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
 	PrincipalPermissionsMembersRead          PrincipalPermissions = "members:read"
@@ -315,6 +317,10 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsClientsRead:
 		return true
 	case PrincipalPermissionsClientsWrite:
+		return true
+	case PrincipalPermissionsCollectsRead:
+		return true
+	case PrincipalPermissionsCollectsWrite:
 		return true
 	case PrincipalPermissionsFilesRead:
 		return true
