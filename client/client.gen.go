@@ -1822,12 +1822,12 @@ type CollectItemUpdate struct {
 	RejectionReason *string `json:"rejectionReason,omitempty"`
 	Required        *bool   `json:"required,omitempty"`
 
-	// Status Asks the uploader for the item again: the collect must not be SUBMITTED (409: reopen it first).
+	// Status Asks the uploader for the item again. A SUBMITTED collect stays SUBMITTED: reopen it (PATCH /collects/{id} with status OPEN) so that the uploader can upload again.
 	Status *CollectItemUpdateStatus `json:"status,omitempty"`
 	Title  *string                  `json:"title,omitempty"`
 }
 
-// CollectItemUpdateStatus Asks the uploader for the item again: the collect must not be SUBMITTED (409: reopen it first).
+// CollectItemUpdateStatus Asks the uploader for the item again. A SUBMITTED collect stays SUBMITTED: reopen it (PATCH /collects/{id} with status OPEN) so that the uploader can upload again.
 type CollectItemUpdateStatus string
 
 // CollectList defines model for CollectList.
@@ -1999,12 +1999,12 @@ type CollectUpdate struct {
 	DueDate *time.Time `json:"dueDate,omitempty"`
 	Message *string    `json:"message,omitempty"`
 
-	// Status OPEN reopens a SUBMITTED or CLOSED collect; CLOSED and CANCELLED end it (its links answer 410). A CANCELLED collect stays so (409). Setting the status it has changes nothing.
+	// Status OPEN reopens the collect (its links work again, submittedAt becomes null); CLOSED and CANCELLED end it (its links answer 410) until it is reopened. Any of the three may be set whatever the status.
 	Status *CollectUpdateStatus `json:"status,omitempty"`
 	Title  *string              `json:"title,omitempty"`
 }
 
-// CollectUpdateStatus OPEN reopens a SUBMITTED or CLOSED collect; CLOSED and CANCELLED end it (its links answer 410). A CANCELLED collect stays so (409). Setting the status it has changes nothing.
+// CollectUpdateStatus OPEN reopens the collect (its links work again, submittedAt becomes null); CLOSED and CANCELLED end it (its links answer 410) until it is reopened. Any of the three may be set whatever the status.
 type CollectUpdateStatus string
 
 // CollectUpdatedEvent A collect request or one of its items was changed (PATCH /v1/collects/{id}, POST /v1/collects/{id}/items, PATCH /v1/collects/{id}/items/{itemId}). data: the collect after the change; changes: the fields the request changed (items for a change of its items).
@@ -4081,7 +4081,7 @@ type ClientInterface interface {
 
 	// UpdateCollectWithBody Change a collect request
 	//
-	// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4090,7 +4090,7 @@ type ClientInterface interface {
 
 	// UpdateCollect Change a collect request
 	//
-	// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4117,7 +4117,7 @@ type ClientInterface interface {
 
 	// UpdateCollectItemWithBody Change or reject an item
 	//
-	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4126,7 +4126,7 @@ type ClientInterface interface {
 
 	// UpdateCollectItem Change or reject an item
 	//
-	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4902,7 +4902,7 @@ func (c *Client) GetCollect(ctx context.Context, id Id, params *GetCollectParams
 
 // UpdateCollectWithBody Change a collect request
 //
-// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4921,7 +4921,7 @@ func (c *Client) UpdateCollectWithBody(ctx context.Context, id Id, params *Updat
 
 // UpdateCollect Change a collect request
 //
-// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4978,7 +4978,7 @@ func (c *Client) AddCollectItem(ctx context.Context, id Id, params *AddCollectIt
 
 // UpdateCollectItemWithBody Change or reject an item
 //
-// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4997,7 +4997,7 @@ func (c *Client) UpdateCollectItemWithBody(ctx context.Context, id Id, itemId Cu
 
 // UpdateCollectItem Change or reject an item
 //
-// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9622,7 +9622,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCollectWithBodyWithResponse Change a collect request
 	//
-	// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9631,7 +9631,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCollectWithResponse Change a collect request
 	//
-	// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9658,7 +9658,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCollectItemWithBodyWithResponse Change or reject an item
 	//
-	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9667,7 +9667,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCollectItemWithResponse Change or reject an item
 	//
-	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18185,7 +18185,7 @@ func (c *ClientWithResponses) GetCollectWithResponse(ctx context.Context, id Id,
 
 // UpdateCollectWithBodyWithResponse Change a collect request
 //
-// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18200,7 +18200,7 @@ func (c *ClientWithResponses) UpdateCollectWithBodyWithResponse(ctx context.Cont
 
 // UpdateCollectWithResponse Change a collect request
 //
-// Needs collects:write. status: OPEN reopens a SUBMITTED or CLOSED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). A CANCELLED collect cannot change status again (409). Sends collect.updated when anything changed.
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18245,7 +18245,7 @@ func (c *ClientWithResponses) AddCollectItemWithResponse(ctx context.Context, id
 
 // UpdateCollectItemWithBodyWithResponse Change or reject an item
 //
-// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18260,7 +18260,7 @@ func (c *ClientWithResponses) UpdateCollectItemWithBodyWithResponse(ctx context.
 
 // UpdateCollectItemWithResponse Change or reject an item
 //
-// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. Rejecting an item of a SUBMITTED collect is refused (409): reopen it first. Sends collect.updated.
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
