@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
 	"acctapi/auth"
 	"acctapi/db"
-	"acctapi/filestore"
 )
 
 // Limits of the public collect routes per minute, documented in
@@ -107,32 +105,16 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	if err != nil {
 		return nil, err
 	}
-	if up.file == nil {
-		v.add(typeIssue([]any{"file"}, "file", "undefined"))
-	}
-	name := up.name
-	if name == "" {
-		name = "upload"
-	}
-	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxFileName {
-		v.add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
-			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
-	}
+	name := up.checkFile(&v)
 	if err := v.err(); err != nil {
 		return nil, err
 	}
 	hash := auth.HashCollectToken(token)
-	id := db.NewID()
 	var f *db.File
-	err = h.files.Keep(up.file, id, func() (err error) {
-		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, db.FileCreate{
-			ID: id, Name: name, MimeType: mimeType(up.partType, up.file.Head), Size: up.file.Size, SHA256: up.file.SHA256,
-		})
+	err = h.keep(r, up, name, func(in db.FileCreate) (err error) {
+		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, in)
 		return err
 	})
-	if leftover := (*filestore.LeftoverError)(nil); errors.As(err, &leftover) {
-		h.logFailure(r, "remove the bytes of an unrecorded upload", leftover)
-	}
 	return f, err
 }
 

@@ -101,6 +101,26 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 	folderID := body.id("folderId", optional)
 	documentDate := body.time("documentDate", optional)
 	labelIDs := body.ids("labelIds", optional)
+	name := up.checkFile(&v)
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+
+	var f *db.File
+	err = h.keep(r, up, name, func(in db.FileCreate) (err error) {
+		in.WorkspaceID, in.TaskID, in.FolderID = workspaceID.Value, valueOrNil(taskID), valueOrNil(folderID)
+		in.LabelIDs, in.DocumentDate = labelIDs.Value, valueOrNil(documentDate)
+		f, err = h.store.CreateFile(r.Context(), stateOf(r).clientID, in)
+		return err
+	})
+	respond(h, w, r, http.StatusCreated, f, err, newFileResponse)
+}
+
+// checkFile adds an issue to v for an upload without a file part, or with a
+// name the store does not take, and returns the name to record: "upload"
+// when the part gave none.
+func (up *upload) checkFile(v *validator) string {
 	if up.file == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
@@ -112,29 +132,22 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 		v.add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
 			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
 	}
-	if err := v.err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
+	return name
+}
 
+// keep puts the upload's bytes in place under a new id and has record write
+// their row, given what the bytes say of the file. Bytes whose row failed
+// and that could not be removed either are logged, for an operator to find.
+func (h *Handler) keep(r *http.Request, up *upload, name string, record func(db.FileCreate) error) error {
 	id := db.NewID()
-	var f *db.File
-	err = h.files.Keep(up.file, id, func() (err error) {
-		f, err = h.store.CreateFile(r.Context(), stateOf(r).clientID, db.FileCreate{
-			ID: id, WorkspaceID: workspaceID.Value, TaskID: valueOrNil(taskID), FolderID: valueOrNil(folderID),
-			LabelIDs: labelIDs.Value, Name: name, MimeType: mimeType(up.partType, up.file.Head),
-			Size: up.file.Size, SHA256: up.file.SHA256, DocumentDate: valueOrNil(documentDate),
-		})
-		return err
+	err := h.files.Keep(up.file, id, func() error {
+		return record(db.FileCreate{ID: id, Name: name, MimeType: mimeType(up.partType, up.file.Head),
+			Size: up.file.Size, SHA256: up.file.SHA256})
 	})
-	if err != nil {
-		if leftover := (*filestore.LeftoverError)(nil); errors.As(err, &leftover) {
-			h.logFailure(r, "remove the bytes of an unrecorded upload", leftover)
-		}
-		h.fail(w, r, err)
-		return
+	if leftover := (*filestore.LeftoverError)(nil); errors.As(err, &leftover) {
+		h.logFailure(r, "remove the bytes of an unrecorded upload", leftover)
 	}
-	writeJSON(w, http.StatusCreated, newFileResponse(f))
+	return err
 }
 
 // readUpload reads a multipart/form-data body: the file part streams to the
