@@ -34,6 +34,62 @@ CREATE TABLE clients (
     UNIQUE (firm_id, slug)
 );
 
+CREATE TABLE collect_item_files (
+    seq        INTEGER NOT NULL PRIMARY KEY,
+    client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    collect_id TEXT    NOT NULL REFERENCES collects (id) ON DELETE CASCADE,
+    item_id    TEXT    NOT NULL REFERENCES collect_items (id) ON DELETE CASCADE,
+    file_id    TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    UNIQUE (item_id, file_id)
+);
+
+CREATE TABLE collect_items (
+    id               TEXT    NOT NULL PRIMARY KEY,
+    client_id        TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    collect_id       TEXT    NOT NULL REFERENCES collects (id) ON DELETE CASCADE,
+    position         INTEGER NOT NULL CHECK (position >= 0),
+    title            TEXT    NOT NULL,
+    description      TEXT,
+    required         INTEGER NOT NULL CHECK (required IN (0, 1)),
+    folder_id        TEXT             REFERENCES folders (id) ON DELETE SET NULL,
+    status           TEXT    NOT NULL CHECK (status IN ('PENDING', 'RECEIVED', 'REJECTED')),
+    rejection_reason TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    UNIQUE (collect_id, position)
+);
+
+CREATE TABLE collect_sessions (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    collect_id   TEXT    NOT NULL REFERENCES collects (id) ON DELETE CASCADE,
+    token_hash   BLOB    NOT NULL,
+    label        TEXT,
+    expires_at   INTEGER NOT NULL,
+    revoked_at   INTEGER,
+    last_used_at INTEGER,
+    created_at   INTEGER NOT NULL
+);
+
+CREATE TABLE collects (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    workspace_id TEXT    NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+    -- Like a file's task: a deleted task leaves the collect without one.
+    task_id      TEXT             REFERENCES tasks (id) ON DELETE SET NULL,
+    title        TEXT    NOT NULL COLLATE NOCASE,
+    message      TEXT,
+    due_date     INTEGER,
+    due_asc      INTEGER GENERATED ALWAYS AS (coalesce(due_date, 9223372036854775807)) VIRTUAL,
+    due_desc     INTEGER GENERATED ALWAYS AS (coalesce(due_date, -9223372036854775808)) VIRTUAL,
+    status       TEXT    NOT NULL CHECK (status IN ('OPEN', 'SUBMITTED', 'CLOSED', 'CANCELLED')),
+    locale       TEXT    NOT NULL CHECK (locale IN ('en', 'de')),
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    submitted_at INTEGER,
+    deleted_at   INTEGER
+);
+
 CREATE TABLE file_labels (
     file_id  TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
     label_id TEXT NOT NULL REFERENCES labels (id) ON DELETE CASCADE,
@@ -251,6 +307,40 @@ CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
 CREATE INDEX clients_firm_name ON clients (firm_id, name, id);
 
 CREATE INDEX clients_firm_updated ON clients (firm_id, updated_at, id);
+
+CREATE INDEX collect_item_files_collect ON collect_item_files (collect_id, seq);
+
+CREATE INDEX collect_item_files_file ON collect_item_files (file_id);
+
+CREATE INDEX collect_items_folder ON collect_items (folder_id);
+
+CREATE INDEX collect_sessions_collect_created ON collect_sessions (client_id, collect_id, created_at, id);
+
+CREATE UNIQUE INDEX collect_sessions_token_hash ON collect_sessions (token_hash);
+
+CREATE INDEX collects_client_created ON collects (client_id, created_at, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_client_due_asc ON collects (client_id, due_asc, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_client_due_desc ON collects (client_id, due_desc, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_client_status ON collects (client_id, status, created_at, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_client_title ON collects (client_id, title, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_client_updated ON collects (client_id, updated_at, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_task ON collects (task_id);
+
+CREATE INDEX collects_workspace_created ON collects (client_id, workspace_id, created_at, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_workspace_due_asc ON collects (client_id, workspace_id, due_asc, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_workspace_due_desc ON collects (client_id, workspace_id, due_desc, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_workspace_title ON collects (client_id, workspace_id, title, id) WHERE deleted_at IS NULL;
+
+CREATE INDEX collects_workspace_updated ON collects (client_id, workspace_id, updated_at, id) WHERE deleted_at IS NULL;
 
 CREATE INDEX file_labels_label ON file_labels (label_id);
 

@@ -277,23 +277,28 @@ func TestMigrations(t *testing.T) {
 		mustCreateFirm(t, d, "Back again")
 	})
 
-	t.Run("version 3 gives webhooks permissions to keys that held every one", func(t *testing.T) {
+	t.Run("versions 3 and 4 give webhooks and collects permissions to keys that held every one", func(t *testing.T) {
 		d := mustOpenDB(t)
 		firm := mustCreateFirm(t, d, "Keys")
 		client := mustCreateClient(t, d, firm.ID, "Client")
-		if err := d.MigrateDown(1); err != nil {
-			t.Fatalf("MigrateDown(1): got %v, want nil", err)
+		// Down to version 2, before either.
+		down := int(latest) - 2
+		if err := d.MigrateDown(down); err != nil {
+			t.Fatalf("MigrateDown(%d): got %v, want nil", down, err)
 		}
 		before := "tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write " +
 			"files:read files:write clients:read clients:write accountant_users:read accountant_users:write"
+		clientBefore := "tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write " +
+			"files:read files:write"
 		keys := []struct {
 			name     string
 			clientID *string
 			perms    string
 			want     string
 		}{
-			{"every permission", nil, before, before + " webhooks:read webhooks:write"},
+			{"every permission", nil, before, before + " webhooks:read webhooks:write collects:read collects:write"},
 			{"chosen permissions", nil, "tasks:read clients:read", "tasks:read clients:read"},
+			{"client key, every permission", &client.ID, clientBefore, clientBefore + " collects:read collects:write"},
 			{"client key", &client.ID, "tasks:read tasks:write", "tasks:read tasks:write"},
 		}
 		for i, k := range keys {
@@ -324,8 +329,8 @@ func TestMigrations(t *testing.T) {
 				t.Errorf("permissions after migrating up, key with %q: got %q, want %q", k.perms, got[k.name], k.want)
 			}
 		}
-		if err := d.MigrateDown(1); err != nil {
-			t.Fatalf("MigrateDown(1): got %v, want nil", err)
+		if err := d.MigrateDown(down); err != nil {
+			t.Fatalf("MigrateDown(%d): got %v, want nil", down, err)
 		}
 		got = permissions()
 		for _, k := range keys {

@@ -14,6 +14,7 @@ const (
 	ECONFLICT      = "conflict"       // a unique record already exists
 	EINVALID       = "invalid"        // the request breaks a rule only the store can check
 	EINVALIDCURSOR = "invalid_cursor" // a page cursor names no record
+	EEXPIRED       = "expired"        // a collect link expired, or its collect is closed or cancelled
 )
 
 // Error is an error the caller may see: a code from the list above and a

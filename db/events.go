@@ -23,6 +23,10 @@ const (
 	EventClientUpdated          = "client.updated"
 	EventAccountantUserInvited  = "accountant_user.invited"
 	EventAccountantUserUpdated  = "accountant_user.updated"
+	EventCollectCreated         = "collect.created"
+	EventCollectUpdated         = "collect.updated"
+	EventCollectItemReceived    = "collect.item_received"
+	EventCollectSubmitted       = "collect.submitted"
 )
 
 // EventTypes lists every event type, in the catalogue's order.
@@ -31,6 +35,7 @@ var EventTypes = []string{
 	EventWorkspaceCreated, EventWorkspaceUpdated, EventWorkspaceMemberAdded, EventWorkspaceMemberRemoved,
 	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
 	EventAccountantUserInvited, EventAccountantUserUpdated,
+	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectSubmitted,
 }
 
 // Event is a change the store records, in the transaction of the change,
@@ -42,7 +47,8 @@ type Event struct {
 	// ClientID is the client the change is of; nil for a change of the firm.
 	ClientID *string
 	// Record is the record as the change left it: a *Task, *File,
-	// *Workspace, *Member, *ClientUser, *Client or *AccountantUser.
+	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect
+	// or *CollectItemReceived.
 	Record any
 	// Changes names the fields an update set, as the store's types name
 	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.

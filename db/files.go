@@ -51,51 +51,57 @@ const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by
 // name a task.
 func (db *DB) CreateFile(ctx context.Context, clientID string, in FileCreate) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
-		if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
-			return nil, withField(err, "WorkspaceID")
-		}
-		if in.TaskID != nil {
-			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
-				inWorkspace{"tasks", "task", "the workspace", []any{"TaskID"}}); err != nil {
-				return nil, err
-			}
-		}
-		if in.FolderID != nil {
-			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
-				inWorkspace{"folders", "folder", "the workspace", []any{"FolderID"}}); err != nil {
-				return nil, err
-			}
-		}
-		for i, id := range in.LabelIDs {
-			if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
-				inWorkspace{"labels", "label", "the workspace", []any{"LabelIDs", i}}); err != nil {
-				return nil, err
-			}
-		}
-		now := db.now().UTC().Truncate(time.Second)
-		f := &File{
-			ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
-			Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
-			CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
-		}
-		// In the order FindFile reads them back, without duplicates.
-		slices.Sort(f.LabelIDs)
-		f.LabelIDs = slices.Compact(f.LabelIDs)
-		if in.DocumentDate != nil {
-			f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
-			f.ID, clientID, f.WorkspaceID, f.TaskID, f.FolderID, f.Name, f.MimeType, f.Size, f.SHA256,
-			unix(f.DocumentDate), unix(now), unix(now)); err != nil {
-			return nil, fmt.Errorf("create file: %w", err)
-		}
-		for _, id := range f.LabelIDs {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO file_labels (file_id, label_id) VALUES (?, ?)`, f.ID, id); err != nil {
-				return nil, fmt.Errorf("label file: %w", err)
-			}
-		}
-		return f, db.emit(ctx, tx, event{typ: EventFileCreated, clientID: &clientID, record: f})
+		return db.createFile(ctx, tx, clientID, in)
 	})
+}
+
+// createFile is CreateFile in the caller's transaction: an upload through a
+// collect session records its file so, with the item's link beside it.
+func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileCreate) (*File, error) {
+	if err := findWorkspace(ctx, tx, clientID, in.WorkspaceID); err != nil {
+		return nil, withField(err, "WorkspaceID")
+	}
+	if in.TaskID != nil {
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.TaskID,
+			inWorkspace{"tasks", "task", "the workspace", []any{"TaskID"}}); err != nil {
+			return nil, err
+		}
+	}
+	if in.FolderID != nil {
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, *in.FolderID,
+			inWorkspace{"folders", "folder", "the workspace", []any{"FolderID"}}); err != nil {
+			return nil, err
+		}
+	}
+	for i, id := range in.LabelIDs {
+		if err := findInWorkspace(ctx, tx, clientID, in.WorkspaceID, id,
+			inWorkspace{"labels", "label", "the workspace", []any{"LabelIDs", i}}); err != nil {
+			return nil, err
+		}
+	}
+	now := db.now().UTC().Truncate(time.Second)
+	f := &File{
+		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
+		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
+		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
+	}
+	// In the order FindFile reads them back, without duplicates.
+	slices.Sort(f.LabelIDs)
+	f.LabelIDs = slices.Compact(f.LabelIDs)
+	if in.DocumentDate != nil {
+		f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, clientID, f.WorkspaceID, f.TaskID, f.FolderID, f.Name, f.MimeType, f.Size, f.SHA256,
+		unix(f.DocumentDate), unix(now), unix(now)); err != nil {
+		return nil, fmt.Errorf("create file: %w", err)
+	}
+	for _, id := range f.LabelIDs {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO file_labels (file_id, label_id) VALUES (?, ?)`, f.ID, id); err != nil {
+			return nil, fmt.Errorf("label file: %w", err)
+		}
+	}
+	return f, db.emit(ctx, tx, event{typ: EventFileCreated, clientID: &clientID, record: f})
 }
 
 // FindFile returns the client's file. Returns ENOTFOUND.
@@ -117,20 +123,13 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 	}
 	defer tx.Rollback()
 
-	var f File
-	var task, folder, createdBy sql.NullString
-	var document, created, updated int64
-	err = tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE `+where, args...).Scan(
-		&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
-		&f.SHA256, &document, &created, &updated)
+	f, err := scanFile(tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "file %s not found", args[len(args)-1])
 	}
 	if err != nil {
-		return nil, fmt.Errorf("find file: %w", err)
+		return nil, err
 	}
-	f.TaskID, f.FolderID, f.CreatedByID = nullString(task), nullString(folder), nullString(createdBy)
-	f.DocumentDate, f.CreatedAt, f.UpdatedAt = fromUnix(document), fromUnix(created), fromUnix(updated)
 	rows, err := tx.QueryContext(ctx, `SELECT label_id FROM file_labels
 		WHERE file_id = (SELECT id FROM files WHERE client_id = ? AND id = ?) ORDER BY label_id`, f.ClientID, f.ID)
 	if err != nil {
@@ -145,7 +144,24 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 		}
 		f.LabelIDs = append(f.LabelIDs, id)
 	}
-	return &f, rows.Err()
+	return f, rows.Err()
+}
+
+// scanFile reads a row of fileColumns; LabelIDs are left to the caller.
+func scanFile(row scanner) (*File, error) {
+	var f File
+	var task, folder, createdBy sql.NullString
+	var document, created, updated int64
+	if err := row.Scan(&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
+		&f.SHA256, &document, &created, &updated); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("scan file: %w", err)
+	}
+	f.TaskID, f.FolderID, f.CreatedByID = nullString(task), nullString(folder), nullString(createdBy)
+	f.DocumentDate, f.CreatedAt, f.UpdatedAt = fromUnix(document), fromUnix(created), fromUnix(updated)
+	return &f, nil
 }
 
 // KnownFileIDs reports which of ids have a file record; the file store's

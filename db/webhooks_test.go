@@ -157,6 +157,26 @@ func TestWebhookEvents(t *testing.T) {
 	if _, err := store.SetAccountantUserRole(ctx, firm.ID, accountant.ID, db.RoleRef{Name: "admin"}); err != nil {
 		t.Fatal(err)
 	}
+	collect, err := store.CreateCollect(ctx, client.ID, db.CollectCreate{WorkspaceID: ws, Title: "March",
+		Items: []db.CollectItemCreate{{Title: "Bank statement", Required: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UpdateCollect(ctx, client.ID, collect.ID, db.CollectUpdate{Title: db.Update[string]{Set: true, Value: &title}}); err != nil {
+		t.Fatal(err)
+	}
+	token := hash("collect token")
+	if _, err := store.CreateCollectSession(ctx, client.ID, collect.ID, db.CollectSessionCreate{TokenHash: token,
+		ExpiresAt: clock.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ReceiveCollectFile(ctx, token, collect.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "s.pdf",
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.SubmitCollect(ctx, token); err != nil {
+		t.Fatal(err)
+	}
 	// A write that fails writes no event.
 	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: "cnosuchworkspace000000000", Title: "x"}); err == nil {
 		t.Fatal("CreateTask in a missing workspace succeeded")
@@ -178,6 +198,11 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventClientCreated, ClientID: &third.ID, To: []string{all.ID}},
 		{Type: db.EventAccountantUserInvited, To: []string{all.ID}},
 		{Type: db.EventAccountantUserUpdated, Changes: []string{"Role"}, To: []string{all.ID}},
+		{Type: db.EventCollectCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventCollectUpdated, ClientID: &client.ID, Changes: []string{"Title"}, To: []string{all.ID}},
+		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventCollectItemReceived, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventCollectSubmitted, ClientID: &client.ID, To: []string{all.ID}},
 	}
 	got := whEvents(t, store)
 	if len(got) != len(want) {
