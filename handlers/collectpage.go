@@ -461,7 +461,8 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 	token := p.ByName("token")
 	view, err := h.collectSession(w, r, token)
 	if err != nil {
-		h.failPage(w, r, collectPageStatus(h.pageFailure(r, err)))
+		status, kind := collectPageStatus(h.pageFailure(r, err))
+		h.failPage(w, r, status, kind)
 		return
 	}
 	page := h.newCollectPage(view, token, pageLanguage(view.Collect.Locale, r.Header.Get("Accept-Language")))
