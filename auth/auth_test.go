@@ -174,8 +174,8 @@ func TestNewKeyParseKey(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	t.Run("client", func(t *testing.T) {
 		perms := auth.PermissionsFor(auth.Client)
-		if len(perms) != 10 {
-			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 10)
+		if len(perms) != 12 {
+			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 12)
 		}
 		for _, p := range perms {
 			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") {
@@ -190,6 +190,7 @@ func TestPermissions(t *testing.T) {
 			auth.MembersRead, auth.MembersWrite, auth.UsersRead, auth.UsersWrite,
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
 			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
+			auth.CollectsRead, auth.CollectsWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {

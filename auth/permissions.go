@@ -29,6 +29,8 @@ const (
 	AccountantUsersWrite Permission = "accountant_users:write"
 	WebhooksRead         Permission = "webhooks:read"
 	WebhooksWrite        Permission = "webhooks:write"
+	CollectsRead         Permission = "collects:read"
+	CollectsWrite        Permission = "collects:write"
 )
 
 // Kind is the kind of a key: the firm's own, or bound to one client.
@@ -44,6 +46,7 @@ var accountantPermissions = []Permission{
 	TasksRead, TasksWrite, WorkspacesRead, WorkspacesWrite, MembersRead, MembersWrite,
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
 	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
+	CollectsRead, CollectsWrite,
 }
 
 // firmOnlyResources are the resources of the firm as a whole, which client

@@ -189,6 +189,258 @@ func (e ClientUserUpdateRole) Valid() bool {
 	}
 }
 
+// Defines values for CollectCreatedEventType.
+const (
+	CollectCreatedEventTypeCollectCreated CollectCreatedEventType = "collect.created"
+)
+
+// Valid indicates whether the value is a known member of the CollectCreatedEventType enum.
+func (e CollectCreatedEventType) Valid() bool {
+	switch e {
+	case CollectCreatedEventTypeCollectCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectItemReceivedEventType.
+const (
+	CollectItemReceivedEventTypeCollectItemReceived CollectItemReceivedEventType = "collect.item_received"
+)
+
+// Valid indicates whether the value is a known member of the CollectItemReceivedEventType enum.
+func (e CollectItemReceivedEventType) Valid() bool {
+	switch e {
+	case CollectItemReceivedEventTypeCollectItemReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectItemStatus.
+const (
+	CollectItemStatusPENDING  CollectItemStatus = "PENDING"
+	CollectItemStatusRECEIVED CollectItemStatus = "RECEIVED"
+	CollectItemStatusREJECTED CollectItemStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the CollectItemStatus enum.
+func (e CollectItemStatus) Valid() bool {
+	switch e {
+	case CollectItemStatusPENDING:
+		return true
+	case CollectItemStatusRECEIVED:
+		return true
+	case CollectItemStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectItemUpdateStatus.
+const (
+	CollectItemUpdateStatusREJECTED CollectItemUpdateStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the CollectItemUpdateStatus enum.
+func (e CollectItemUpdateStatus) Valid() bool {
+	switch e {
+	case CollectItemUpdateStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectLocale.
+const (
+	CollectLocaleDe CollectLocale = "de"
+	CollectLocaleEn CollectLocale = "en"
+)
+
+// Valid indicates whether the value is a known member of the CollectLocale enum.
+func (e CollectLocale) Valid() bool {
+	switch e {
+	case CollectLocaleDe:
+		return true
+	case CollectLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectSessionRevokedDeleted.
+const (
+	CollectSessionRevokedDeletedTrue CollectSessionRevokedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the CollectSessionRevokedDeleted enum.
+func (e CollectSessionRevokedDeleted) Valid() bool {
+	switch e {
+	case CollectSessionRevokedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectSessionRevokedObject.
+const (
+	CollectSessionRevokedObjectCollectSession CollectSessionRevokedObject = "collect_session"
+)
+
+// Valid indicates whether the value is a known member of the CollectSessionRevokedObject enum.
+func (e CollectSessionRevokedObject) Valid() bool {
+	switch e {
+	case CollectSessionRevokedObjectCollectSession:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectSessionViewCollectStatus.
+const (
+	CollectSessionViewCollectStatusOPEN      CollectSessionViewCollectStatus = "OPEN"
+	CollectSessionViewCollectStatusSUBMITTED CollectSessionViewCollectStatus = "SUBMITTED"
+)
+
+// Valid indicates whether the value is a known member of the CollectSessionViewCollectStatus enum.
+func (e CollectSessionViewCollectStatus) Valid() bool {
+	switch e {
+	case CollectSessionViewCollectStatusOPEN:
+		return true
+	case CollectSessionViewCollectStatusSUBMITTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectStatus.
+const (
+	CollectStatusCANCELLED CollectStatus = "CANCELLED"
+	CollectStatusCLOSED    CollectStatus = "CLOSED"
+	CollectStatusOPEN      CollectStatus = "OPEN"
+	CollectStatusSUBMITTED CollectStatus = "SUBMITTED"
+)
+
+// Valid indicates whether the value is a known member of the CollectStatus enum.
+func (e CollectStatus) Valid() bool {
+	switch e {
+	case CollectStatusCANCELLED:
+		return true
+	case CollectStatusCLOSED:
+		return true
+	case CollectStatusOPEN:
+		return true
+	case CollectStatusSUBMITTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectSubmittedEventType.
+const (
+	CollectSubmittedEventTypeCollectSubmitted CollectSubmittedEventType = "collect.submitted"
+)
+
+// Valid indicates whether the value is a known member of the CollectSubmittedEventType enum.
+func (e CollectSubmittedEventType) Valid() bool {
+	switch e {
+	case CollectSubmittedEventTypeCollectSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectTokenExpiredErrorCode.
+const (
+	CollectTokenExpiredErrorCodeCollectTokenExpired CollectTokenExpiredErrorCode = "collect_token_expired"
+)
+
+// Valid indicates whether the value is a known member of the CollectTokenExpiredErrorCode enum.
+func (e CollectTokenExpiredErrorCode) Valid() bool {
+	switch e {
+	case CollectTokenExpiredErrorCodeCollectTokenExpired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectTokenExpiredErrorStatusCode.
+const (
+	CollectTokenExpiredErrorStatusCodeN410 CollectTokenExpiredErrorStatusCode = 410
+)
+
+// Valid indicates whether the value is a known member of the CollectTokenExpiredErrorStatusCode enum.
+func (e CollectTokenExpiredErrorStatusCode) Valid() bool {
+	switch e {
+	case CollectTokenExpiredErrorStatusCodeN410:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectTokenExpiredErrorType.
+const (
+	CollectTokenExpiredErrorTypeBadRequest CollectTokenExpiredErrorType = "bad_request"
+)
+
+// Valid indicates whether the value is a known member of the CollectTokenExpiredErrorType enum.
+func (e CollectTokenExpiredErrorType) Valid() bool {
+	switch e {
+	case CollectTokenExpiredErrorTypeBadRequest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectUpdateStatus.
+const (
+	CollectUpdateStatusCANCELLED CollectUpdateStatus = "CANCELLED"
+	CollectUpdateStatusCLOSED    CollectUpdateStatus = "CLOSED"
+	CollectUpdateStatusOPEN      CollectUpdateStatus = "OPEN"
+)
+
+// Valid indicates whether the value is a known member of the CollectUpdateStatus enum.
+func (e CollectUpdateStatus) Valid() bool {
+	switch e {
+	case CollectUpdateStatusCANCELLED:
+		return true
+	case CollectUpdateStatusCLOSED:
+		return true
+	case CollectUpdateStatusOPEN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectUpdatedEventType.
+const (
+	CollectUpdatedEventTypeCollectUpdated CollectUpdatedEventType = "collect.updated"
+)
+
+// Valid indicates whether the value is a known member of the CollectUpdatedEventType enum.
+func (e CollectUpdatedEventType) Valid() bool {
+	switch e {
+	case CollectUpdatedEventTypeCollectUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryStatus.
 const (
 	DeliveryStatusFailed    DeliveryStatus = "failed"
@@ -291,6 +543,8 @@ const (
 	PrincipalPermissionsAccountantUsersWrite PrincipalPermissions = "accountant_users:write"
 	PrincipalPermissionsClientsRead          PrincipalPermissions = "clients:read"
 	PrincipalPermissionsClientsWrite         PrincipalPermissions = "clients:write"
+	PrincipalPermissionsCollectsRead         PrincipalPermissions = "collects:read"
+	PrincipalPermissionsCollectsWrite        PrincipalPermissions = "collects:write"
 	PrincipalPermissionsFilesRead            PrincipalPermissions = "files:read"
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
 	PrincipalPermissionsMembersRead          PrincipalPermissions = "members:read"
@@ -315,6 +569,10 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsClientsRead:
 		return true
 	case PrincipalPermissionsClientsWrite:
+		return true
+	case PrincipalPermissionsCollectsRead:
+		return true
+	case PrincipalPermissionsCollectsWrite:
 		return true
 	case PrincipalPermissionsFilesRead:
 		return true
@@ -636,6 +894,10 @@ const (
 	WebhookEventTypeAccountantUserUpdated  WebhookEventType = "accountant_user.updated"
 	WebhookEventTypeClientCreated          WebhookEventType = "client.created"
 	WebhookEventTypeClientUpdated          WebhookEventType = "client.updated"
+	WebhookEventTypeCollectCreated         WebhookEventType = "collect.created"
+	WebhookEventTypeCollectItemReceived    WebhookEventType = "collect.item_received"
+	WebhookEventTypeCollectSubmitted       WebhookEventType = "collect.submitted"
+	WebhookEventTypeCollectUpdated         WebhookEventType = "collect.updated"
 	WebhookEventTypeFileCreated            WebhookEventType = "file.created"
 	WebhookEventTypeTaskCreated            WebhookEventType = "task.created"
 	WebhookEventTypeTaskDeleted            WebhookEventType = "task.deleted"
@@ -658,6 +920,14 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeClientCreated:
 		return true
 	case WebhookEventTypeClientUpdated:
+		return true
+	case WebhookEventTypeCollectCreated:
+		return true
+	case WebhookEventTypeCollectItemReceived:
+		return true
+	case WebhookEventTypeCollectSubmitted:
+		return true
+	case WebhookEventTypeCollectUpdated:
 		return true
 	case WebhookEventTypeFileCreated:
 		return true
@@ -861,6 +1131,81 @@ func (e ListAccountantUsersParamsOrder) Valid() bool {
 	case ListAccountantUsersParamsOrderAsc:
 		return true
 	case ListAccountantUsersParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCollectsParamsSort.
+const (
+	ListCollectsParamsSortCreatedAt ListCollectsParamsSort = "createdAt"
+	ListCollectsParamsSortDueDate   ListCollectsParamsSort = "dueDate"
+	ListCollectsParamsSortTitle     ListCollectsParamsSort = "title"
+	ListCollectsParamsSortUpdatedAt ListCollectsParamsSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the ListCollectsParamsSort enum.
+func (e ListCollectsParamsSort) Valid() bool {
+	switch e {
+	case ListCollectsParamsSortCreatedAt:
+		return true
+	case ListCollectsParamsSortDueDate:
+		return true
+	case ListCollectsParamsSortTitle:
+		return true
+	case ListCollectsParamsSortUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCollectsParamsOrder.
+const (
+	ListCollectsParamsOrderAsc  ListCollectsParamsOrder = "asc"
+	ListCollectsParamsOrderDesc ListCollectsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListCollectsParamsOrder enum.
+func (e ListCollectsParamsOrder) Valid() bool {
+	switch e {
+	case ListCollectsParamsOrderAsc:
+		return true
+	case ListCollectsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCollectSessionsParamsSort.
+const (
+	ListCollectSessionsParamsSortCreatedAt ListCollectSessionsParamsSort = "createdAt"
+)
+
+// Valid indicates whether the value is a known member of the ListCollectSessionsParamsSort enum.
+func (e ListCollectSessionsParamsSort) Valid() bool {
+	switch e {
+	case ListCollectSessionsParamsSortCreatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCollectSessionsParamsOrder.
+const (
+	ListCollectSessionsParamsOrderAsc  ListCollectSessionsParamsOrder = "asc"
+	ListCollectSessionsParamsOrderDesc ListCollectSessionsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListCollectSessionsParamsOrder enum.
+func (e ListCollectSessionsParamsOrder) Valid() bool {
+	switch e {
+	case ListCollectSessionsParamsOrderAsc:
+		return true
+	case ListCollectSessionsParamsOrderDesc:
 		return true
 	default:
 		return false
@@ -1196,7 +1541,7 @@ type Address struct {
 
 // ApiError defines model for ApiError.
 type ApiError struct {
-	// Code Examples: missing_client_id, unauthorized, missing_scope, not_found, conflict, too_many_requests, insufficient_storage, service_unavailable, idempotency_answer_lost, method_not_allowed
+	// Code Examples: missing_client_id, unauthorized, missing_scope, not_found, conflict, too_many_requests, insufficient_storage, service_unavailable, idempotency_answer_lost, method_not_allowed, collect_token_expired
 	Code       string `json:"code"`
 	Message    string `json:"message"`
 	StatusCode int    `json:"status_code"`
@@ -1321,6 +1666,380 @@ type ClientUserUpdate struct {
 
 // ClientUserUpdateRole defines model for ClientUserUpdate.Role.
 type ClientUserUpdateRole string
+
+// Collect defines model for Collect.
+type Collect struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// DueDate UTC, to the second; null when it has none.
+	DueDate *time.Time `json:"dueDate"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Items In the order given.
+	Items []CollectItem `json:"items"`
+
+	// Locale The language of the upload page (unless the browser asks for the other) and of the collect's mails.
+	Locale CollectLocale `json:"locale"`
+
+	// Message Shown to the uploader above the checklist.
+	Message *string `json:"message"`
+
+	// Status OPEN: the uploader may upload and submit. SUBMITTED: the uploader submitted; uploads are refused (409) until the accountant reopens it. CLOSED and CANCELLED: the links answer 410.
+	Status CollectStatus `json:"status"`
+
+	// SubmittedAt When the uploader submitted it; null while not SUBMITTED.
+	SubmittedAt *time.Time `json:"submittedAt"`
+
+	// TaskId The task its files are attached to; null when none, or when that task was deleted.
+	TaskId *string `json:"taskId"`
+	Title  string  `json:"title"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+
+	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	WorkspaceId Cuid `json:"workspaceId"`
+}
+
+// CollectCreate defines model for CollectCreate.
+type CollectCreate struct {
+	DueDate *time.Time          `json:"dueDate,omitempty"`
+	Items   []CollectItemCreate `json:"items"`
+	Locale  *CollectLocale      `json:"locale,omitempty"`
+	Message *string             `json:"message,omitempty"`
+
+	// TaskId A task of the workspace (else 404): uploaded files are attached to it.
+	TaskId *Cuid `json:"taskId,omitempty"`
+
+	// Title Trimmed; at least one character.
+	Title string `json:"title"`
+
+	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	WorkspaceId Cuid `json:"workspaceId"`
+}
+
+// CollectCreatedEvent A collect request was created (POST /v1/collects). data: the collect.
+type CollectCreatedEvent struct {
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+	Data      Collect  `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                    `json:"id"`
+	Type CollectCreatedEventType `json:"type"`
+}
+
+// CollectCreatedEventType defines model for CollectCreatedEvent.Type.
+type CollectCreatedEventType string
+
+// CollectFileUpload defines model for CollectFileUpload.
+type CollectFileUpload struct {
+	// File The content; its part's filename is the file's name, its Content-Type the mimetype (sniffed when absent or application/octet-stream). At most --max-upload-bytes (100 MiB by default). Other fields are ignored.
+	File openapi_types.File `json:"file"`
+}
+
+// CollectItem defines model for CollectItem.
+type CollectItem struct {
+	Description *string `json:"description"`
+
+	// FileIds The files uploaded for it, oldest first: ordinary files of the workspace (GET /files/{id}).
+	FileIds []Cuid `json:"fileIds"`
+
+	// FolderId The folder its files are filed in; null for the workspace root.
+	FolderId *string `json:"folderId"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// RejectionReason Why the accountant rejected it; null unless REJECTED.
+	RejectionReason *string `json:"rejectionReason"`
+
+	// Required Whether the collect can be submitted without a file for it.
+	Required bool `json:"required"`
+
+	// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
+	Status CollectItemStatus `json:"status"`
+	Title  string            `json:"title"`
+}
+
+// CollectItemCreate defines model for CollectItemCreate.
+type CollectItemCreate struct {
+	Description *string `json:"description,omitempty"`
+
+	// FolderId A folder of the collect's workspace (else 404).
+	FolderId *Cuid `json:"folderId,omitempty"`
+	Required *bool `json:"required,omitempty"`
+
+	// Title Trimmed; at least one character.
+	Title string `json:"title"`
+}
+
+// CollectItemReceived defines model for CollectItemReceived.
+type CollectItemReceived struct {
+	Collect Collect `json:"collect"`
+
+	// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	FileId Cuid `json:"fileId"`
+
+	// ItemId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	ItemId Cuid `json:"itemId"`
+}
+
+// CollectItemReceivedEvent The uploader sent a file for an item (POST /v1/collect-sessions/{token}/items/{itemId}/files, or the upload page). data: the collect after the upload, the item's id and the file's id. A file.created event for the file comes just before it.
+type CollectItemReceivedEvent struct {
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime            `json:"createdAt"`
+	Data      CollectItemReceived `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                         `json:"id"`
+	Type CollectItemReceivedEventType `json:"type"`
+}
+
+// CollectItemReceivedEventType defines model for CollectItemReceivedEvent.Type.
+type CollectItemReceivedEventType string
+
+// CollectItemStatus PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
+type CollectItemStatus string
+
+// CollectItemUpdate Every field is optional; an absent field does not change, null clears description and folderId. status REJECTED needs rejectionReason in the same request, and rejectionReason is taken only with it.
+type CollectItemUpdate struct {
+	Description *string `json:"description,omitempty"`
+
+	// FolderId A folder of the collect's workspace, for the files uploaded from now on; null for the workspace root.
+	FolderId *string `json:"folderId,omitempty"`
+
+	// RejectionReason Shown to the uploader; trimmed.
+	RejectionReason *string `json:"rejectionReason,omitempty"`
+	Required        *bool   `json:"required,omitempty"`
+
+	// Status Asks the uploader for the item again. A SUBMITTED collect stays SUBMITTED: reopen it (PATCH /collects/{id} with status OPEN) so that the uploader can upload again.
+	Status *CollectItemUpdateStatus `json:"status,omitempty"`
+	Title  *string                  `json:"title,omitempty"`
+}
+
+// CollectItemUpdateStatus Asks the uploader for the item again. A SUBMITTED collect stays SUBMITTED: reopen it (PATCH /collects/{id} with status OPEN) so that the uploader can upload again.
+type CollectItemUpdateStatus string
+
+// CollectList defines model for CollectList.
+type CollectList struct {
+	Data       []Collect  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// CollectLocale The language of the upload page (unless the browser asks for the other) and of the collect's mails.
+type CollectLocale string
+
+// CollectSession defines model for CollectSession.
+type CollectSession struct {
+	// CollectId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	CollectId Cuid `json:"collectId"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// ExpiresAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	ExpiresAt DateTime `json:"expiresAt"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Label Whom the link was given to, for the accountant.
+	Label *string `json:"label"`
+
+	// LastUsedAt When the link was last used (to the minute); null when never.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+
+	// RevokedAt When it was revoked; null while not.
+	RevokedAt *time.Time `json:"revokedAt"`
+}
+
+// CollectSessionCreate defines model for CollectSessionCreate.
+type CollectSessionCreate struct {
+	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days, 14 days by default.
+	ExpiresIn *int `json:"expiresIn,omitempty"`
+
+	// Label Whom the link is for; trimmed, empty is none.
+	Label *string `json:"label,omitempty"`
+}
+
+// CollectSessionCreated defines model for CollectSessionCreated.
+type CollectSessionCreated struct {
+	// CollectId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	CollectId Cuid `json:"collectId"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// ExpiresAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	ExpiresAt DateTime `json:"expiresAt"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Label Whom the link was given to, for the accountant.
+	Label *string `json:"label"`
+
+	// LastUsedAt When the link was last used (to the minute); null when never.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+
+	// RevokedAt When it was revoked; null while not.
+	RevokedAt *time.Time `json:"revokedAt"`
+
+	// Token The link's secret: 32 random bytes, base64url without padding. Shown only in this answer; the server keeps only its SHA-256.
+	Token string `json:"token"`
+
+	// Url The upload page for the uploader: the server's public address, /collect/ and the token.
+	Url string `json:"url"`
+}
+
+// CollectSessionList defines model for CollectSessionList.
+type CollectSessionList struct {
+	Data       []CollectSession `json:"data"`
+	Pagination Pagination       `json:"pagination"`
+}
+
+// CollectSessionRevoked defines model for CollectSessionRevoked.
+type CollectSessionRevoked struct {
+	Deleted CollectSessionRevokedDeleted `json:"deleted"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id     Cuid                        `json:"id"`
+	Object CollectSessionRevokedObject `json:"object"`
+}
+
+// CollectSessionRevokedDeleted defines model for CollectSessionRevoked.Deleted.
+type CollectSessionRevokedDeleted bool
+
+// CollectSessionRevokedObject defines model for CollectSessionRevoked.Object.
+type CollectSessionRevokedObject string
+
+// CollectSessionView What the uploader sees: only this collect, its items and their files, without ids of anything else.
+type CollectSessionView struct {
+	ClientName string `json:"clientName"`
+	Collect    struct {
+		// DueDate UTC; null when it has none.
+		DueDate *time.Time `json:"dueDate"`
+		Items   []struct {
+			Description *string `json:"description"`
+
+			// Files Oldest first.
+			Files []CollectUploadedFile `json:"files"`
+
+			// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+			Id              Cuid    `json:"id"`
+			RejectionReason *string `json:"rejectionReason"`
+			Required        bool    `json:"required"`
+
+			// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
+			Status CollectItemStatus `json:"status"`
+			Title  string            `json:"title"`
+		} `json:"items"`
+		Message *string                         `json:"message"`
+		Status  CollectSessionViewCollectStatus `json:"status"`
+		Title   string                          `json:"title"`
+	} `json:"collect"`
+
+	// ExpiresAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	ExpiresAt DateTime `json:"expiresAt"`
+	FirmName  string   `json:"firmName"`
+}
+
+// CollectSessionViewCollectStatus defines model for CollectSessionView.Collect.Status.
+type CollectSessionViewCollectStatus string
+
+// CollectStatus OPEN: the uploader may upload and submit. SUBMITTED: the uploader submitted; uploads are refused (409) until the accountant reopens it. CLOSED and CANCELLED: the links answer 410.
+type CollectStatus string
+
+// CollectSubmittedEvent The uploader submitted a collect (POST /v1/collect-sessions/{token}/submit, or the upload page). data: the collect, SUBMITTED.
+type CollectSubmittedEvent struct {
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+	Data      Collect  `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                      `json:"id"`
+	Type CollectSubmittedEventType `json:"type"`
+}
+
+// CollectSubmittedEventType defines model for CollectSubmittedEvent.Type.
+type CollectSubmittedEventType string
+
+// CollectTokenExpiredError defines model for CollectTokenExpiredError.
+type CollectTokenExpiredError struct {
+	Code       CollectTokenExpiredErrorCode       `json:"code"`
+	Message    string                             `json:"message"`
+	StatusCode CollectTokenExpiredErrorStatusCode `json:"status_code"`
+	Type       CollectTokenExpiredErrorType       `json:"type"`
+}
+
+// CollectTokenExpiredErrorCode defines model for CollectTokenExpiredError.Code.
+type CollectTokenExpiredErrorCode string
+
+// CollectTokenExpiredErrorStatusCode defines model for CollectTokenExpiredError.StatusCode.
+type CollectTokenExpiredErrorStatusCode int
+
+// CollectTokenExpiredErrorType defines model for CollectTokenExpiredError.Type.
+type CollectTokenExpiredErrorType string
+
+// CollectUpdate Every field is optional; an absent field does not change, null clears message and dueDate.
+type CollectUpdate struct {
+	DueDate *time.Time `json:"dueDate,omitempty"`
+	Message *string    `json:"message,omitempty"`
+
+	// Status OPEN reopens the collect (its links work again, submittedAt becomes null); CLOSED and CANCELLED end it (its links answer 410) until it is reopened. Any of the three may be set whatever the status.
+	Status *CollectUpdateStatus `json:"status,omitempty"`
+	Title  *string              `json:"title,omitempty"`
+}
+
+// CollectUpdateStatus OPEN reopens the collect (its links work again, submittedAt becomes null); CLOSED and CANCELLED end it (its links answer 410) until it is reopened. Any of the three may be set whatever the status.
+type CollectUpdateStatus string
+
+// CollectUpdatedEvent A collect request or one of its items was changed (PATCH /v1/collects/{id}, POST /v1/collects/{id}/items, PATCH /v1/collects/{id}/items/{itemId}). data: the collect after the change; changes: the fields the request changed (items for a change of its items).
+type CollectUpdatedEvent struct {
+	// Changes The names of the fields the change set, as the API names them.
+	Changes []string `json:"changes"`
+
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+	Data      Collect  `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                    `json:"id"`
+	Type CollectUpdatedEventType `json:"type"`
+}
+
+// CollectUpdatedEventType defines model for CollectUpdatedEvent.Type.
+type CollectUpdatedEventType string
+
+// CollectUploadedFile defines model for CollectUploadedFile.
+type CollectUploadedFile struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id       Cuid   `json:"id"`
+	Mimetype string `json:"mimetype"`
+	Name     string `json:"name"`
+
+	// Size Bytes.
+	Size int `json:"size"`
+}
 
 // Cuid A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 type Cuid = string
@@ -2105,6 +2824,15 @@ type WebhookTimestampHeader = string
 // BadRequest defines model for BadRequest.
 type BadRequest = ApiError
 
+// CollectTokenExpired defines model for CollectTokenExpired.
+type CollectTokenExpired = CollectTokenExpiredError
+
+// CollectTokenNotFound defines model for CollectTokenNotFound.
+type CollectTokenNotFound = ApiError
+
+// CollectTooManyRequests defines model for CollectTooManyRequests.
+type CollectTooManyRequests = ApiError
+
 // Conflict defines model for Conflict.
 type Conflict = ApiError
 
@@ -2194,6 +2922,118 @@ type InviteAccountantUserParams struct {
 type UpdateAccountantUserParams struct {
 	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCollectsParams defines parameters for ListCollects.
+type ListCollectsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// WorkspaceId Only collects of this workspace.
+	WorkspaceId *Cuid `form:"workspaceId,omitempty" json:"workspaceId,omitempty"`
+
+	// TaskId Only collects of this task.
+	TaskId *Cuid `form:"taskId,omitempty" json:"taskId,omitempty"`
+
+	// Status Only collects with this status.
+	Status *CollectStatus           `form:"status,omitempty" json:"status,omitempty"`
+	Sort   *ListCollectsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order  *ListCollectsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListCollectsParamsSort defines parameters for ListCollects.
+type ListCollectsParamsSort string
+
+// ListCollectsParamsOrder defines parameters for ListCollects.
+type ListCollectsParamsOrder string
+
+// CreateCollectParams defines parameters for CreateCollect.
+type CreateCollectParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteCollectParams defines parameters for DeleteCollect.
+type DeleteCollectParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// GetCollectParams defines parameters for GetCollect.
+type GetCollectParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// UpdateCollectParams defines parameters for UpdateCollect.
+type UpdateCollectParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AddCollectItemParams defines parameters for AddCollectItem.
+type AddCollectItemParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateCollectItemParams defines parameters for UpdateCollectItem.
+type UpdateCollectItemParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCollectSessionsParams defines parameters for ListCollectSessions.
+type ListCollectSessionsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor                         `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Sort   *ListCollectSessionsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order  *ListCollectSessionsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListCollectSessionsParamsSort defines parameters for ListCollectSessions.
+type ListCollectSessionsParamsSort string
+
+// ListCollectSessionsParamsOrder defines parameters for ListCollectSessions.
+type ListCollectSessionsParamsOrder string
+
+// CreateCollectSessionParams defines parameters for CreateCollectSession.
+type CreateCollectSessionParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RevokeCollectSessionParams defines parameters for RevokeCollectSession.
+type RevokeCollectSessionParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
 }
 
 // GetReferenceAssetParams defines parameters for GetReferenceAsset.
@@ -2526,6 +3366,54 @@ type OnClientUpdatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnCollectCreatedParams defines parameters for OnCollectCreated.
+type OnCollectCreatedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
+// OnCollectItemReceivedParams defines parameters for OnCollectItemReceived.
+type OnCollectItemReceivedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
+// OnCollectSubmittedParams defines parameters for OnCollectSubmitted.
+type OnCollectSubmittedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
+// OnCollectUpdatedParams defines parameters for OnCollectUpdated.
+type OnCollectUpdatedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnFileCreatedParams defines parameters for OnFileCreated.
 type OnFileCreatedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -2658,6 +3546,24 @@ type InviteAccountantUserJSONRequestBody = AccountantUserInvite
 // UpdateAccountantUserJSONRequestBody defines body for UpdateAccountantUser for application/json ContentType.
 type UpdateAccountantUserJSONRequestBody = AccountantUserUpdate
 
+// UploadCollectFileMultipartRequestBody defines body for UploadCollectFile for multipart/form-data ContentType.
+type UploadCollectFileMultipartRequestBody = CollectFileUpload
+
+// CreateCollectJSONRequestBody defines body for CreateCollect for application/json ContentType.
+type CreateCollectJSONRequestBody = CollectCreate
+
+// UpdateCollectJSONRequestBody defines body for UpdateCollect for application/json ContentType.
+type UpdateCollectJSONRequestBody = CollectUpdate
+
+// AddCollectItemJSONRequestBody defines body for AddCollectItem for application/json ContentType.
+type AddCollectItemJSONRequestBody = CollectItemCreate
+
+// UpdateCollectItemJSONRequestBody defines body for UpdateCollectItem for application/json ContentType.
+type UpdateCollectItemJSONRequestBody = CollectItemUpdate
+
+// CreateCollectSessionJSONRequestBody defines body for CreateCollectSession for application/json ContentType.
+type CreateCollectSessionJSONRequestBody = CollectSessionCreate
+
 // UploadFileMultipartRequestBody defines body for UploadFile for multipart/form-data ContentType.
 type UploadFileMultipartRequestBody = FileUpload
 
@@ -2708,6 +3614,18 @@ type OnClientCreatedJSONRequestBody = ClientCreatedEvent
 
 // OnClientUpdatedJSONRequestBody defines body for OnClientUpdated for application/json ContentType.
 type OnClientUpdatedJSONRequestBody = ClientUpdatedEvent
+
+// OnCollectCreatedJSONRequestBody defines body for OnCollectCreated for application/json ContentType.
+type OnCollectCreatedJSONRequestBody = CollectCreatedEvent
+
+// OnCollectItemReceivedJSONRequestBody defines body for OnCollectItemReceived for application/json ContentType.
+type OnCollectItemReceivedJSONRequestBody = CollectItemReceivedEvent
+
+// OnCollectSubmittedJSONRequestBody defines body for OnCollectSubmitted for application/json ContentType.
+type OnCollectSubmittedJSONRequestBody = CollectSubmittedEvent
+
+// OnCollectUpdatedJSONRequestBody defines body for OnCollectUpdated for application/json ContentType.
+type OnCollectUpdatedJSONRequestBody = CollectUpdatedEvent
 
 // OnFileCreatedJSONRequestBody defines body for OnFileCreated for application/json ContentType.
 type OnFileCreatedJSONRequestBody = FileCreatedEvent
@@ -3098,6 +4016,154 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 	UpdateAccountantUser(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpenCollectSession The uploader's view of a link
+	//
+	// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
+	//
+	// Corresponds with GET /collect-sessions/{token} (the `OpenCollectSession` operationId).
+	OpenCollectSession(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadCollectFileWithBody Upload a file for an item
+	//
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
+	UploadCollectFileWithBody(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitCollect Submit the collect
+	//
+	// No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
+	//
+	// Corresponds with POST /collect-sessions/{token}/submit (the `SubmitCollect` operationId).
+	SubmitCollect(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCollects List collect requests of the client
+	//
+	// Needs collects:read. Sorted by the sort key, then by id, in the same order. title sorts ASCII case-insensitively; collects without dueDate come last in both orders. Deleted collects are not listed.
+	//
+	// Corresponds with GET /collects (the `ListCollects` operationId).
+	ListCollects(ctx context.Context, params *ListCollectsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollectWithBody Ask the client for documents
+	//
+	// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /collects (the `CreateCollect` operationId).
+	CreateCollectWithBody(ctx context.Context, params *CreateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollect Ask the client for documents
+	//
+	// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /collects (the `CreateCollect` operationId).
+	CreateCollect(ctx context.Context, params *CreateCollectParams, body CreateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCollect Delete a collect request
+	//
+	// Needs collects:write. Its links stop working (404); the files uploaded through them stay, as ordinary files of the workspace.
+	//
+	// Corresponds with DELETE /collects/{id} (the `DeleteCollect` operationId).
+	DeleteCollect(ctx context.Context, id Id, params *DeleteCollectParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCollect Get a collect request
+	//
+	// Needs collects:read.
+	//
+	// Corresponds with GET /collects/{id} (the `GetCollect` operationId).
+	GetCollect(ctx context.Context, id Id, params *GetCollectParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCollectWithBody Change a collect request
+	//
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+	UpdateCollectWithBody(ctx context.Context, id Id, params *UpdateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCollect Change a collect request
+	//
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+	UpdateCollect(ctx context.Context, id Id, params *UpdateCollectParams, body UpdateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddCollectItemWithBody Add an item to a collect request
+	//
+	// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+	AddCollectItemWithBody(ctx context.Context, id Id, params *AddCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddCollectItem Add an item to a collect request
+	//
+	// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+	AddCollectItem(ctx context.Context, id Id, params *AddCollectItemParams, body AddCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCollectItemWithBody Change or reject an item
+	//
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+	UpdateCollectItemWithBody(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCollectItem Change or reject an item
+	//
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+	UpdateCollectItem(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, body UpdateCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCollectSessions List the links of a collect request
+	//
+	// Needs collects:read. Newest first by default, revoked and expired ones included; never the token.
+	//
+	// Corresponds with GET /collects/{id}/sessions (the `ListCollectSessions` operationId).
+	ListCollectSessions(ctx context.Context, id Id, params *ListCollectSessionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollectSessionWithBody Make a link for the uploader
+	//
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+	CreateCollectSessionWithBody(ctx context.Context, id Id, params *CreateCollectSessionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollectSession Make a link for the uploader
+	//
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+	CreateCollectSession(ctx context.Context, id Id, params *CreateCollectSessionParams, body CreateCollectSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeCollectSession Revoke a link
+	//
+	// Needs collects:write. The link answers 404 from now on, as if it never existed. Revoking a revoked link answers the same again.
+	//
+	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
+	RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetReference The interactive reference of this document
 	//
@@ -3682,6 +4748,334 @@ func (c *Client) UpdateAccountantUserWithBody(ctx context.Context, id Id, params
 // Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 func (c *Client) UpdateAccountantUser(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAccountantUserRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenCollectSession The uploader's view of a link
+//
+// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
+//
+// Corresponds with GET /collect-sessions/{token} (the `OpenCollectSession` operationId).
+func (c *Client) OpenCollectSession(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenCollectSessionRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadCollectFileWithBody Upload a file for an item
+//
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
+func (c *Client) UploadCollectFileWithBody(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadCollectFileRequestWithBody(c.Server, token, itemId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitCollect Submit the collect
+//
+// No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
+//
+// Corresponds with POST /collect-sessions/{token}/submit (the `SubmitCollect` operationId).
+func (c *Client) SubmitCollect(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitCollectRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCollects List collect requests of the client
+//
+// Needs collects:read. Sorted by the sort key, then by id, in the same order. title sorts ASCII case-insensitively; collects without dueDate come last in both orders. Deleted collects are not listed.
+//
+// Corresponds with GET /collects (the `ListCollects` operationId).
+func (c *Client) ListCollects(ctx context.Context, params *ListCollectsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCollectsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollectWithBody Ask the client for documents
+//
+// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /collects (the `CreateCollect` operationId).
+func (c *Client) CreateCollectWithBody(ctx context.Context, params *CreateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollect Ask the client for documents
+//
+// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /collects (the `CreateCollect` operationId).
+func (c *Client) CreateCollect(ctx context.Context, params *CreateCollectParams, body CreateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCollect Delete a collect request
+//
+// Needs collects:write. Its links stop working (404); the files uploaded through them stay, as ordinary files of the workspace.
+//
+// Corresponds with DELETE /collects/{id} (the `DeleteCollect` operationId).
+func (c *Client) DeleteCollect(ctx context.Context, id Id, params *DeleteCollectParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCollectRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCollect Get a collect request
+//
+// Needs collects:read.
+//
+// Corresponds with GET /collects/{id} (the `GetCollect` operationId).
+func (c *Client) GetCollect(ctx context.Context, id Id, params *GetCollectParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCollectRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCollectWithBody Change a collect request
+//
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+func (c *Client) UpdateCollectWithBody(ctx context.Context, id Id, params *UpdateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCollectRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCollect Change a collect request
+//
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+func (c *Client) UpdateCollect(ctx context.Context, id Id, params *UpdateCollectParams, body UpdateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCollectRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddCollectItemWithBody Add an item to a collect request
+//
+// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+func (c *Client) AddCollectItemWithBody(ctx context.Context, id Id, params *AddCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddCollectItemRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddCollectItem Add an item to a collect request
+//
+// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+func (c *Client) AddCollectItem(ctx context.Context, id Id, params *AddCollectItemParams, body AddCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddCollectItemRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCollectItemWithBody Change or reject an item
+//
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+func (c *Client) UpdateCollectItemWithBody(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCollectItemRequestWithBody(c.Server, id, itemId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCollectItem Change or reject an item
+//
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+func (c *Client) UpdateCollectItem(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, body UpdateCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCollectItemRequest(c.Server, id, itemId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCollectSessions List the links of a collect request
+//
+// Needs collects:read. Newest first by default, revoked and expired ones included; never the token.
+//
+// Corresponds with GET /collects/{id}/sessions (the `ListCollectSessions` operationId).
+func (c *Client) ListCollectSessions(ctx context.Context, id Id, params *ListCollectSessionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCollectSessionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollectSessionWithBody Make a link for the uploader
+//
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+func (c *Client) CreateCollectSessionWithBody(ctx context.Context, id Id, params *CreateCollectSessionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectSessionRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollectSession Make a link for the uploader
+//
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+func (c *Client) CreateCollectSession(ctx context.Context, id Id, params *CreateCollectSessionParams, body CreateCollectSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectSessionRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeCollectSession Revoke a link
+//
+// Needs collects:write. The link answers 404 from now on, as if it never existed. Revoking a revoked link answers the same again.
+//
+// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
+func (c *Client) RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeCollectSessionRequest(c.Server, id, sessionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5000,6 +6394,869 @@ func NewUpdateAccountantUserRequestWithBody(server string, id Id, params *Update
 
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
+
+	}
+
+	return req, nil
+}
+
+// NewOpenCollectSessionRequest constructs an http.Request for the OpenCollectSession method
+func NewOpenCollectSessionRequest(server string, token string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collect-sessions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadCollectFileRequestWithBody constructs an http.Request for the UploadCollectFile method, with any body, and a specified content type
+func NewUploadCollectFileRequestWithBody(server string, token string, itemId Cuid, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collect-sessions/%s/items/%s/files", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSubmitCollectRequest constructs an http.Request for the SubmitCollect method
+func NewSubmitCollectRequest(server string, token string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collect-sessions/%s/submit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCollectsRequest constructs an http.Request for the ListCollects method
+func NewListCollectsRequest(server string, params *ListCollectsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WorkspaceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "workspaceId", *params.WorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TaskId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "taskId", *params.TaskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreateCollectRequest calls the generic CreateCollect builder with application/json body
+func NewCreateCollectRequest(server string, params *CreateCollectParams, body CreateCollectJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCollectRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateCollectRequestWithBody constructs an http.Request for the CreateCollect method, with any body, and a specified content type
+func NewCreateCollectRequestWithBody(server string, params *CreateCollectParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteCollectRequest constructs an http.Request for the DeleteCollect method
+func NewDeleteCollectRequest(server string, id Id, params *DeleteCollectParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetCollectRequest constructs an http.Request for the GetCollect method
+func NewGetCollectRequest(server string, id Id, params *GetCollectParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateCollectRequest calls the generic UpdateCollect builder with application/json body
+func NewUpdateCollectRequest(server string, id Id, params *UpdateCollectParams, body UpdateCollectJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCollectRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateCollectRequestWithBody constructs an http.Request for the UpdateCollect method, with any body, and a specified content type
+func NewUpdateCollectRequestWithBody(server string, id Id, params *UpdateCollectParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewAddCollectItemRequest calls the generic AddCollectItem builder with application/json body
+func NewAddCollectItemRequest(server string, id Id, params *AddCollectItemParams, body AddCollectItemJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddCollectItemRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewAddCollectItemRequestWithBody constructs an http.Request for the AddCollectItem method, with any body, and a specified content type
+func NewAddCollectItemRequestWithBody(server string, id Id, params *AddCollectItemParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s/items", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateCollectItemRequest calls the generic UpdateCollectItem builder with application/json body
+func NewUpdateCollectItemRequest(server string, id Id, itemId Cuid, params *UpdateCollectItemParams, body UpdateCollectItemJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCollectItemRequestWithBody(server, id, itemId, params, "application/json", bodyReader)
+}
+
+// NewUpdateCollectItemRequestWithBody constructs an http.Request for the UpdateCollectItem method, with any body, and a specified content type
+func NewUpdateCollectItemRequestWithBody(server string, id Id, itemId Cuid, params *UpdateCollectItemParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s/items/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListCollectSessionsRequest constructs an http.Request for the ListCollectSessions method
+func NewListCollectSessionsRequest(server string, id Id, params *ListCollectSessionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s/sessions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreateCollectSessionRequest calls the generic CreateCollectSession builder with application/json body
+func NewCreateCollectSessionRequest(server string, id Id, params *CreateCollectSessionParams, body CreateCollectSessionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCollectSessionRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewCreateCollectSessionRequestWithBody constructs an http.Request for the CreateCollectSession method, with any body, and a specified content type
+func NewCreateCollectSessionRequestWithBody(server string, id Id, params *CreateCollectSessionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s/sessions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeCollectSessionRequest constructs an http.Request for the RevokeCollectSession method
+func NewRevokeCollectSessionRequest(server string, id Id, sessionId Cuid, params *RevokeCollectSessionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "sessionId", sessionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collects/%s/sessions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
 
 	}
 
@@ -7291,6 +9548,168 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 	UpdateAccountantUserWithResponse(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountantUserResponse, error)
 
+	// OpenCollectSessionWithResponse The uploader's view of a link
+	//
+	// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /collect-sessions/{token} (the `OpenCollectSession` operationId).
+	OpenCollectSessionWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*OpenCollectSessionResponse, error)
+
+	// UploadCollectFileWithBodyWithResponse Upload a file for an item
+	//
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
+	UploadCollectFileWithBodyWithResponse(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCollectFileResponse, error)
+
+	// SubmitCollectWithResponse Submit the collect
+	//
+	// No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collect-sessions/{token}/submit (the `SubmitCollect` operationId).
+	SubmitCollectWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*SubmitCollectResponse, error)
+
+	// ListCollectsWithResponse List collect requests of the client
+	//
+	// Needs collects:read. Sorted by the sort key, then by id, in the same order. title sorts ASCII case-insensitively; collects without dueDate come last in both orders. Deleted collects are not listed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /collects (the `ListCollects` operationId).
+	ListCollectsWithResponse(ctx context.Context, params *ListCollectsParams, reqEditors ...RequestEditorFn) (*ListCollectsResponse, error)
+
+	// CreateCollectWithBodyWithResponse Ask the client for documents
+	//
+	// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects (the `CreateCollect` operationId).
+	CreateCollectWithBodyWithResponse(ctx context.Context, params *CreateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectResponse, error)
+
+	// CreateCollectWithResponse Ask the client for documents
+	//
+	// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects (the `CreateCollect` operationId).
+	CreateCollectWithResponse(ctx context.Context, params *CreateCollectParams, body CreateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectResponse, error)
+
+	// DeleteCollectWithResponse Delete a collect request
+	//
+	// Needs collects:write. Its links stop working (404); the files uploaded through them stay, as ordinary files of the workspace.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /collects/{id} (the `DeleteCollect` operationId).
+	DeleteCollectWithResponse(ctx context.Context, id Id, params *DeleteCollectParams, reqEditors ...RequestEditorFn) (*DeleteCollectResponse, error)
+
+	// GetCollectWithResponse Get a collect request
+	//
+	// Needs collects:read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /collects/{id} (the `GetCollect` operationId).
+	GetCollectWithResponse(ctx context.Context, id Id, params *GetCollectParams, reqEditors ...RequestEditorFn) (*GetCollectResponse, error)
+
+	// UpdateCollectWithBodyWithResponse Change a collect request
+	//
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+	UpdateCollectWithBodyWithResponse(ctx context.Context, id Id, params *UpdateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCollectResponse, error)
+
+	// UpdateCollectWithResponse Change a collect request
+	//
+	// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+	UpdateCollectWithResponse(ctx context.Context, id Id, params *UpdateCollectParams, body UpdateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCollectResponse, error)
+
+	// AddCollectItemWithBodyWithResponse Add an item to a collect request
+	//
+	// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+	AddCollectItemWithBodyWithResponse(ctx context.Context, id Id, params *AddCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCollectItemResponse, error)
+
+	// AddCollectItemWithResponse Add an item to a collect request
+	//
+	// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+	AddCollectItemWithResponse(ctx context.Context, id Id, params *AddCollectItemParams, body AddCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCollectItemResponse, error)
+
+	// UpdateCollectItemWithBodyWithResponse Change or reject an item
+	//
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+	UpdateCollectItemWithBodyWithResponse(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCollectItemResponse, error)
+
+	// UpdateCollectItemWithResponse Change or reject an item
+	//
+	// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+	UpdateCollectItemWithResponse(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, body UpdateCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCollectItemResponse, error)
+
+	// ListCollectSessionsWithResponse List the links of a collect request
+	//
+	// Needs collects:read. Newest first by default, revoked and expired ones included; never the token.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /collects/{id}/sessions (the `ListCollectSessions` operationId).
+	ListCollectSessionsWithResponse(ctx context.Context, id Id, params *ListCollectSessionsParams, reqEditors ...RequestEditorFn) (*ListCollectSessionsResponse, error)
+
+	// CreateCollectSessionWithBodyWithResponse Make a link for the uploader
+	//
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+	CreateCollectSessionWithBodyWithResponse(ctx context.Context, id Id, params *CreateCollectSessionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectSessionResponse, error)
+
+	// CreateCollectSessionWithResponse Make a link for the uploader
+	//
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+	CreateCollectSessionWithResponse(ctx context.Context, id Id, params *CreateCollectSessionParams, body CreateCollectSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectSessionResponse, error)
+
+	// RevokeCollectSessionWithResponse Revoke a link
+	//
+	// Needs collects:write. The link answers 404 from now on, as if it never existed. Revoking a revoked link answers the same again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
+	RevokeCollectSessionWithResponse(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*RevokeCollectSessionResponse, error)
+
 	// GetReferenceWithResponse The interactive reference of this document
 	//
 	// Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
@@ -8865,6 +11284,1951 @@ func (r UpdateAccountantUserResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateAccountantUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OpenCollectSessionResponse200Headers the declared response headers of an HTTP 200 response for OpenCollectSession
+type OpenCollectSessionResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// OpenCollectSessionResponse405Headers the declared response headers of an HTTP 405 response for OpenCollectSession
+type OpenCollectSessionResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// OpenCollectSessionResponse410Headers the declared response headers of an HTTP 410 response for OpenCollectSession
+type OpenCollectSessionResponse410Headers struct {
+	XRequestId *string
+}
+
+// OpenCollectSessionResponse429Headers the declared response headers of an HTTP 429 response for OpenCollectSession
+type OpenCollectSessionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// OpenCollectSessionResponse503Headers the declared response headers of an HTTP 503 response for OpenCollectSession
+type OpenCollectSessionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type OpenCollectSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectSessionView
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *CollectTokenNotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *CollectTokenExpired
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *CollectTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OpenCollectSessionResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *OpenCollectSessionResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *OpenCollectSessionResponse410Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OpenCollectSessionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OpenCollectSessionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON200() *CollectSessionView {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON404() *CollectTokenNotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON410() *CollectTokenExpired {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON429() *CollectTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OpenCollectSessionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OpenCollectSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpenCollectSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpenCollectSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpenCollectSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UploadCollectFileResponse201Headers the declared response headers of an HTTP 201 response for UploadCollectFile
+type UploadCollectFileResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UploadCollectFileResponse405Headers the declared response headers of an HTTP 405 response for UploadCollectFile
+type UploadCollectFileResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UploadCollectFileResponse410Headers the declared response headers of an HTTP 410 response for UploadCollectFile
+type UploadCollectFileResponse410Headers struct {
+	XRequestId *string
+}
+
+// UploadCollectFileResponse429Headers the declared response headers of an HTTP 429 response for UploadCollectFile
+type UploadCollectFileResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UploadCollectFileResponse503Headers the declared response headers of an HTTP 503 response for UploadCollectFile
+type UploadCollectFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UploadCollectFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CollectUploadedFile
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *CollectTokenNotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *CollectTokenExpired
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *CollectTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *UploadCollectFileResponse201Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UploadCollectFileResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *UploadCollectFileResponse410Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadCollectFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UploadCollectFileResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadCollectFileResponse) GetJSON201() *CollectUploadedFile {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UploadCollectFileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UploadCollectFileResponse) GetJSON404() *CollectTokenNotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UploadCollectFileResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UploadCollectFileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r UploadCollectFileResponse) GetJSON410() *CollectTokenExpired {
+	return r.JSON410
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UploadCollectFileResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UploadCollectFileResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadCollectFileResponse) GetJSON429() *CollectTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UploadCollectFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UploadCollectFileResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UploadCollectFileResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadCollectFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadCollectFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadCollectFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadCollectFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SubmitCollectResponse200Headers the declared response headers of an HTTP 200 response for SubmitCollect
+type SubmitCollectResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// SubmitCollectResponse405Headers the declared response headers of an HTTP 405 response for SubmitCollect
+type SubmitCollectResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// SubmitCollectResponse410Headers the declared response headers of an HTTP 410 response for SubmitCollect
+type SubmitCollectResponse410Headers struct {
+	XRequestId *string
+}
+
+// SubmitCollectResponse429Headers the declared response headers of an HTTP 429 response for SubmitCollect
+type SubmitCollectResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// SubmitCollectResponse503Headers the declared response headers of an HTTP 503 response for SubmitCollect
+type SubmitCollectResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SubmitCollectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectSessionView
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *CollectTokenNotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *CollectTokenExpired
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *CollectTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SubmitCollectResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *SubmitCollectResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *SubmitCollectResponse410Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SubmitCollectResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SubmitCollectResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SubmitCollectResponse) GetJSON200() *CollectSessionView {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SubmitCollectResponse) GetJSON404() *CollectTokenNotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r SubmitCollectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SubmitCollectResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r SubmitCollectResponse) GetJSON410() *CollectTokenExpired {
+	return r.JSON410
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SubmitCollectResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SubmitCollectResponse) GetJSON429() *CollectTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SubmitCollectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SubmitCollectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r SubmitCollectResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitCollectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitCollectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitCollectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitCollectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCollectsResponse200Headers the declared response headers of an HTTP 200 response for ListCollects
+type ListCollectsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListCollectsResponse405Headers the declared response headers of an HTTP 405 response for ListCollects
+type ListCollectsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListCollectsResponse429Headers the declared response headers of an HTTP 429 response for ListCollects
+type ListCollectsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListCollectsResponse503Headers the declared response headers of an HTTP 503 response for ListCollects
+type ListCollectsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListCollectsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCollectsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListCollectsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCollectsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCollectsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCollectsResponse) GetJSON200() *CollectList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCollectsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCollectsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCollectsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCollectsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListCollectsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCollectsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCollectsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCollectsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCollectsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCollectsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCollectsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCollectsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCollectsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCollectResponse201Headers the declared response headers of an HTTP 201 response for CreateCollect
+type CreateCollectResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// CreateCollectResponse405Headers the declared response headers of an HTTP 405 response for CreateCollect
+type CreateCollectResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// CreateCollectResponse429Headers the declared response headers of an HTTP 429 response for CreateCollect
+type CreateCollectResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// CreateCollectResponse503Headers the declared response headers of an HTTP 503 response for CreateCollect
+type CreateCollectResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateCollectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateCollectResponse201Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CreateCollectResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCollectResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCollectResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCollectResponse) GetJSON201() *Collect {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCollectResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCollectResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCollectResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCollectResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r CreateCollectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCollectResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCollectResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateCollectResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCollectResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCollectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCollectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r CreateCollectResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCollectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCollectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCollectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCollectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteCollectResponse200Headers the declared response headers of an HTTP 200 response for DeleteCollect
+type DeleteCollectResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteCollectResponse405Headers the declared response headers of an HTTP 405 response for DeleteCollect
+type DeleteCollectResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DeleteCollectResponse429Headers the declared response headers of an HTTP 429 response for DeleteCollect
+type DeleteCollectResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// DeleteCollectResponse503Headers the declared response headers of an HTTP 503 response for DeleteCollect
+type DeleteCollectResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DeleteCollectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteCollectResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteCollectResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteCollectResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteCollectResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteCollectResponse) GetJSON200() *Collect {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCollectResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteCollectResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCollectResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCollectResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteCollectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteCollectResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCollectResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCollectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteCollectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r DeleteCollectResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCollectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCollectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCollectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCollectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCollectResponse200Headers the declared response headers of an HTTP 200 response for GetCollect
+type GetCollectResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetCollectResponse405Headers the declared response headers of an HTTP 405 response for GetCollect
+type GetCollectResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetCollectResponse429Headers the declared response headers of an HTTP 429 response for GetCollect
+type GetCollectResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetCollectResponse503Headers the declared response headers of an HTTP 503 response for GetCollect
+type GetCollectResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetCollectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCollectResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetCollectResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCollectResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCollectResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCollectResponse) GetJSON200() *Collect {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCollectResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCollectResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCollectResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCollectResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetCollectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetCollectResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCollectResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCollectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCollectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCollectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCollectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCollectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCollectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCollectResponse200Headers the declared response headers of an HTTP 200 response for UpdateCollect
+type UpdateCollectResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateCollectResponse405Headers the declared response headers of an HTTP 405 response for UpdateCollect
+type UpdateCollectResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateCollectResponse429Headers the declared response headers of an HTTP 429 response for UpdateCollect
+type UpdateCollectResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateCollectResponse503Headers the declared response headers of an HTTP 503 response for UpdateCollect
+type UpdateCollectResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateCollectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateCollectResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateCollectResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCollectResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCollectResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCollectResponse) GetJSON200() *Collect {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCollectResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCollectResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCollectResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCollectResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateCollectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateCollectResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCollectResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateCollectResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCollectResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCollectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCollectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateCollectResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCollectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCollectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCollectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCollectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AddCollectItemResponse201Headers the declared response headers of an HTTP 201 response for AddCollectItem
+type AddCollectItemResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// AddCollectItemResponse405Headers the declared response headers of an HTTP 405 response for AddCollectItem
+type AddCollectItemResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// AddCollectItemResponse429Headers the declared response headers of an HTTP 429 response for AddCollectItem
+type AddCollectItemResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// AddCollectItemResponse503Headers the declared response headers of an HTTP 503 response for AddCollectItem
+type AddCollectItemResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AddCollectItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *AddCollectItemResponse201Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *AddCollectItemResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AddCollectItemResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddCollectItemResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddCollectItemResponse) GetJSON201() *Collect {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddCollectItemResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddCollectItemResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AddCollectItemResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddCollectItemResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r AddCollectItemResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AddCollectItemResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddCollectItemResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AddCollectItemResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AddCollectItemResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AddCollectItemResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddCollectItemResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r AddCollectItemResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r AddCollectItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddCollectItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddCollectItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddCollectItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCollectItemResponse200Headers the declared response headers of an HTTP 200 response for UpdateCollectItem
+type UpdateCollectItemResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateCollectItemResponse405Headers the declared response headers of an HTTP 405 response for UpdateCollectItem
+type UpdateCollectItemResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateCollectItemResponse429Headers the declared response headers of an HTTP 429 response for UpdateCollectItem
+type UpdateCollectItemResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateCollectItemResponse503Headers the declared response headers of an HTTP 503 response for UpdateCollectItem
+type UpdateCollectItemResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateCollectItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Collect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateCollectItemResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateCollectItemResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCollectItemResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCollectItemResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON200() *Collect {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateCollectItemResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCollectItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCollectItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCollectItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCollectItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCollectSessionsResponse200Headers the declared response headers of an HTTP 200 response for ListCollectSessions
+type ListCollectSessionsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListCollectSessionsResponse405Headers the declared response headers of an HTTP 405 response for ListCollectSessions
+type ListCollectSessionsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListCollectSessionsResponse429Headers the declared response headers of an HTTP 429 response for ListCollectSessions
+type ListCollectSessionsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListCollectSessionsResponse503Headers the declared response headers of an HTTP 503 response for ListCollectSessions
+type ListCollectSessionsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListCollectSessionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectSessionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCollectSessionsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListCollectSessionsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCollectSessionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCollectSessionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON200() *CollectSessionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCollectSessionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCollectSessionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCollectSessionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCollectSessionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCollectSessionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCollectSessionResponse201Headers the declared response headers of an HTTP 201 response for CreateCollectSession
+type CreateCollectSessionResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// CreateCollectSessionResponse405Headers the declared response headers of an HTTP 405 response for CreateCollectSession
+type CreateCollectSessionResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// CreateCollectSessionResponse429Headers the declared response headers of an HTTP 429 response for CreateCollectSession
+type CreateCollectSessionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// CreateCollectSessionResponse503Headers the declared response headers of an HTTP 503 response for CreateCollectSession
+type CreateCollectSessionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateCollectSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CollectSessionCreated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateCollectSessionResponse201Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CreateCollectSessionResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCollectSessionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCollectSessionResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON201() *CollectSessionCreated {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r CreateCollectSessionResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCollectSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCollectSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCollectSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCollectSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeCollectSessionResponse200Headers the declared response headers of an HTTP 200 response for RevokeCollectSession
+type RevokeCollectSessionResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// RevokeCollectSessionResponse405Headers the declared response headers of an HTTP 405 response for RevokeCollectSession
+type RevokeCollectSessionResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// RevokeCollectSessionResponse429Headers the declared response headers of an HTTP 429 response for RevokeCollectSession
+type RevokeCollectSessionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// RevokeCollectSessionResponse503Headers the declared response headers of an HTTP 503 response for RevokeCollectSession
+type RevokeCollectSessionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RevokeCollectSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectSessionRevoked
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RevokeCollectSessionResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *RevokeCollectSessionResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeCollectSessionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeCollectSessionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON200() *CollectSessionRevoked {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r RevokeCollectSessionResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeCollectSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeCollectSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeCollectSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeCollectSessionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13699,6 +18063,276 @@ func (c *ClientWithResponses) UpdateAccountantUserWithResponse(ctx context.Conte
 	return ParseUpdateAccountantUserResponse(rsp)
 }
 
+// OpenCollectSessionWithResponse The uploader's view of a link
+//
+// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /collect-sessions/{token} (the `OpenCollectSession` operationId).
+func (c *ClientWithResponses) OpenCollectSessionWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*OpenCollectSessionResponse, error) {
+	rsp, err := c.OpenCollectSession(ctx, token, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenCollectSessionResponse(rsp)
+}
+
+// UploadCollectFileWithBodyWithResponse Upload a file for an item
+//
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
+func (c *ClientWithResponses) UploadCollectFileWithBodyWithResponse(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCollectFileResponse, error) {
+	rsp, err := c.UploadCollectFileWithBody(ctx, token, itemId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadCollectFileResponse(rsp)
+}
+
+// SubmitCollectWithResponse Submit the collect
+//
+// No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collect-sessions/{token}/submit (the `SubmitCollect` operationId).
+func (c *ClientWithResponses) SubmitCollectWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*SubmitCollectResponse, error) {
+	rsp, err := c.SubmitCollect(ctx, token, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitCollectResponse(rsp)
+}
+
+// ListCollectsWithResponse List collect requests of the client
+//
+// Needs collects:read. Sorted by the sort key, then by id, in the same order. title sorts ASCII case-insensitively; collects without dueDate come last in both orders. Deleted collects are not listed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /collects (the `ListCollects` operationId).
+func (c *ClientWithResponses) ListCollectsWithResponse(ctx context.Context, params *ListCollectsParams, reqEditors ...RequestEditorFn) (*ListCollectsResponse, error) {
+	rsp, err := c.ListCollects(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCollectsResponse(rsp)
+}
+
+// CreateCollectWithBodyWithResponse Ask the client for documents
+//
+// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects (the `CreateCollect` operationId).
+func (c *ClientWithResponses) CreateCollectWithBodyWithResponse(ctx context.Context, params *CreateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectResponse, error) {
+	rsp, err := c.CreateCollectWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectResponse(rsp)
+}
+
+// CreateCollectWithResponse Ask the client for documents
+//
+// Needs collects:write. The collect starts OPEN, its items PENDING. The workspace, the task and each item's folder must be the client's and of that workspace (else 404). Share it through a session (POST /collects/{id}/sessions). Sends collect.created.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects (the `CreateCollect` operationId).
+func (c *ClientWithResponses) CreateCollectWithResponse(ctx context.Context, params *CreateCollectParams, body CreateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectResponse, error) {
+	rsp, err := c.CreateCollect(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectResponse(rsp)
+}
+
+// DeleteCollectWithResponse Delete a collect request
+//
+// Needs collects:write. Its links stop working (404); the files uploaded through them stay, as ordinary files of the workspace.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /collects/{id} (the `DeleteCollect` operationId).
+func (c *ClientWithResponses) DeleteCollectWithResponse(ctx context.Context, id Id, params *DeleteCollectParams, reqEditors ...RequestEditorFn) (*DeleteCollectResponse, error) {
+	rsp, err := c.DeleteCollect(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCollectResponse(rsp)
+}
+
+// GetCollectWithResponse Get a collect request
+//
+// Needs collects:read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /collects/{id} (the `GetCollect` operationId).
+func (c *ClientWithResponses) GetCollectWithResponse(ctx context.Context, id Id, params *GetCollectParams, reqEditors ...RequestEditorFn) (*GetCollectResponse, error) {
+	rsp, err := c.GetCollect(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCollectResponse(rsp)
+}
+
+// UpdateCollectWithBodyWithResponse Change a collect request
+//
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+func (c *ClientWithResponses) UpdateCollectWithBodyWithResponse(ctx context.Context, id Id, params *UpdateCollectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCollectResponse, error) {
+	rsp, err := c.UpdateCollectWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCollectResponse(rsp)
+}
+
+// UpdateCollectWithResponse Change a collect request
+//
+// Needs collects:write. status: OPEN reopens a SUBMITTED, CLOSED or CANCELLED collect (its links work again, submittedAt becomes null); CLOSED or CANCELLED ends it (its links answer 410). Sends collect.updated, with changes naming the fields sent.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /collects/{id} (the `UpdateCollect` operationId).
+func (c *ClientWithResponses) UpdateCollectWithResponse(ctx context.Context, id Id, params *UpdateCollectParams, body UpdateCollectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCollectResponse, error) {
+	rsp, err := c.UpdateCollect(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCollectResponse(rsp)
+}
+
+// AddCollectItemWithBodyWithResponse Add an item to a collect request
+//
+// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+func (c *ClientWithResponses) AddCollectItemWithBodyWithResponse(ctx context.Context, id Id, params *AddCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCollectItemResponse, error) {
+	rsp, err := c.AddCollectItemWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddCollectItemResponse(rsp)
+}
+
+// AddCollectItemWithResponse Add an item to a collect request
+//
+// Needs collects:write. Appended after the others; at most 50 items (422). Allowed in every status; a SUBMITTED collect stays SUBMITTED. Sends collect.updated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects/{id}/items (the `AddCollectItem` operationId).
+func (c *ClientWithResponses) AddCollectItemWithResponse(ctx context.Context, id Id, params *AddCollectItemParams, body AddCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCollectItemResponse, error) {
+	rsp, err := c.AddCollectItem(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddCollectItemResponse(rsp)
+}
+
+// UpdateCollectItemWithBodyWithResponse Change or reject an item
+//
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+func (c *ClientWithResponses) UpdateCollectItemWithBodyWithResponse(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCollectItemResponse, error) {
+	rsp, err := c.UpdateCollectItemWithBody(ctx, id, itemId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCollectItemResponse(rsp)
+}
+
+// UpdateCollectItemWithResponse Change or reject an item
+//
+// Needs collects:write. {"status":"REJECTED","rejectionReason":"..."} asks the uploader for the item again: its files stay, and a new upload makes it RECEIVED and clears the reason. An item id that is not of this collect is 404. Sends collect.updated (changes: ["items"]).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /collects/{id}/items/{itemId} (the `UpdateCollectItem` operationId).
+func (c *ClientWithResponses) UpdateCollectItemWithResponse(ctx context.Context, id Id, itemId Cuid, params *UpdateCollectItemParams, body UpdateCollectItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCollectItemResponse, error) {
+	rsp, err := c.UpdateCollectItem(ctx, id, itemId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCollectItemResponse(rsp)
+}
+
+// ListCollectSessionsWithResponse List the links of a collect request
+//
+// Needs collects:read. Newest first by default, revoked and expired ones included; never the token.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /collects/{id}/sessions (the `ListCollectSessions` operationId).
+func (c *ClientWithResponses) ListCollectSessionsWithResponse(ctx context.Context, id Id, params *ListCollectSessionsParams, reqEditors ...RequestEditorFn) (*ListCollectSessionsResponse, error) {
+	rsp, err := c.ListCollectSessions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCollectSessionsResponse(rsp)
+}
+
+// CreateCollectSessionWithBodyWithResponse Make a link for the uploader
+//
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+func (c *ClientWithResponses) CreateCollectSessionWithBodyWithResponse(ctx context.Context, id Id, params *CreateCollectSessionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectSessionResponse, error) {
+	rsp, err := c.CreateCollectSessionWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectSessionResponse(rsp)
+}
+
+// CreateCollectSessionWithResponse Make a link for the uploader
+//
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /collects/{id}/sessions (the `CreateCollectSession` operationId).
+func (c *ClientWithResponses) CreateCollectSessionWithResponse(ctx context.Context, id Id, params *CreateCollectSessionParams, body CreateCollectSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectSessionResponse, error) {
+	rsp, err := c.CreateCollectSession(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectSessionResponse(rsp)
+}
+
+// RevokeCollectSessionWithResponse Revoke a link
+//
+// Needs collects:write. The link answers 404 from now on, as if it never existed. Revoking a revoked link answers the same again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
+func (c *ClientWithResponses) RevokeCollectSessionWithResponse(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*RevokeCollectSessionResponse, error) {
+	rsp, err := c.RevokeCollectSession(ctx, id, sessionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeCollectSessionResponse(rsp)
+}
+
 // GetReferenceWithResponse The interactive reference of this document
 //
 // Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
@@ -15901,6 +20535,2536 @@ func ParseUpdateAccountantUserResponse(rsp *http.Response) (*UpdateAccountantUse
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateAccountantUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOpenCollectSessionResponse parses an HTTP response from a OpenCollectSessionWithResponse call
+func ParseOpenCollectSessionResponse(rsp *http.Response) (*OpenCollectSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpenCollectSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectSessionView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest CollectTokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest CollectTokenExpired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest CollectTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OpenCollectSessionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers OpenCollectSessionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers OpenCollectSessionResponse410Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 429:
+		var headers OpenCollectSessionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OpenCollectSessionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUploadCollectFileResponse parses an HTTP response from a UploadCollectFileWithResponse call
+func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadCollectFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CollectUploadedFile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest CollectTokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest CollectTokenExpired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest CollectTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers UploadCollectFileResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 405:
+		var headers UploadCollectFileResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers UploadCollectFileResponse410Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 429:
+		var headers UploadCollectFileResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UploadCollectFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSubmitCollectResponse parses an HTTP response from a SubmitCollectWithResponse call
+func ParseSubmitCollectResponse(rsp *http.Response) (*SubmitCollectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitCollectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectSessionView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest CollectTokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest CollectTokenExpired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest CollectTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SubmitCollectResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers SubmitCollectResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers SubmitCollectResponse410Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 429:
+		var headers SubmitCollectResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SubmitCollectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCollectsResponse parses an HTTP response from a ListCollectsWithResponse call
+func ParseListCollectsResponse(rsp *http.Response) (*ListCollectsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCollectsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCollectsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListCollectsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCollectsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCollectsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCollectResponse parses an HTTP response from a CreateCollectWithResponse call
+func ParseCreateCollectResponse(rsp *http.Response) (*CreateCollectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCollectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateCollectResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 405:
+		var headers CreateCollectResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCollectResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCollectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCollectResponse parses an HTTP response from a DeleteCollectWithResponse call
+func ParseDeleteCollectResponse(rsp *http.Response) (*DeleteCollectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCollectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteCollectResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteCollectResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteCollectResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteCollectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCollectResponse parses an HTTP response from a GetCollectWithResponse call
+func ParseGetCollectResponse(rsp *http.Response) (*GetCollectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCollectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCollectResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetCollectResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCollectResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCollectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCollectResponse parses an HTTP response from a UpdateCollectWithResponse call
+func ParseUpdateCollectResponse(rsp *http.Response) (*UpdateCollectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCollectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateCollectResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateCollectResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateCollectResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCollectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAddCollectItemResponse parses an HTTP response from a AddCollectItemWithResponse call
+func ParseAddCollectItemResponse(rsp *http.Response) (*AddCollectItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddCollectItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers AddCollectItemResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 405:
+		var headers AddCollectItemResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers AddCollectItemResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddCollectItemResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCollectItemResponse parses an HTTP response from a UpdateCollectItemWithResponse call
+func ParseUpdateCollectItemResponse(rsp *http.Response) (*UpdateCollectItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCollectItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Collect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateCollectItemResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateCollectItemResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateCollectItemResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCollectItemResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCollectSessionsResponse parses an HTTP response from a ListCollectSessionsWithResponse call
+func ParseListCollectSessionsResponse(rsp *http.Response) (*ListCollectSessionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCollectSessionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectSessionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCollectSessionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListCollectSessionsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCollectSessionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCollectSessionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCollectSessionResponse parses an HTTP response from a CreateCollectSessionWithResponse call
+func ParseCreateCollectSessionResponse(rsp *http.Response) (*CreateCollectSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCollectSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CollectSessionCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateCollectSessionResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 405:
+		var headers CreateCollectSessionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCollectSessionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCollectSessionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeCollectSessionResponse parses an HTTP response from a RevokeCollectSessionWithResponse call
+func ParseRevokeCollectSessionResponse(rsp *http.Response) (*RevokeCollectSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeCollectSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectSessionRevoked
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RevokeCollectSessionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers RevokeCollectSessionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers RevokeCollectSessionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeCollectSessionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -22136,6 +29300,26 @@ type WebhookInitiatorInterface interface {
 
 	OnClientUpdated(ctx context.Context, targetURL string, params *OnClientUpdatedParams, body OnClientUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnCollectCreatedWithBody fires the collect.created webhook with any body
+	OnCollectCreatedWithBody(ctx context.Context, targetURL string, params *OnCollectCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCollectCreated(ctx context.Context, targetURL string, params *OnCollectCreatedParams, body OnCollectCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnCollectItemReceivedWithBody fires the collect.item_received webhook with any body
+	OnCollectItemReceivedWithBody(ctx context.Context, targetURL string, params *OnCollectItemReceivedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCollectItemReceived(ctx context.Context, targetURL string, params *OnCollectItemReceivedParams, body OnCollectItemReceivedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnCollectSubmittedWithBody fires the collect.submitted webhook with any body
+	OnCollectSubmittedWithBody(ctx context.Context, targetURL string, params *OnCollectSubmittedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCollectSubmitted(ctx context.Context, targetURL string, params *OnCollectSubmittedParams, body OnCollectSubmittedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnCollectUpdatedWithBody fires the collect.updated webhook with any body
+	OnCollectUpdatedWithBody(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCollectUpdated(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnFileCreatedWithBody fires the file.created webhook with any body
 	OnFileCreatedWithBody(ctx context.Context, targetURL string, params *OnFileCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -22273,6 +29457,102 @@ func (p *WebhookInitiator) OnClientUpdatedWithBody(ctx context.Context, targetUR
 
 func (p *WebhookInitiator) OnClientUpdated(ctx context.Context, targetURL string, params *OnClientUpdatedParams, body OnClientUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnClientUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectCreatedWithBody(ctx context.Context, targetURL string, params *OnCollectCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectCreated(ctx context.Context, targetURL string, params *OnCollectCreatedParams, body OnCollectCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectItemReceivedWithBody(ctx context.Context, targetURL string, params *OnCollectItemReceivedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectItemReceivedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectItemReceived(ctx context.Context, targetURL string, params *OnCollectItemReceivedParams, body OnCollectItemReceivedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectItemReceivedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectSubmittedWithBody(ctx context.Context, targetURL string, params *OnCollectSubmittedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectSubmittedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectSubmitted(ctx context.Context, targetURL string, params *OnCollectSubmittedParams, body OnCollectSubmittedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectSubmittedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectUpdatedWithBody(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectUpdated(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectUpdatedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -22719,6 +29999,250 @@ func NewOnClientUpdatedWebhookRequest(targetURL string, params *OnClientUpdatedP
 
 // NewOnClientUpdatedWebhookRequestWithBody builds a POST request for the client.updated webhook with any body
 func NewOnClientUpdatedWebhookRequestWithBody(targetURL string, params *OnClientUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCollectCreatedWebhookRequest builds a application/json POST request for the collect.created webhook
+func NewOnCollectCreatedWebhookRequest(targetURL string, params *OnCollectCreatedParams, body OnCollectCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCollectCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCollectCreatedWebhookRequestWithBody builds a POST request for the collect.created webhook with any body
+func NewOnCollectCreatedWebhookRequestWithBody(targetURL string, params *OnCollectCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCollectItemReceivedWebhookRequest builds a application/json POST request for the collect.item_received webhook
+func NewOnCollectItemReceivedWebhookRequest(targetURL string, params *OnCollectItemReceivedParams, body OnCollectItemReceivedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCollectItemReceivedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCollectItemReceivedWebhookRequestWithBody builds a POST request for the collect.item_received webhook with any body
+func NewOnCollectItemReceivedWebhookRequestWithBody(targetURL string, params *OnCollectItemReceivedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCollectSubmittedWebhookRequest builds a application/json POST request for the collect.submitted webhook
+func NewOnCollectSubmittedWebhookRequest(targetURL string, params *OnCollectSubmittedParams, body OnCollectSubmittedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCollectSubmittedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCollectSubmittedWebhookRequestWithBody builds a POST request for the collect.submitted webhook with any body
+func NewOnCollectSubmittedWebhookRequestWithBody(targetURL string, params *OnCollectSubmittedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCollectUpdatedWebhookRequest builds a application/json POST request for the collect.updated webhook
+func NewOnCollectUpdatedWebhookRequest(targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCollectUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCollectUpdatedWebhookRequestWithBody builds a POST request for the collect.updated webhook with any body
+func NewOnCollectUpdatedWebhookRequestWithBody(targetURL string, params *OnCollectUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -147,6 +147,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 		HTTPS:                cfg.https(),
 		Observer:             measured.requestObserver(),
+		Now:                  cfg.Now,
 	})
 	if err != nil {
 		s.Close()

@@ -131,6 +131,7 @@ func newTestAPI(t testing.TB, configure ...func(*Config)) *testAPI {
 		Version: "test",
 		Files:   api.files,
 		Signer:  auth.NewSigner(store, clock.Now),
+		Now:     clock.Now,
 
 		MaxUploadBytes: testMaxUpload,
 	}

@@ -103,8 +103,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var valErr *validationError
 	var storeErr *db.Error
 	var tooLarge *http.MaxBytesError
+	var missing *db.MissingItemsError
 	switch {
 	case errors.As(err, &apiErr):
+	case errors.As(err, &missing):
+		h.fail(w, r, &validationError{issues: missingItemsIssues(missing)})
+		return
 	case errors.As(err, &valErr):
 		printableIssues(valErr.issues)
 		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
@@ -189,6 +193,8 @@ func storeError(e *db.Error) *apiError {
 		return errBadRequest("invalid_cursor", e.Message)
 	case db.EINVALID:
 		return nil
+	case db.EEXPIRED:
+		return errCollectTokenExpired
 	}
 	return errInternal
 }

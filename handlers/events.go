@@ -58,6 +58,18 @@ func eventData(record any) (any, error) {
 		return newClientResponse(r), nil
 	case *db.AccountantUser:
 		return newAccountantUserResponse(r), nil
+	case *db.Collect:
+		return newCollectResponse(r), nil
+	case *db.CollectItemReceived:
+		return collectItemReceivedData{Collect: newCollectResponse(r.Collect), ItemID: r.ItemID, FileID: r.FileID}, nil
 	}
 	return nil, fmt.Errorf("no event form for a %T", record)
+}
+
+// collectItemReceivedData is the data of a collect.item_received event: the
+// collect after the upload, and which item got which file.
+type collectItemReceivedData struct {
+	Collect collectResponse `json:"collect"`
+	ItemID  string          `json:"itemId"`
+	FileID  string          `json:"fileId"`
 }

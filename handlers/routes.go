@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -36,6 +37,8 @@ type Config struct {
 	HTTPS bool
 	// Observer is told of every request; nil tells no one.
 	Observer RequestObserver
+	// Now is the clock that sets when collect links expire; time.Now when nil.
+	Now func() time.Time
 }
 
 // Handler serves the API.
@@ -61,6 +64,7 @@ type Handler struct {
 	allowPrivateWebhooks bool
 	hsts                 bool
 	observer             RequestObserver
+	now                  func() time.Time
 }
 
 // New returns the API handler.
@@ -74,7 +78,10 @@ func New(cfg Config) (*Handler, error) {
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		hsts:                 cfg.HTTPS, observer: cfg.Observer,
+		hsts:                 cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+	}
+	if h.now == nil {
+		h.now = time.Now
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -150,6 +157,19 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/v1/admin/users", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.inviteAccountantUser},
 		{http.MethodGet, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersRead, zod: true}, h.getAccountantUser},
 		{http.MethodPatch, "/v1/admin/users/:id", endpoint{access: keyed, permission: auth.AccountantUsersWrite, zod: true}, h.updateAccountantUser},
+		{http.MethodGet, "/v1/collects", endpoint{access: clientScoped, permission: auth.CollectsRead}, h.listCollects},
+		{http.MethodPost, "/v1/collects", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.createCollect},
+		{http.MethodGet, "/v1/collects/:id", endpoint{access: clientScoped, permission: auth.CollectsRead}, h.getCollect},
+		{http.MethodPatch, "/v1/collects/:id", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.updateCollect},
+		{http.MethodDelete, "/v1/collects/:id", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.deleteCollect},
+		{http.MethodPost, "/v1/collects/:id/items", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.addCollectItem},
+		{http.MethodPatch, "/v1/collects/:id/items/:itemId", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.updateCollectItem},
+		{http.MethodPost, "/v1/collects/:id/sessions", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.createCollectSession},
+		{http.MethodGet, "/v1/collects/:id/sessions", endpoint{access: clientScoped, permission: auth.CollectsRead}, h.listCollectSessions},
+		{http.MethodDelete, "/v1/collects/:id/sessions/:sessionId", endpoint{access: clientScoped, permission: auth.CollectsWrite}, h.revokeCollectSession},
+		{http.MethodGet, "/v1/collect-sessions/:token", endpoint{access: public}, h.getCollectSession},
+		{http.MethodPost, "/v1/collect-sessions/:token/items/:itemId/files", endpoint{access: public}, h.uploadCollectFile},
+		{http.MethodPost, "/v1/collect-sessions/:token/submit", endpoint{access: public}, h.submitCollectSession},
 		{http.MethodPost, "/v1/webhooks", endpoint{access: keyed, permission: auth.WebhooksWrite}, h.createWebhook},
 		{http.MethodGet, "/v1/webhooks", endpoint{access: keyed, permission: auth.WebhooksRead}, h.listWebhooks},
 		{http.MethodGet, "/v1/webhooks/:id", endpoint{access: keyed, permission: auth.WebhooksRead}, h.getWebhook},

@@ -566,3 +566,66 @@ func jsonKind(raw json.RawMessage) string {
 	}
 	return "number"
 }
+
+// int reads an integer field within [min, max].
+func (o *object) int(name string, p presence, min, max int) field[int] {
+	raw, _, ok := o.get(name, "number", p&^nullable)
+	if !ok {
+		return field[int]{}
+	}
+	if kind := jsonKind(raw); kind != "number" {
+		o.v.add(typeIssue(o.at(name), "number", kind))
+		return field[int]{}
+	}
+	// A JSON number too large for a float is refused by the bounds, as ±Inf.
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		o.v.add(typeIssue(o.at(name), "number", "nan"))
+		return field[int]{}
+	}
+	if f != math.Trunc(f) {
+		o.v.add(typeIssue(o.at(name), "integer", "float"))
+		return field[int]{}
+	}
+	if f < float64(min) {
+		o.v.add(sizeIssue("too_small", o.at(name), "number", min, fmt.Sprintf("Number must be greater than or equal to %d", min)))
+		return field[int]{}
+	}
+	if f > float64(max) {
+		o.v.add(sizeIssue("too_big", o.at(name), "number", max, fmt.Sprintf("Number must be less than or equal to %d", max)))
+		return field[int]{}
+	}
+	return field[int]{Set: true, Value: int(f)}
+}
+
+// objects reads an array of min to max objects; the fields of each are read
+// from the result. It returns false when the field is absent or is not such
+// an array.
+func (o *object) objects(name string, p presence, min, max int) ([]*object, bool) {
+	raw, _, ok := o.get(name, "array", p&^nullable)
+	if !ok {
+		return nil, false
+	}
+	if kind := jsonKind(raw); kind != "array" {
+		o.v.add(typeIssue(o.at(name), "array", kind))
+		return nil, false
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		o.v.add(typeIssue(o.at(name), "array", "unknown"))
+		return nil, false
+	}
+	if len(items) < min {
+		o.v.add(sizeIssue("too_small", o.at(name), "array", min, fmt.Sprintf("Array must contain at least %d element(s)", min)))
+		return nil, false
+	}
+	if len(items) > max {
+		o.v.add(sizeIssue("too_big", o.at(name), "array", max, fmt.Sprintf("Array must contain at most %d element(s)", max)))
+		return nil, false
+	}
+	out := make([]*object, len(items))
+	for i, item := range items {
+		out[i] = o.v.object(item, append(o.at(name), i))
+	}
+	return out, true
+}

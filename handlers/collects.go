@@ -1,0 +1,321 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/auth"
+	"acctapi/db"
+)
+
+// Limits on collect fields, documented in the OpenAPI document and
+// docs/decisions.md.
+const (
+	maxCollectTitle        = 500
+	maxCollectMessage      = 10_000
+	maxCollectItems        = 50
+	maxItemDescription     = 2_000
+	maxRejectionReason     = 1_000
+	maxSessionLabel        = 200
+	minSessionLifetime     = 300       // 5 minutes, in seconds
+	maxSessionLifetime     = 7_776_000 // 90 days
+	defaultSessionLifetime = 1_209_600 // 14 days
+)
+
+// collectLocales are the languages of a collect's page and mails.
+var collectLocales = []string{"en", "de"}
+
+// collectStatusesSet are the statuses PATCH /v1/collects/{id} may set:
+// SUBMITTED is the uploader's to set.
+var collectStatusesSet = []string{db.CollectOpen, db.CollectClosed, db.CollectCancelled}
+
+// collectStatuses are every status a collect may have, for the list filter.
+var collectStatuses = []string{db.CollectOpen, db.CollectSubmitted, db.CollectClosed, db.CollectCancelled}
+
+type collectResponse struct {
+	ID          string                `json:"id"`
+	WorkspaceID string                `json:"workspaceId"`
+	TaskID      *string               `json:"taskId"`
+	Title       string                `json:"title"`
+	Message     *string               `json:"message"`
+	DueDate     *timestamp            `json:"dueDate"`
+	Status      string                `json:"status"`
+	Locale      string                `json:"locale"`
+	Items       []collectItemResponse `json:"items"`
+	CreatedAt   timestamp             `json:"createdAt"`
+	UpdatedAt   timestamp             `json:"updatedAt"`
+	SubmittedAt *timestamp            `json:"submittedAt"`
+}
+
+type collectItemResponse struct {
+	ID              string   `json:"id"`
+	Title           string   `json:"title"`
+	Description     *string  `json:"description"`
+	Required        bool     `json:"required"`
+	FolderID        *string  `json:"folderId"`
+	Status          string   `json:"status"`
+	RejectionReason *string  `json:"rejectionReason"`
+	FileIDs         []string `json:"fileIds"`
+}
+
+func newCollectResponse(c *db.Collect) collectResponse {
+	items := make([]collectItemResponse, len(c.Items))
+	for i, it := range c.Items {
+		fileIDs := it.FileIDs
+		if fileIDs == nil {
+			fileIDs = []string{}
+		}
+		items[i] = collectItemResponse{
+			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required, FolderID: it.FolderID,
+			Status: it.Status, RejectionReason: it.RejectionReason, FileIDs: fileIDs,
+		}
+	}
+	return collectResponse{
+		ID: c.ID, WorkspaceID: c.WorkspaceID, TaskID: c.TaskID, Title: c.Title, Message: c.Message,
+		DueDate: timestampPtr(c.DueDate), Status: c.Status, Locale: c.Locale, Items: items,
+		CreatedAt: timestampOf(c.CreatedAt), UpdatedAt: timestampOf(c.UpdatedAt), SubmittedAt: timestampPtr(c.SubmittedAt),
+	}
+}
+
+type collectSessionResponse struct {
+	ID         string     `json:"id"`
+	CollectID  string     `json:"collectId"`
+	Label      *string    `json:"label"`
+	ExpiresAt  timestamp  `json:"expiresAt"`
+	CreatedAt  timestamp  `json:"createdAt"`
+	RevokedAt  *timestamp `json:"revokedAt"`
+	LastUsedAt *timestamp `json:"lastUsedAt"`
+}
+
+func newCollectSessionResponse(s *db.CollectSession) collectSessionResponse {
+	return collectSessionResponse{
+		ID: s.ID, CollectID: s.CollectID, Label: s.Label, ExpiresAt: timestampOf(s.ExpiresAt),
+		CreatedAt: timestampOf(s.CreatedAt), RevokedAt: timestampPtr(s.RevokedAt), LastUsedAt: timestampPtr(s.LastUsedAt),
+	}
+}
+
+// collectSessionCreatedResponse is a new session with its token and page
+// address: the only answer that ever holds them.
+type collectSessionCreatedResponse struct {
+	collectSessionResponse
+	Token string `json:"token"`
+	URL   string `json:"url"`
+}
+
+var (
+	collectTitle       = stringRule{trim: true, min: 1, max: maxCollectTitle}
+	newCollectTitle    = stringRule{presence: required, trim: true, min: 1, max: maxCollectTitle}
+	collectMessage     = stringRule{text: true, max: maxCollectMessage}
+	newItemTitle       = stringRule{presence: required, trim: true, min: 1, max: maxCollectTitle}
+	itemDescription    = stringRule{text: true, max: maxItemDescription}
+	rejectionReason    = stringRule{trim: true, min: 1, max: maxRejectionReason, text: true}
+	collectSessionName = stringRule{trim: true, max: maxSessionLabel}
+)
+
+// listCollects answers GET /v1/collects.
+func (h *Handler) listCollects(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	filter, req, err := collectListQuery(r.URL.Query())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListCollects(r.Context(), stateOf(r).clientID, filter, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newCollectResponse))
+}
+
+func collectListQuery(values url.Values) (db.CollectFilter, db.PageRequest, error) {
+	var v validator
+	q := v.query(values)
+	filter := db.CollectFilter{WorkspaceID: q.id("workspaceId"), TaskID: q.id("taskId"), Status: q.enum("status", collectStatuses, "")}
+	req := pageRequest(q, db.CollectSorts)
+	return filter, req, v.err()
+}
+
+// createCollect answers POST /v1/collects.
+func (h *Handler) createCollect(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var in db.CollectCreate
+	if !h.readBody(w, r, func(body *object) { in = collectCreate(body) }) {
+		return
+	}
+	c, err := h.store.CreateCollect(r.Context(), stateOf(r).clientID, in)
+	respond(h, w, r, http.StatusCreated, c, err, newCollectResponse)
+}
+
+// collectCreate reads the fields of a new collect and its items.
+func collectCreate(body *object) db.CollectCreate {
+	workspaceID := body.id("workspaceId", required)
+	title := body.string("title", newCollectTitle)
+	message := body.string("message", collectMessage)
+	due := body.time("dueDate", optional)
+	taskID := body.id("taskId", optional)
+	locale := body.enum("locale", collectLocales, optional)
+	in := db.CollectCreate{
+		WorkspaceID: workspaceID.Value, TaskID: valueOrNil(taskID), Title: title.Value,
+		Message: valueOrNil(message), DueDate: valueOrNil(due), Locale: locale.Value,
+	}
+	items, _ := body.objects("items", required, 1, maxCollectItems)
+	for _, item := range items {
+		in.Items = append(in.Items, collectItemCreate(item))
+	}
+	return in
+}
+
+// collectItemCreate reads the fields of a new item; required is true unless
+// sent false.
+func collectItemCreate(body *object) db.CollectItemCreate {
+	title := body.string("title", newItemTitle)
+	description := body.string("description", itemDescription)
+	isRequired := body.bool("required", optional)
+	folderID := body.id("folderId", optional)
+	return db.CollectItemCreate{
+		Title: title.Value, Description: valueOrNil(description),
+		Required: !isRequired.Set || isRequired.Value, FolderID: valueOrNil(folderID),
+	}
+}
+
+// getCollect answers GET /v1/collects/{id}.
+func (h *Handler) getCollect(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.FindCollect, newCollectResponse)
+}
+
+// updateCollect answers PATCH /v1/collects/{id}.
+func (h *Handler) updateCollect(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var u db.CollectUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		u = db.CollectUpdate{
+			Title:   update(body.string("title", collectTitle)),
+			Message: update(body.string("message", stringRule{presence: nullable, text: true, max: maxCollectMessage})),
+			DueDate: update(body.time("dueDate", nullable)),
+			Status:  update(body.enum("status", collectStatusesSet, optional)),
+		}
+	})
+	if !ok {
+		return
+	}
+	c, err := h.store.UpdateCollect(r.Context(), stateOf(r).clientID, id, u)
+	respond(h, w, r, http.StatusOK, c, err, newCollectResponse)
+}
+
+// deleteCollect answers DELETE /v1/collects/{id}.
+func (h *Handler) deleteCollect(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.DeleteCollect, newCollectResponse)
+}
+
+// addCollectItem answers POST /v1/collects/{id}/items.
+func (h *Handler) addCollectItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var in db.CollectItemCreate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) { in = collectItemCreate(body) })
+	if !ok {
+		return
+	}
+	c, err := h.store.AddCollectItem(r.Context(), stateOf(r).clientID, id, in)
+	respond(h, w, r, http.StatusCreated, c, err, newCollectResponse)
+}
+
+// updateCollectItem answers PATCH /v1/collects/{id}/items/{itemId}.
+func (h *Handler) updateCollectItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var itemID string
+	var u db.CollectItemUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		itemID = body.v.pathID(p, "itemId")
+		u = collectItemUpdate(body)
+	})
+	if !ok {
+		return
+	}
+	c, err := h.store.UpdateCollectItem(r.Context(), stateOf(r).clientID, id, itemID, u)
+	respond(h, w, r, http.StatusOK, c, err, newCollectResponse)
+}
+
+// collectItemUpdate reads the fields an item update sets. A rejection comes
+// with its reason, and a reason only with a rejection.
+func collectItemUpdate(body *object) db.CollectItemUpdate {
+	status := body.enum("status", []string{db.ItemRejected}, optional)
+	reason := body.string("rejectionReason", rejectionReason)
+	switch {
+	case status.Set && !reason.Set && body.fields["rejectionReason"] == nil:
+		body.v.add(typeIssue(body.at("rejectionReason"), "string", "undefined"))
+	case reason.Set && !status.Set && body.fields["status"] == nil:
+		body.v.add(issue{Code: "custom", Path: body.at("rejectionReason"),
+			Message: `rejectionReason is taken only with "status": "REJECTED"`})
+	}
+	return db.CollectItemUpdate{
+		Title:           update(body.string("title", collectTitle)),
+		Description:     update(body.string("description", stringRule{presence: nullable, text: true, max: maxItemDescription})),
+		Required:        update(body.bool("required", optional)),
+		FolderID:        update(body.id("folderId", nullable)),
+		Status:          update(status),
+		RejectionReason: update(reason),
+	}
+}
+
+// createCollectSession answers POST /v1/collects/{id}/sessions: a new link,
+// whose token is shown in this answer only.
+func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var label field[string]
+	var seconds field[int]
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		seconds = body.int("expiresIn", optional, minSessionLifetime, maxSessionLifetime)
+		label = body.string("label", collectSessionName)
+	})
+	if !ok {
+		return
+	}
+	if !seconds.Set {
+		seconds.Value = defaultSessionLifetime
+	}
+	token, hash, err := auth.NewCollectToken()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in := db.CollectSessionCreate{ExpiresAt: h.now().Add(time.Duration(seconds.Value) * time.Second), TokenHash: hash}
+	if label.Set && label.Value != "" {
+		in.Label = &label.Value
+	}
+	s, err := h.store.CreateCollectSession(r.Context(), stateOf(r).clientID, id, in)
+	respond(h, w, r, http.StatusCreated, s, err, func(s *db.CollectSession) collectSessionCreatedResponse {
+		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token)}
+	})
+}
+
+// collectPageURL is the address of a token's upload page: the server's
+// public address (the base URL without /v1) and /collect/.
+func (h *Handler) collectPageURL(token string) string {
+	return strings.TrimSuffix(h.baseURL, "/v1") + "/collect/" + token
+}
+
+// collectSessionSorts are the sort keys of a collect's sessions.
+var collectSessionSorts = []string{"createdAt"}
+
+// listCollectSessions answers GET /v1/collects/{id}/sessions.
+func (h *Handler) listCollectSessions(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v validator
+	id := v.pathID(p, "id")
+	req := pageRequest(v.query(r.URL.Query()), collectSessionSorts)
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListCollectSessions(r.Context(), stateOf(r).clientID, id, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newCollectSessionResponse))
+}
+
+// revokeCollectSession answers DELETE /v1/collects/{id}/sessions/{sessionId}.
+func (h *Handler) revokeCollectSession(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var v validator
+	id := v.pathID(p, "id")
+	sessionID := v.pathID(p, "sessionId")
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	s, err := h.store.RevokeCollectSession(r.Context(), stateOf(r).clientID, id, sessionID)
+	respond(h, w, r, http.StatusOK, s, err, func(s *db.CollectSession) deletedResponse {
+		return deletedResponse{Object: "collect_session", Deleted: true, ID: s.ID}
+	})
+}

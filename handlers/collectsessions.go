@@ -1,0 +1,253 @@
+package handlers
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/auth"
+	"acctapi/db"
+	"acctapi/filestore"
+)
+
+// Limits of the public collect routes per minute, documented in
+// docs/decisions.md: a link needs no key, so the key's limit cannot meter
+// it. One token may be used 120 times; one address may send 60 tokens that
+// are not found (malformed, unknown, revoked, of a deleted collect).
+const (
+	collectTokenLimit       = 120
+	collectFailedTokenLimit = 60
+)
+
+var (
+	// errCollectTokenExpired is the one answer of an expired link and of a
+	// link to a closed or cancelled collect.
+	errCollectTokenExpired = &apiError{http.StatusGone, "bad_request", "collect_token_expired",
+		"this collect link has expired or its request was closed: ask the sender for a new link"}
+	// errCollectTokenNotFound is the one answer of a token that reaches no
+	// collect, whatever the reason: it never says whether it existed.
+	errCollectTokenNotFound = errNotFound("no collect for this link: check that it was copied whole")
+	errCollectItemNotFound  = errNotFound("no such item in this collect")
+)
+
+// collectCall meters a request of a public collect route and runs call with
+// the token's hash. An address that has spent its failed tokens is refused
+// first; then a malformed token, a token whose minute is spent, and a call
+// that does not find the token. Only tokens that exist are counted per
+// token, so that guessed ones can neither spend a link's requests nor fill
+// the limiter; the others count against the address. The RateLimit-*
+// headers are those of the limit the request counted against.
+func (h *Handler) collectCall(w http.ResponseWriter, r *http.Request, token string, call func(hash []byte) error) error {
+	addr := "collect-addr:" + remoteHost(r)
+	if _, spent := h.limiter.Spent(addr, collectFailedTokenLimit, time.Minute); spent {
+		return rateLimited(w, h.limiter.Allow(addr, collectFailedTokenLimit, time.Minute))
+	}
+	failed := func() error {
+		if err := rateLimited(w, h.limiter.Allow(addr, collectFailedTokenLimit, time.Minute)); err != nil {
+			return err
+		}
+		return errCollectTokenNotFound
+	}
+	if !auth.ValidCollectToken(token) {
+		return failed()
+	}
+	hash := auth.HashCollectToken(token)
+	key := "collect-token:" + hex.EncodeToString(hash)
+	if _, spent := h.limiter.Spent(key, collectTokenLimit, time.Minute); spent {
+		return rateLimited(w, h.limiter.Allow(key, collectTokenLimit, time.Minute))
+	}
+	err := call(hash)
+	if e := (*db.Error)(nil); errors.As(err, &e) && e.Code == db.ENOTFOUND {
+		return failed()
+	}
+	// The call is made: a window that filled meanwhile refuses the next
+	// request, not this one.
+	d := h.limiter.Allow(key, collectTokenLimit, time.Minute)
+	d.Allowed = true
+	rateLimited(w, d)
+	return err
+}
+
+// collectSession meters the request and returns what the token's uploader
+// sees. The upload page uses it too.
+func (h *Handler) collectSession(w http.ResponseWriter, r *http.Request, token string) (*db.CollectView, error) {
+	var view *db.CollectView
+	err := h.collectCall(w, r, token, func(hash []byte) (err error) {
+		view, err = h.store.OpenCollectSession(r.Context(), hash)
+		return err
+	})
+	return view, err
+}
+
+// receiveCollectUpload meters the request, checks the link and the item,
+// then streams the upload and records it as a file of the item. The upload
+// page uses it too.
+func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, token, itemID string) (*db.File, error) {
+	view, err := h.collectSession(w, r, token)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	itemID, ok := checkID(&v, nil, itemID)
+	if !ok || !hasItem(view.Collect, itemID) {
+		return nil, errCollectItemNotFound
+	}
+	if view.Collect.Status == db.CollectSubmitted {
+		return nil, errCollectSubmitted
+	}
+	up, err := h.readUpload(w, r)
+	if up.file != nil {
+		defer h.files.Discard(up.file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if up.file == nil {
+		v.add(typeIssue([]any{"file"}, "file", "undefined"))
+	}
+	name := up.name
+	if name == "" {
+		name = "upload"
+	}
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxFileName {
+		v.add(sizeIssue("too_big", []any{"file", "name"}, "string", maxFileName,
+			fmt.Sprintf("File names must be valid UTF-8 of at most %d characters", maxFileName)))
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	hash := auth.HashCollectToken(token)
+	id := db.NewID()
+	var f *db.File
+	err = h.files.Keep(up.file, id, func() (err error) {
+		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, db.FileCreate{
+			ID: id, Name: name, MimeType: mimeType(up.partType, up.file.Head), Size: up.file.Size, SHA256: up.file.SHA256,
+		})
+		return err
+	})
+	if leftover := (*filestore.LeftoverError)(nil); errors.As(err, &leftover) {
+		h.logFailure(r, "remove the bytes of an unrecorded upload", leftover)
+	}
+	return f, err
+}
+
+// errCollectSubmitted answers an upload to a submitted collect before its
+// bytes are read; the store gives the same answer to one that raced a submit.
+var errCollectSubmitted = &apiError{http.StatusConflict, "conflict", "conflict",
+	"the collect is submitted: the sender must reopen it before more files can be uploaded"}
+
+func hasItem(c *db.Collect, itemID string) bool {
+	for _, it := range c.Items {
+		if it.ID == itemID {
+			return true
+		}
+	}
+	return false
+}
+
+// submitCollect meters the request and submits the token's collect. A
+// collect with required items left without a file answers a
+// *db.MissingItemsError. The upload page uses it too.
+func (h *Handler) submitCollect(w http.ResponseWriter, r *http.Request, token string) (*db.CollectView, error) {
+	var view *db.CollectView
+	err := h.collectCall(w, r, token, func(hash []byte) (err error) {
+		view, err = h.store.SubmitCollect(r.Context(), hash)
+		return err
+	})
+	return view, err
+}
+
+// collectViewResponse is what the uploader sees: this collect, its items and
+// their files, and no id of anything else.
+type collectViewResponse struct {
+	FirmName   string             `json:"firmName"`
+	ClientName string             `json:"clientName"`
+	ExpiresAt  timestamp          `json:"expiresAt"`
+	Collect    collectViewCollect `json:"collect"`
+}
+
+type collectViewCollect struct {
+	Title   string            `json:"title"`
+	Message *string           `json:"message"`
+	DueDate *timestamp        `json:"dueDate"`
+	Status  string            `json:"status"`
+	Items   []collectViewItem `json:"items"`
+}
+
+type collectViewItem struct {
+	ID              string                 `json:"id"`
+	Title           string                 `json:"title"`
+	Description     *string                `json:"description"`
+	Required        bool                   `json:"required"`
+	Status          string                 `json:"status"`
+	RejectionReason *string                `json:"rejectionReason"`
+	Files           []uploadedFileResponse `json:"files"`
+}
+
+// uploadedFileResponse is a file as its uploader sees it.
+type uploadedFileResponse struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Size      int64     `json:"size"`
+	MimeType  string    `json:"mimetype"`
+	CreatedAt timestamp `json:"createdAt"`
+}
+
+func newUploadedFileResponse(f *db.File) uploadedFileResponse {
+	return uploadedFileResponse{ID: f.ID, Name: f.Name, Size: f.Size, MimeType: f.MimeType, CreatedAt: timestampOf(f.CreatedAt)}
+}
+
+func newCollectViewResponse(view *db.CollectView) collectViewResponse {
+	c := view.Collect
+	items := make([]collectViewItem, len(c.Items))
+	for i, it := range c.Items {
+		files := make([]uploadedFileResponse, 0, len(it.FileIDs))
+		for _, id := range it.FileIDs {
+			if f := view.Files[id]; f != nil {
+				files = append(files, newUploadedFileResponse(f))
+			}
+		}
+		items[i] = collectViewItem{
+			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required,
+			Status: it.Status, RejectionReason: it.RejectionReason, Files: files,
+		}
+	}
+	return collectViewResponse{
+		FirmName: view.FirmName, ClientName: view.ClientName, ExpiresAt: timestampOf(view.Session.ExpiresAt),
+		Collect: collectViewCollect{Title: c.Title, Message: c.Message, DueDate: timestampPtr(c.DueDate), Status: c.Status, Items: items},
+	}
+}
+
+// getCollectSession answers GET /v1/collect-sessions/{token}.
+func (h *Handler) getCollectSession(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	view, err := h.collectSession(w, r, p.ByName("token"))
+	respond(h, w, r, http.StatusOK, view, err, newCollectViewResponse)
+}
+
+// uploadCollectFile answers POST /v1/collect-sessions/{token}/items/{itemId}/files.
+func (h *Handler) uploadCollectFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	f, err := h.receiveCollectUpload(w, r, p.ByName("token"), p.ByName("itemId"))
+	respond(h, w, r, http.StatusCreated, f, err, newUploadedFileResponse)
+}
+
+// submitCollectSession answers POST /v1/collect-sessions/{token}/submit.
+func (h *Handler) submitCollectSession(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	view, err := h.submitCollect(w, r, p.ByName("token"))
+	respond(h, w, r, http.StatusOK, view, err, newCollectViewResponse)
+}
+
+// missingItemsIssues turns the required items a submit lacks into one
+// validation issue each, at the item's position.
+func missingItemsIssues(e *db.MissingItemsError) []issue {
+	issues := make([]issue, len(e.Positions))
+	for i, pos := range e.Positions {
+		issues[i] = issue{Code: "custom", Path: []any{"items", pos},
+			Message: fmt.Sprintf("%q is required: upload a file for it before submitting (again, if it was rejected)", e.Titles[i])}
+	}
+	return issues
+}
