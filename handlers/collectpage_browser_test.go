@@ -18,6 +18,8 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"acctapi/db"
 )
 
 // chromiumPath is the browser the page tests drive. Without one they skip,
@@ -272,8 +274,30 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB")
 		tab.wantText(t, payslips+" .files", "payslip-october.pdf 120 KB IMG_20261102_093015.jpg 900 KB")
 		tab.wantText(t, "#summary", "1 of 3 still missing Everything required is here: you can submit now.")
-		tab.wantText(t, "#live", "“Payslips”: 2 file(s) received.")
+		tab.wantText(t, "#live", "“Payslips” received.")
 		tab.shoot(t, dir, "uploaded")
+
+		// The accountant asks for the statements again: the item says why,
+		// and a file dropped on it makes it received again.
+		reason, rejected := "The statement of the second account is missing.", db.ItemRejected
+		if _, err := api.store.UpdateCollectItem(context.Background(), api.client.ID, pc.collect.ID, pc.collect.Items[0].ID,
+			db.CollectItemUpdate{Status: db.Update[string]{Set: true, Value: &rejected}, RejectionReason: db.Update[string]{Set: true, Value: &reason}}); err != nil {
+			t.Fatal(err)
+		}
+		tab.do(t, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("html.js "+statements+".item-rejected")))
+		tab.wantText(t, statements+" .state", "Asked again")
+		tab.wantText(t, statements+" .reason", "Firm One asks again: The statement of the second account is missing.")
+		tab.wantText(t, "#summary", "2 of 3 still missing")
+		tab.shoot(t, dir, "asked-again")
+		tab.do(t, chromedp.Evaluate[chromedp.Void](`(() => {
+			const files = new DataTransfer();
+			files.items.add(new File(["%PDF-1.4 second account"], "statement-account-2.pdf", {type: "application/pdf"}));
+			const at = document.querySelector("`+statements+` .desc");
+			at.dispatchEvent(new DragEvent("dragover", {dataTransfer: files, bubbles: true, cancelable: true}));
+			at.dispatchEvent(new DragEvent("drop", {dataTransfer: files, bubbles: true, cancelable: true}));
+		})()`), chromedp.WaitVisible(chromedp.CSS(statements+".item-received .files li:nth-child(2)")))
+		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB statement-account-2.pdf 23 bytes")
+		tab.wantText(t, "#summary", "1 of 3 still missing Everything required is here: you can submit now.")
 
 		tab.do(t, chromedp.Click(chromedp.CSS(".submit button")), chromedp.WaitVisible(chromedp.CSS(".thanks")))
 		tab.wantText(t, "h1", "Thank you — Firm One has your documents.")

@@ -119,7 +119,7 @@
       var job = queue.shift();
       if (!job) {
         if (received > 0) {
-          document.getElementById("live").textContent = format(strings.received, title, received);
+          document.getElementById("live").textContent = format(strings.received, title);
           refresh(itemId);
         }
         return;
