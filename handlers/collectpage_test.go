@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -506,5 +507,21 @@ func TestCollectAssets(t *testing.T) {
 		if got := acceptsGzip(header); got != want {
 			t.Errorf("acceptsGzip(%q): got %v, want %v", header, got, want)
 		}
+	}
+}
+
+// TestCollectPageBusy spends an address's failed tokens: the next page
+// asks to wait, in a sentence, with the 429 and its Retry-After.
+func TestCollectPageBusy(t *testing.T) {
+	api := newTestAPI(t)
+	for i := range collectFailedTokenLimit {
+		if res := api.page("GET", "/collect/guess-"+strconv.Itoa(i), nil, nil); res.status != http.StatusNotFound {
+			t.Fatalf("guess %d: got %d, want 404", i, res.status)
+		}
+	}
+	res := api.page("GET", "/collect/guess", http.Header{"Accept-Language": {"de"}}, nil)
+	wantPage(t, res, http.StatusTooManyRequests, `<html lang="de">`, "Bitte einen Moment Geduld", "Warten Sie eine Minute")
+	if res.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
 	}
 }
