@@ -431,7 +431,9 @@ func (h *Handler) pageFailure(r *http.Request, err error) (status int, kind stri
 		return status, "busy"
 	case http.StatusRequestEntityTooLarge:
 		return status, "too_large"
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+	case http.StatusBadRequest:
+		return status, "bad_request"
+	case http.StatusUnprocessableEntity:
 		return status, "invalid"
 	case http.StatusInsufficientStorage, http.StatusServiceUnavailable:
 		h.logFailure(r, "storage fault", err)
@@ -444,6 +446,7 @@ func (h *Handler) pageFailure(r *http.Request, err error) (status int, kind stri
 // failPage answers a request of the page whose link does not work, or that
 // failed, with a page that says so in the browser's language.
 func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, status int, kind string) {
+	status, kind = collectPageStatus(status, kind)
 	if kind == "canceled" {
 		stateOf(r).canceled = true
 		return
@@ -461,7 +464,7 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 	token := p.ByName("token")
 	view, err := h.collectSession(w, r, token)
 	if err != nil {
-		status, kind := collectPageStatus(h.pageFailure(r, err))
+		status, kind := h.pageFailure(r, err)
 		h.failPage(w, r, status, kind)
 		return
 	}
@@ -474,8 +477,10 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 	h.renderPage(w, r, http.StatusOK, "collect", page)
 }
 
-// collectPageStatus maps the failures GET can meet to its pages: the view
-// has no other errors than a link that does not work, a limit or a fault.
+// collectPageStatus maps a failure to the page that shows it: a link that
+// does not work, a limit or a fault. The failures of one upload (too large,
+// no file) are told on the collect's page instead; reaching here, they are
+// answered as a fault.
 func collectPageStatus(status int, kind string) (int, string) {
 	switch kind {
 	case "notfound", "gone", "busy", "error", "canceled":
@@ -502,8 +507,8 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 	case "conflict":
 		// Submitted meanwhile: the page shows the confirmation.
 		h.pageRedirect(w, r, token, q)
-	case "too_large", "invalid":
-		q.Set("error", map[string]string{"too_large": "too_large", "invalid": "no_file"}[kind])
+	case "too_large", "invalid", "bad_request":
+		q.Set("error", map[string]string{"too_large": "too_large", "invalid": "no_file", "bad_request": "failed"}[kind])
 		q.Set("item", itemID)
 		h.pageRedirect(w, r, token, q)
 	default:

@@ -409,6 +409,11 @@ func TestCollectPageForms(t *testing.T) {
 			base+"?error=no_file&item="+payslips)
 		wantPage(t, res, http.StatusOK, "No file arrived for “Payslips”. Choose a file first, then press Upload.")
 	})
+	t.Run("not multipart", func(t *testing.T) {
+		res := follow(t, api.page("POST", base+"/items/"+payslips, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, strings.NewReader("file=a.pdf")),
+			base+"?error=failed&item="+payslips)
+		wantPage(t, res, http.StatusOK, "The upload for “Payslips” did not work. Please try again.")
+	})
 	t.Run("too large", func(t *testing.T) {
 		header, body := pageForm(t, "scan.tiff", bytes.Repeat([]byte("x"), testMaxUpload+1))
 		res := follow(t, api.page("POST", base+"/items/"+payslips, header, body), base+"?error=too_large&item="+payslips)
