@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -508,12 +509,32 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 		// Submitted meanwhile: the page shows the confirmation.
 		h.pageRedirect(w, r, token, q)
 	case "too_large", "invalid", "bad_request":
+		if kind == "too_large" {
+			drainUpload(w, r)
+		}
 		q.Set("error", map[string]string{"too_large": "too_large", "invalid": "no_file", "bad_request": "failed"}[kind])
 		q.Set("item", itemID)
 		h.pageRedirect(w, r, token, q)
 	default:
 		h.failPage(w, r, status, kind)
 	}
+}
+
+// pageDrainLimit bounds what the form route reads and drops of an upload
+// it refused as too large.
+const pageDrainLimit = 1 << 30
+
+// drainUpload reads and drops the rest of a refused upload, up to
+// pageDrainLimit. A browser sends the whole form before it reads the answer:
+// a server that answers and closes while it is still sending shows the user
+// a connection error instead of the page that says the file is too large.
+func drainUpload(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	body := &progress{r: io.LimitReader(r.Body, pageDrainLimit), extend: func(t time.Time) {
+		_ = rc.SetReadDeadline(t) // where a connection has no deadlines, the server's timeouts stay
+	}}
+	body.extend(time.Now().Add(transferIdle))
+	io.Copy(io.Discard, body)
 }
 
 // collectPageSubmit answers POST /collect/:token/submit: back to the page,

@@ -225,6 +225,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 	statement := upload("statement-october-2026.pdf", 400_000)
 	payslip := upload("payslip-october.pdf", 120_000)
 	photo := upload("IMG_20261102_093015.jpg", 900_000)
+	scan := upload("scan-600dpi.tiff", 3*testMaxUpload)
 
 	// Root in a container has no sandbox to give the browser.
 	allocCtx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
@@ -260,6 +261,13 @@ func TestCollectPageInBrowser(t *testing.T) {
 					window.finished.add(r.target);
 				}
 			})).observe(document.body, {subtree: true, attributes: true, attributeFilter: ["class"]})`))
+		// A file over the limit is refused before it is sent.
+		receipts := "#item-" + pc.collect.Items[2].ID
+		tab.do(t,
+			chromedp.SetUploadFiles(chromedp.CSS(receipts+" input.file"), []string{scan}),
+			chromedp.WaitVisible(chromedp.CSS(receipts+" .progress li.failed")),
+		)
+		tab.wantText(t, receipts+" .progress", "scan-600dpi.tiff Too large: a file can be at most 1.0 MB.")
 		tab.do(t,
 			chromedp.SetUploadFiles(chromedp.CSS(statements+" input.file"), []string{statement}),
 			chromedp.WaitVisible(chromedp.CSS(statements+".item-received .files li")),
@@ -318,6 +326,17 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.do(t, chromedp.Click(chromedp.CSS(".submit button")), chromedp.WaitVisible(chromedp.CSS("#notice")))
 		tab.wantText(t, "#notice", "Noch nicht abgesendet: Diese Unterlagen fehlen noch. Bank statements Payslips Fügen Sie sie oben hinzu und senden Sie dann erneut ab.")
 		tab.shoot(t, dir, "nojs-missing")
+
+		// The server refuses a file over the limit, and the page says so:
+		// the browser gets the answer, not a broken connection.
+		tab.navigate(t, api.server.URL, "/collect/"+pc.token, http.StatusOK)
+		tab.do(t,
+			chromedp.SetUploadFiles(chromedp.CSS(payslips+" input.file"), []string{scan}),
+			chromedp.Click(chromedp.CSS(payslips+" .send")),
+			chromedp.WaitVisible(chromedp.CSS("#notice")),
+		)
+		tab.wantText(t, "#notice", "Die Datei für „Payslips“ ist zu groß: Eine Datei darf höchstens 1,0 MB haben. Versuchen Sie eine kleinere Datei oder scannen Sie mit geringerer Auflösung.")
+		tab.shoot(t, dir, "nojs-too-large")
 
 		tab.do(t,
 			chromedp.SetUploadFiles(chromedp.CSS(statements+" input.file"), []string{statement}),
