@@ -224,7 +224,8 @@ type collectPage struct {
 	Heading, Text string
 }
 
-// pageNotice is the message at the top of the page about the last action.
+// pageNotice is the message about the last action: at the top of the page,
+// or in the item it was about.
 type pageNotice struct {
 	Kind  string // "ok" or "error"
 	Text  string
@@ -245,6 +246,7 @@ type pageItem struct {
 	Action, UploadURL        string
 	ForItem                  string
 	MaxBytes                 int64
+	Notice                   *pageNotice
 }
 
 // pageFile is a file already uploaded for an item.
@@ -333,7 +335,8 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 }
 
 // notice reads the status the form routes put in the query after their
-// redirect: an item received, or what went wrong.
+// redirect: an item received or what went wrong with it, told in the item,
+// or what the whole page must say first.
 func (page *collectPage) notice(q url.Values, maxUpload int64) {
 	t := page.T
 	id := q.Get("received")
@@ -348,7 +351,7 @@ func (page *collectPage) notice(q url.Values, maxUpload int64) {
 	}
 	switch e := q.Get("error"); {
 	case q.Get("received") != "" && item != nil:
-		page.Notice = &pageNotice{Kind: "ok", Text: fmt.Sprintf(t["notice_received"], item.Title)}
+		item.Notice = &pageNotice{Kind: "ok", Text: fmt.Sprintf(t["notice_received"], item.Title)}
 	case e == "missing" && !page.RequiredDone:
 		n := &pageNotice{Kind: "error", Text: t["notice_missing"], After: t["notice_missing_after"]}
 		for _, it := range page.Items {
@@ -361,11 +364,11 @@ func (page *collectPage) notice(q url.Values, maxUpload int64) {
 		page.Notice = &pageNotice{Kind: "error", Text: t["notice_busy"]}
 	case item == nil:
 	case e == "too_large":
-		page.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_too_large"], item.Title, pageSize(t, maxUpload))}
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_too_large"], item.Title, pageSize(t, maxUpload))}
 	case e == "no_file":
-		page.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_no_file"], item.Title)}
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_no_file"], item.Title)}
 	case e == "failed":
-		page.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_upload_failed"], item.Title)}
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_upload_failed"], item.Title)}
 	}
 }
 
@@ -500,21 +503,21 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 	q := url.Values{}
 	if err == nil {
 		q.Set("received", itemID)
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, itemID)
 		return
 	}
 	status, kind := h.pageFailure(r, err)
 	switch kind {
 	case "conflict":
 		// Submitted meanwhile: the page shows the confirmation.
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, "")
 	case "too_large", "invalid", "bad_request":
 		if kind == "too_large" {
 			drainUpload(w, r)
 		}
 		q.Set("error", map[string]string{"too_large": "too_large", "invalid": "no_file", "bad_request": "failed"}[kind])
 		q.Set("item", itemID)
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, itemID)
 	default:
 		h.failPage(w, r, status, kind)
 	}
@@ -545,27 +548,31 @@ func (h *Handler) collectPageSubmit(w http.ResponseWriter, r *http.Request, p ht
 	_, err := h.submitCollect(w, r, token)
 	q := url.Values{}
 	if err == nil {
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, "")
 		return
 	}
 	status, kind := h.pageFailure(r, err)
 	switch kind {
 	case "conflict":
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, "")
 	case "invalid":
 		q.Set("error", "missing")
-		h.pageRedirect(w, r, token, q)
+		h.pageRedirect(w, r, token, q, "")
 	default:
 		h.failPage(w, r, status, kind)
 	}
 }
 
 // pageRedirect sends the browser back to the page with a status in the
-// query (303: the page is fetched with GET, the form is not sent again).
-func (h *Handler) pageRedirect(w http.ResponseWriter, r *http.Request, token string, q url.Values) {
+// query (303: the page is fetched with GET, the form is not sent again), at
+// the item the status is about when itemID is not "".
+func (h *Handler) pageRedirect(w http.ResponseWriter, r *http.Request, token string, q url.Values, itemID string) {
 	target := "/collect/" + url.PathEscape(token)
 	if len(q) > 0 {
 		target += "?" + q.Encode()
+	}
+	if itemID != "" {
+		target += "#item-" + url.PathEscape(itemID)
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }

@@ -333,9 +333,9 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.do(t,
 			chromedp.SetUploadFiles(chromedp.CSS(payslips+" input.file"), []string{scan}),
 			chromedp.Click(chromedp.CSS(payslips+" .send")),
-			chromedp.WaitVisible(chromedp.CSS("#notice")),
+			chromedp.WaitVisible(chromedp.CSS(payslips+" .notice")),
 		)
-		tab.wantText(t, "#notice", "Die Datei für „Payslips“ ist zu groß: Eine Datei darf höchstens 1,0 MB haben. Versuchen Sie eine kleinere Datei oder scannen Sie mit geringerer Auflösung.")
+		tab.wantText(t, payslips+" .notice", "Die Datei für „Payslips“ ist zu groß: Eine Datei darf höchstens 1,0 MB haben. Versuchen Sie eine kleinere Datei oder scannen Sie mit geringerer Auflösung.")
 		tab.shoot(t, dir, "nojs-too-large")
 
 		tab.do(t,
@@ -343,7 +343,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(statements+" .send")),
 			chromedp.WaitVisible(chromedp.CSS(statements+".item-received")),
 		)
-		tab.wantText(t, "#notice", "„Bank statements“ erhalten. Vielen Dank.")
+		tab.wantText(t, statements+" .notice", "„Bank statements“ erhalten. Vielen Dank.")
 		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB")
 		tab.wantText(t, "#summary", "2 von 3 fehlen noch")
 		tab.shoot(t, dir, "nojs-received")

@@ -389,7 +389,7 @@ func TestCollectPageForms(t *testing.T) {
 	})
 	t.Run("upload", func(t *testing.T) {
 		header, body := pageForm(t, "statement-october.pdf", bytes.Repeat([]byte("x"), 2500))
-		res := follow(t, api.page("POST", base+"/items/"+statements, header, body), base+"?received="+statements)
+		res := follow(t, api.page("POST", base+"/items/"+statements, header, body), base+"?received="+statements+"#item-"+statements)
 		wantPage(t, res, http.StatusOK, "“Bank statements” received. Thank you.", "statement-october.pdf", "2.5 KB",
 			"Received", "2 of 3 still missing", "Add another file")
 		files, err := api.store.OpenCollectSession(context.Background(), auth.HashCollectToken(pc.token))
@@ -406,17 +406,17 @@ func TestCollectPageForms(t *testing.T) {
 		mw.WriteField("note", "nothing chosen")
 		mw.Close()
 		res := follow(t, api.page("POST", base+"/items/"+payslips, http.Header{"Content-Type": {mw.FormDataContentType()}}, &body),
-			base+"?error=no_file&item="+payslips)
+			base+"?error=no_file&item="+payslips+"#item-"+payslips)
 		wantPage(t, res, http.StatusOK, "No file arrived for “Payslips”. Choose a file first, then press Upload.")
 	})
 	t.Run("not multipart", func(t *testing.T) {
 		res := follow(t, api.page("POST", base+"/items/"+payslips, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, strings.NewReader("file=a.pdf")),
-			base+"?error=failed&item="+payslips)
+			base+"?error=failed&item="+payslips+"#item-"+payslips)
 		wantPage(t, res, http.StatusOK, "The upload for “Payslips” did not work. Please try again.")
 	})
 	t.Run("too large", func(t *testing.T) {
 		header, body := pageForm(t, "scan.tiff", bytes.Repeat([]byte("x"), testMaxUpload+1))
-		res := follow(t, api.page("POST", base+"/items/"+payslips, header, body), base+"?error=too_large&item="+payslips)
+		res := follow(t, api.page("POST", base+"/items/"+payslips, header, body), base+"?error=too_large&item="+payslips+"#item-"+payslips)
 		wantPage(t, res, http.StatusOK, "That file is too large for “Payslips”: a file can be at most 1.0 MB.")
 	})
 	t.Run("unknown item", func(t *testing.T) {
@@ -431,7 +431,7 @@ func TestCollectPageForms(t *testing.T) {
 	})
 	t.Run("submit", func(t *testing.T) {
 		header, body := pageForm(t, "payslip.pdf", []byte("%PDF-1.4"))
-		follow(t, api.page("POST", base+"/items/"+payslips, header, body), base+"?received="+payslips)
+		follow(t, api.page("POST", base+"/items/"+payslips, header, body), base+"?received="+payslips+"#item-"+payslips)
 		res := follow(t, api.page("POST", base+"/submit", nil, nil), base)
 		wantPage(t, res, http.StatusOK, "Thank you — Firm One has your documents.", "statement-october.pdf", "payslip.pdf")
 		view, err := api.store.OpenCollectSession(context.Background(), auth.HashCollectToken(pc.token))
