@@ -31,6 +31,11 @@ import (
 // a small script that adds drag-and-drop and a progress bar per file. Its
 // templates, style, script and string tables are embedded.
 //
+// An item's file input names no accepted types and no capture attribute:
+// phones then offer their camera beside their photos and files, and any
+// kind of document goes (capture would open the camera only, and accept
+// would hide a spreadsheet or a ZIP).
+//
 //go:embed collectpage/page.html collectpage/collect.css collectpage/collect.js collectpage/en.json collectpage/de.json
 var collectPageFiles embed.FS
 

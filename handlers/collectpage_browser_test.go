@@ -253,6 +253,12 @@ func TestCollectPageInBrowser(t *testing.T) {
 		}
 		tab.shoot(t, dir, "open")
 
+		// The keyboard reaches the first item's file picker first.
+		tab.do(t, chromedp.KeyEvent("\t"))
+		if focused, err := chromedp.Run(tab.ctx, chromedp.Evaluate[string](`document.activeElement.id`)); err != nil || focused != "file-"+pc.collect.Items[0].ID {
+			t.Errorf("the first Tab focuses %q (%v), want the first item's file input", focused, err)
+		}
+
 		// Each upload row that reaches its end is counted as it is marked
 		// done with a full bar, before the item is fetched again.
 		tab.do(t, chromedp.Evaluate[chromedp.Void](`window.finished = new Set();
