@@ -238,12 +238,21 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab := openTab(t, allocCtx, true, "")
 		tab.navigate(t, api.server.URL, "/collect/"+pc.token, http.StatusOK)
 		tab.do(t, chromedp.WaitVisible(chromedp.CSS("html.js .pick-many")))
-		timing, err := chromedp.Run(tab.ctx, chromedp.Evaluate[pageTiming](`(() => {
-			const nav = performance.getEntriesByType("navigation")[0];
-			const fcp = performance.getEntriesByName("first-contentful-paint")[0];
-			return {fcp: fcp ? fcp.startTime : -1, dcl: nav.domContentLoadedEventEnd, html: nav.transferSize,
-				files: performance.getEntriesByType("resource").map(r => ({name: r.name.split("/").pop(), transfer: r.transferSize, body: r.encodedBodySize}))};
-		})()`))
+		// The paint is recorded after it happens: wait for it, a while.
+		timing, err := chromedp.Run(tab.ctx, chromedp.Evaluate[pageTiming](`new Promise(done => {
+			const report = fcp => {
+				const nav = performance.getEntriesByType("navigation")[0];
+				done({fcp: fcp ? fcp.startTime : -1, dcl: nav.domContentLoadedEventEnd, html: nav.transferSize,
+					files: performance.getEntriesByType("resource").map(r => ({name: r.name.split("/").pop(), transfer: r.transferSize, body: r.encodedBodySize}))});
+			};
+			new PerformanceObserver(list => {
+				const fcp = list.getEntriesByName("first-contentful-paint")[0];
+				if (fcp) {
+					report(fcp);
+				}
+			}).observe({type: "paint", buffered: true});
+			setTimeout(report, 5000);
+		})`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatal(err)
 		}
