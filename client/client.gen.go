@@ -11310,6 +11310,14 @@ type OpenCollectSessionResponse200Headers struct {
 	XRequestId         *string
 }
 
+// OpenCollectSessionResponse404Headers the declared response headers of an HTTP 404 response for OpenCollectSession
+type OpenCollectSessionResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // OpenCollectSessionResponse405Headers the declared response headers of an HTTP 405 response for OpenCollectSession
 type OpenCollectSessionResponse405Headers struct {
 	Allow      *string
@@ -11318,7 +11326,10 @@ type OpenCollectSessionResponse405Headers struct {
 
 // OpenCollectSessionResponse410Headers the declared response headers of an HTTP 410 response for OpenCollectSession
 type OpenCollectSessionResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // OpenCollectSessionResponse429Headers the declared response headers of an HTTP 429 response for OpenCollectSession
@@ -11353,6 +11364,8 @@ type OpenCollectSessionResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenCollectSessionResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *OpenCollectSessionResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *OpenCollectSessionResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -11435,6 +11448,14 @@ type UploadCollectFileResponse201Headers struct {
 	XRequestId         *string
 }
 
+// UploadCollectFileResponse404Headers the declared response headers of an HTTP 404 response for UploadCollectFile
+type UploadCollectFileResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // UploadCollectFileResponse405Headers the declared response headers of an HTTP 405 response for UploadCollectFile
 type UploadCollectFileResponse405Headers struct {
 	Allow      *string
@@ -11443,7 +11464,10 @@ type UploadCollectFileResponse405Headers struct {
 
 // UploadCollectFileResponse410Headers the declared response headers of an HTTP 410 response for UploadCollectFile
 type UploadCollectFileResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // UploadCollectFileResponse429Headers the declared response headers of an HTTP 429 response for UploadCollectFile
@@ -11488,6 +11512,8 @@ type UploadCollectFileResponse struct {
 	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *UploadCollectFileResponse201Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UploadCollectFileResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *UploadCollectFileResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -11595,6 +11621,14 @@ type SubmitCollectResponse200Headers struct {
 	XRequestId         *string
 }
 
+// SubmitCollectResponse404Headers the declared response headers of an HTTP 404 response for SubmitCollect
+type SubmitCollectResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // SubmitCollectResponse405Headers the declared response headers of an HTTP 405 response for SubmitCollect
 type SubmitCollectResponse405Headers struct {
 	Allow      *string
@@ -11603,7 +11637,10 @@ type SubmitCollectResponse405Headers struct {
 
 // SubmitCollectResponse410Headers the declared response headers of an HTTP 410 response for SubmitCollect
 type SubmitCollectResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // SubmitCollectResponse429Headers the declared response headers of an HTTP 429 response for SubmitCollect
@@ -11644,6 +11681,8 @@ type SubmitCollectResponse struct {
 	JSON507 *InsufficientStorage
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SubmitCollectResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SubmitCollectResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *SubmitCollectResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -20657,6 +20696,37 @@ func ParseOpenCollectSessionResponse(rsp *http.Response) (*OpenCollectSessionRes
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers OpenCollectSessionResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers OpenCollectSessionResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -20676,6 +20746,27 @@ func ParseOpenCollectSessionResponse(rsp *http.Response) (*OpenCollectSessionRes
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers OpenCollectSessionResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20862,6 +20953,37 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 			headers.XRequestId = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 404:
+		var headers UploadCollectFileResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers UploadCollectFileResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -20881,6 +21003,27 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers UploadCollectFileResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21053,6 +21196,37 @@ func ParseSubmitCollectResponse(rsp *http.Response) (*SubmitCollectResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers SubmitCollectResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers SubmitCollectResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -21072,6 +21246,27 @@ func ParseSubmitCollectResponse(rsp *http.Response) (*SubmitCollectResponse, err
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers SubmitCollectResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
