@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,20 +88,7 @@ func TestReferenceFiles(t *testing.T) {
 // Its screenshots, desktop and 360 px wide, are kept in the test's temp
 // dir (-v logs the paths).
 func TestReferenceInBrowser(t *testing.T) {
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		msg := "no chromium: install it (apt-get install chromium) to test /v1/docs in a browser"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	browser := chromiumPath(t, "/v1/docs")
 	api := newTestAPI(t)
 	res := api.do(request{method: "GET", path: "/v1/openapi.json"})
 	doc, err := openapi3.NewLoader().LoadFromData(res.body)
@@ -178,10 +164,7 @@ func TestReferenceInBrowser(t *testing.T) {
 	// Screenshots of the page on a desktop and 360 px wide, as a phone shows
 	// it, to look at: in the test's temp dir, or in ACCTAPI_SCREENSHOT_DIR
 	// to keep them after the test.
-	dir := os.Getenv("ACCTAPI_SCREENSHOT_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
+	dir := screenshotDir(t)
 	for _, view := range []struct {
 		name          string
 		width, height int64
