@@ -3,12 +3,10 @@ package handlers
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -18,7 +16,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -404,52 +401,23 @@ func failurePage(lang, kind string) *collectPage {
 }
 
 // pageFailure sorts an error of the public collect methods into what the
-// page says of it, with the status it answers: the store's codes and the
-// API's errors alike, as h.fail would answer them.
-func (h *Handler) pageFailure(r *http.Request, err error) (status int, kind string) {
-	var apiErr *apiError
-	var valErr *validationError
-	var storeErr *db.Error
-	var missing *db.MissingItemsError
-	var tooLarge *http.MaxBytesError
+// page says of it, with the status the API would answer.
+func (h *Handler) pageFailure(w http.ResponseWriter, r *http.Request, err error) (status int, kind string) {
+	apiErr, valErr := h.classify(w, r, err)
 	switch {
-	case errors.As(err, &missing), errors.As(err, &valErr):
-		status = http.StatusUnprocessableEntity
-	case errors.As(err, &apiErr):
-		status = apiErr.Status
-	case errors.As(err, &storeErr):
-		status = map[string]int{db.ENOTFOUND: http.StatusNotFound, db.EEXPIRED: http.StatusGone,
-			db.ECONFLICT: http.StatusConflict, db.EINVALID: http.StatusUnprocessableEntity}[storeErr.Code]
-	case errors.As(err, &tooLarge):
-		status = http.StatusRequestEntityTooLarge
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+	case valErr != nil:
+		return http.StatusUnprocessableEntity, "invalid"
+	case apiErr == nil:
 		return 0, "canceled"
-	case db.IsStorageFull(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
-		status = http.StatusInsufficientStorage
-	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO):
-		status = http.StatusServiceUnavailable
 	}
-	switch status {
-	case http.StatusNotFound:
-		return status, "notfound"
-	case http.StatusGone:
-		return status, "gone"
-	case http.StatusConflict:
-		return status, "conflict"
-	case http.StatusTooManyRequests:
-		return status, "busy"
-	case http.StatusRequestEntityTooLarge:
-		return status, "too_large"
-	case http.StatusBadRequest:
-		return status, "bad_request"
-	case http.StatusUnprocessableEntity:
-		return status, "invalid"
-	case http.StatusInsufficientStorage, http.StatusServiceUnavailable:
-		h.logFailure(r, "storage fault", err)
-		return status, "error"
+	kinds := map[int]string{
+		http.StatusNotFound: "notfound", http.StatusGone: "gone", http.StatusConflict: "conflict",
+		http.StatusTooManyRequests: "busy", http.StatusRequestEntityTooLarge: "too_large", http.StatusBadRequest: "bad_request",
 	}
-	h.logFailure(r, "internal error", err)
-	return http.StatusInternalServerError, "error"
+	if kind, ok := kinds[apiErr.Status]; ok {
+		return apiErr.Status, kind
+	}
+	return apiErr.Status, "error"
 }
 
 // failPage answers a request of the page whose link does not work, or that
@@ -473,7 +441,7 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 	token := p.ByName("token")
 	view, err := h.collectSession(w, r, token)
 	if err != nil {
-		status, kind := h.pageFailure(r, err)
+		status, kind := h.pageFailure(w, r, err)
 		h.failPage(w, r, status, kind)
 		return
 	}
@@ -511,7 +479,7 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 		h.pageRedirect(w, r, token, q, itemID)
 		return
 	}
-	status, kind := h.pageFailure(r, err)
+	status, kind := h.pageFailure(w, r, err)
 	switch kind {
 	case "conflict":
 		// Submitted meanwhile: the page shows the confirmation.
@@ -556,7 +524,7 @@ func (h *Handler) collectPageSubmit(w http.ResponseWriter, r *http.Request, p ht
 		h.pageRedirect(w, r, token, q, "")
 		return
 	}
-	status, kind := h.pageFailure(r, err)
+	status, kind := h.pageFailure(w, r, err)
 	switch kind {
 	case "conflict":
 		h.pageRedirect(w, r, token, q, "")

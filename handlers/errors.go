@@ -100,6 +100,27 @@ func errPayloadTooLarge(limit int64) *apiError {
 // and answered with a generic 500, never with their text.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	st := stateOf(r)
+	apiErr, valErr := h.classify(w, r, err)
+	switch {
+	case valErr != nil:
+		printableIssues(valErr.issues)
+		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
+			Success: false,
+			Error:   validationDetail{Name: st.validationName(), Issues: valErr.issues},
+		})
+	case apiErr != nil:
+		writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, printable(apiErr.Message)})
+	default:
+		// The caller hung up: nobody reads the answer.
+		st.canceled = true
+	}
+}
+
+// classify says what err answers: an API error, or a validation failure
+// (422), or neither when the caller hung up. It logs the faults that are
+// the server's, and sets the headers their answer carries. fail writes the
+// API's answer from it, and the upload page its own.
+func (h *Handler) classify(w http.ResponseWriter, r *http.Request, err error) (*apiError, *validationError) {
 	var apiErr *apiError
 	var valErr *validationError
 	var storeErr *db.Error
@@ -107,40 +128,30 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var missing *db.MissingItemsError
 	switch {
 	case errors.As(err, &apiErr):
+		return apiErr, nil
 	case errors.As(err, &missing):
-		h.fail(w, r, &validationError{issues: missingItemsIssues(missing)})
-		return
+		return nil, &validationError{issues: missingItemsIssues(missing)}
 	case errors.As(err, &valErr):
-		printableIssues(valErr.issues)
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody{
-			Success: false,
-			Error:   validationDetail{Name: st.validationName(), Issues: valErr.issues},
-		})
-		return
+		return nil, valErr
 	case errors.As(err, &storeErr):
-		apiErr = storeError(storeErr)
-		if apiErr == nil {
-			h.fail(w, r, &validationError{issues: []issue{{Code: "custom", Path: apiPath(storeErr.Field), Message: storeErr.Message}}})
-			return
+		if apiErr := storeError(storeErr); apiErr != nil {
+			return apiErr, nil
 		}
+		return nil, &validationError{issues: []issue{{Code: "custom", Path: apiPath(storeErr.Field), Message: storeErr.Message}}}
 	case errors.As(err, &tooLarge):
-		apiErr = errPayloadTooLarge(tooLarge.Limit)
+		return errPayloadTooLarge(tooLarge.Limit), nil
 	case db.IsStorageFull(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
 		h.logFailure(r, "storage fault", err)
-		apiErr = errStorageFull
+		return errStorageFull, nil
 	case db.IsStorageUnavailable(err) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO) || errors.Is(err, filestore.ErrUnavailable):
 		h.logFailure(r, "storage fault", err)
 		w.Header().Set("Retry-After", strconv.Itoa(storageRetryAfter))
-		apiErr = errStorageUnavailable
+		return errStorageUnavailable, nil
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		// The caller hung up: nobody reads the answer.
-		st.canceled = true
-		return
-	default:
-		h.logFailure(r, "internal error", err)
-		apiErr = errInternal
+		return nil, nil
 	}
-	writeJSON(w, apiErr.Status, errorBody{apiErr.Status, apiErr.Type, apiErr.Code, printable(apiErr.Message)})
+	h.logFailure(r, "internal error", err)
+	return errInternal, nil
 }
 
 // printable escapes the control characters of a message as \u0000 and its
