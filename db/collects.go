@@ -715,14 +715,36 @@ func openSession(ctx context.Context, tx *txn, tokenHash []byte, now time.Time) 
 	if err != nil {
 		return nil, nil, err
 	}
+	var expired *Error
 	switch {
 	case !s.ExpiresAt.After(now):
-		return nil, nil, &Error{Code: EEXPIRED, Message: "this collect link has expired: ask the firm for a new one"}
+		expired = &Error{Code: EEXPIRED, Message: "this collect link has expired: ask the firm for a new one"}
 	case c.Status == CollectClosed || c.Status == CollectCancelled:
-		return nil, nil, &Error{Code: EEXPIRED, Message: "this request for documents is closed: ask the firm for a new link if something is missing"}
+		expired = &Error{Code: EEXPIRED, Message: "this request for documents is closed: ask the firm for a new link if something is missing"}
+	default:
+		return s, c, nil
 	}
-	return s, c, nil
+	e := &ExpiredError{Locale: c.Locale, err: expired}
+	if err := tx.QueryRowContext(ctx, `SELECT f.name FROM clients c JOIN firms f ON f.id = c.firm_id
+		WHERE c.id = ?`, s.ClientID).Scan(&e.FirmName); err != nil {
+		return nil, nil, fmt.Errorf("expired link's firm: %w", err)
+	}
+	return nil, nil, e
 }
+
+// ExpiredError refuses a link that expired, or whose collect is closed or
+// cancelled. It names the firm and the collect's language, both shown to the
+// link's holder before, so that the page can say whom to ask for a new link.
+// It wraps an EEXPIRED *Error.
+type ExpiredError struct {
+	FirmName, Locale string
+	err              *Error
+}
+
+func (e *ExpiredError) Error() string { return e.err.Error() }
+
+// Unwrap gives the EEXPIRED error, which ErrorCode and the HTTP layer see.
+func (e *ExpiredError) Unwrap() error { return e.err }
 
 // scanFunc is a function as a scanner.
 type scanFunc func(dest ...any) error

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -422,7 +423,7 @@ func (h *Handler) pageFailure(w http.ResponseWriter, r *http.Request, err error)
 
 // failPage answers a request of the page whose link does not work, or that
 // failed, with a page that says so in the browser's language.
-func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, status int, kind string) {
+func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, err error, status int, kind string) {
 	status, kind = collectPageStatus(status, kind)
 	if kind == "canceled" {
 		stateOf(r).canceled = true
@@ -431,7 +432,14 @@ func (h *Handler) failPage(w http.ResponseWriter, r *http.Request, status int, k
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(storageRetryAfter))
 	}
-	h.renderPage(w, r, status, "gone", failurePage(pageLanguage("", r.Header.Get("Accept-Language")), kind))
+	page := failurePage(pageLanguage("", r.Header.Get("Accept-Language")), kind)
+	// An expired link's holder saw the firm's name and language before:
+	// the page names whom to ask for a new link, in that language.
+	if expired := (*db.ExpiredError)(nil); kind == "gone" && errors.As(err, &expired) {
+		page = failurePage(pageLanguage(expired.Locale, r.Header.Get("Accept-Language")), kind)
+		page.Text = fmt.Sprintf(page.T["gone_text_firm"], expired.FirmName)
+	}
+	h.renderPage(w, r, status, "gone", page)
 }
 
 // collectPage answers GET /collect/:token: the request with its checklist,
@@ -442,7 +450,7 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 	view, err := h.collectSession(w, r, token)
 	if err != nil {
 		status, kind := h.pageFailure(w, r, err)
-		h.failPage(w, r, status, kind)
+		h.failPage(w, r, err, status, kind)
 		return
 	}
 	page := h.newCollectPage(view, token, pageLanguage(view.Collect.Locale, r.Header.Get("Accept-Language")))
@@ -492,7 +500,7 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 		q.Set("item", itemID)
 		h.pageRedirect(w, r, token, q, itemID)
 	default:
-		h.failPage(w, r, status, kind)
+		h.failPage(w, r, err, status, kind)
 	}
 }
 
@@ -532,7 +540,7 @@ func (h *Handler) collectPageSubmit(w http.ResponseWriter, r *http.Request, p ht
 		q.Set("error", "missing")
 		h.pageRedirect(w, r, token, q, "")
 	default:
-		h.failPage(w, r, status, kind)
+		h.failPage(w, r, err, status, kind)
 	}
 }
 
