@@ -80,6 +80,8 @@ type Server struct {
 	acme    *acmeCache
 	// dispatcher delivers the webhook outbox while Run runs.
 	dispatcher *webhooks.Dispatcher
+	// baseURL is the API's address, with its /v1.
+	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
 	FirstKey string
 }
@@ -121,6 +123,11 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
+	baseURL := cfg.BaseURL
+	if baseURL == "" {
+		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr), cfg.https(), cfg.TLSDomain)
+	}
+	s.baseURL = baseURL
 	if err := s.bootstrap(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -128,10 +135,6 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	limiter := auth.NewLimiter(cfg.Now)
 	if measured != nil {
 		measured.watchStore(cfg, store, files, limiter)
-	}
-	baseURL := cfg.BaseURL
-	if baseURL == "" {
-		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr), cfg.https(), cfg.TLSDomain)
 	}
 	h, err := handlers.New(handlers.Config{
 		Store:   store,
@@ -261,7 +264,15 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 		fmt.Fprintf(s.cfg.Stderr, "  - %s\n", line)
 	}
 	fmt.Fprintf(s.cfg.Stderr, "The demo client's key, shown once:\n\n    %s\n\n", key)
+	fmt.Fprintf(s.cfg.Stderr, "The upload page of the collect request %q, for the client, shown once:\n\n    %s\n\n",
+		seed.CollectTitle, collectPageURL(s.baseURL, demo.CollectToken))
 	return nil
+}
+
+// collectPageURL is the address of a collect session's upload page: on the
+// public address, the base URL without its /v1.
+func collectPageURL(baseURL, token string) string {
+	return strings.TrimSuffix(baseURL, "/v1") + "/collect/" + token
 }
 
 // Addr returns the address the server listens on.

@@ -21,7 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/db/seed"
 )
 
 // keyRE matches an API key as the server prints it: ak_<id>_<64 hex digits>.
@@ -29,6 +31,10 @@ var keyRE = regexp.MustCompile(`ak_[a-z0-9]+_[0-9a-f]{64}`)
 
 // demoClientRE finds the demo client's id in the --demo banner.
 var demoClientRE = regexp.MustCompile(`demo client (c[0-9a-z]+)`)
+
+// demoCollectPageRE finds the demo collect's page in the --demo banner: the
+// public address and the token.
+var demoCollectPageRE = regexp.MustCompile(`(http://\S+)/collect/([A-Za-z0-9_-]{43})\n`)
 
 // syncBuffer is a bytes.Buffer that the server's goroutines may write to while
 // the test reads it.
@@ -315,6 +321,22 @@ func TestServerDemo(t *testing.T) {
 		if strings.HasPrefix(perm, "clients:") || strings.HasPrefix(perm, "accountant_users:") {
 			t.Errorf("client key holds the admin permission %s", perm)
 		}
+	}
+
+	// The demo collect's page, on the public address (the base URL without
+	// /v1), reaches the open collect with the statement received.
+	page := demoCollectPageRE.FindStringSubmatch(banner)
+	if page == nil || page[1] != strings.TrimSuffix(r.base, "/v1") {
+		t.Fatalf("stderr does not give the demo collect's page at %s/collect/{token}:\n%s", strings.TrimSuffix(r.base, "/v1"), banner)
+	}
+	view, err := r.srv.store.OpenCollectSession(context.Background(), auth.HashCollectToken(page[2]))
+	if err != nil {
+		t.Fatalf("the demo collect's token: %v, want it to open its session", err)
+	}
+	if c := view.Collect; c.Title != seed.CollectTitle || c.Status != db.CollectOpen || c.ClientID != clientID || len(c.Items) != 3 ||
+		c.Items[0].Status != db.ItemReceived || len(c.Items[0].FileIDs) != 1 || view.Files[c.Items[0].FileIDs[0]].Name != seed.StatementName ||
+		c.Items[1].Status != db.ItemPending || c.Items[2].Status != db.ItemPending {
+		t.Errorf("the demo collect: got %+v, want %q, OPEN, of the demo client, three items, the first received with the statement", c, seed.CollectTitle)
 	}
 	if err := r.stop(); err != nil {
 		t.Fatal(err)

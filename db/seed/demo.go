@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/filestore"
 )
@@ -14,6 +15,10 @@ import (
 type DemoRecords struct {
 	ClientID    string
 	WorkspaceID string
+	CollectID   string
+	// CollectToken is the token of the demo collect's session: the last
+	// part of its page's address, shown once.
+	CollectToken string
 	// Summary names everything Demo made, by name, a line each, for people
 	// who try the API on it.
 	Summary []string
@@ -21,8 +26,9 @@ type DemoRecords struct {
 
 // Demo fills the firm with a demo client with two workspaces, users of the
 // client and accountant users who are members, folders (nested), labels,
-// tasks (with subtasks, due dates and every status) and a bank statement,
-// and a second client with a workspace and a user of its own. It writes
+// tasks (with subtasks, due dates and every status), an open collect
+// request with a live session through which the bank statement was
+// uploaded, and a second client with a workspace and a user of its own. It writes
 // through the store's own methods, the checks and rules of the API's writes
 // included, so the demo holds nothing the API could not have made. It does
 // nothing and returns nil, nil when the firm already has clients.
@@ -73,13 +79,16 @@ func Demo(ctx context.Context, store *db.DB, files *filestore.Store, firmID stri
 	if d.err != nil {
 		return nil, fmt.Errorf("seed demo: %w", d.err)
 	}
-	if err := statement(ctx, store, files, mueller, accounts); err != nil {
+	collect, token, err := demoCollect(ctx, store, files, mueller, accounts, receipts, now)
+	if err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
-	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, Summary: []string{
+	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, CollectID: collect.ID, CollectToken: token, Summary: []string{
 		fmt.Sprintf("the client %q, with the client users anna.mueller@example.com (admin) and bob.mueller@example.com", muellerName),
 		fmt.Sprintf("its workspace %q: %d tasks (%d of them subtasks), the file %q, %d folders and %d labels",
 			accountsName, d.tasks, d.subtasks, StatementName, d.folders, d.labels),
+		fmt.Sprintf("in it the open collect request %q (%s) asking for %d documents, the first, %q, uploaded through its link",
+			collect.Title, collect.ID, len(collect.Items), StatementName),
 		fmt.Sprintf("its workspace %q, and a second client %q with the workspace %q", payrollName, novakName, incomeName),
 		"the accountant users berta.berater@example.com (admin) and carl.kontor@example.com, members of those workspaces",
 	}}, nil
@@ -102,21 +111,51 @@ trailer << /Root 1 0 R >>
 %%EOF
 `
 
-// statement stores a bank statement in the workspace as an upload does:
-// bytes in place first, then the record.
-func statement(ctx context.Context, store *db.DB, files *filestore.Store, clientID, workspaceID string) error {
+// CollectTitle is the title of the collect request Demo makes.
+const CollectTitle = "Documents for Q3 2026"
+
+// demoCollect makes an open collect request of three documents in the
+// workspace and a session valid for 14 days, and uploads the bank statement
+// through it as the client would: bytes in place first, then the record. It
+// returns the collect as the upload left it and the session's token.
+func demoCollect(ctx context.Context, store *db.DB, files *filestore.Store, clientID, workspaceID, receiptsFolder string, now time.Time) (*db.Collect, string, error) {
+	due := now.Add(14 * 24 * time.Hour)
+	collect, err := store.CreateCollect(ctx, clientID, db.CollectCreate{
+		WorkspaceID: workspaceID, Title: CollectTitle, DueDate: &due,
+		Message: ptr("Please upload the documents for the third quarter by the due date. Thank you!"),
+		Items: []db.CollectItemCreate{
+			{Title: "Bank statements July to September", Description: ptr("Every account, every page"), Required: true},
+			{Title: "Receipts", Description: ptr("Photos or scans of every receipt over 50 EUR"), Required: true, FolderID: &receiptsFolder},
+			{Title: "Payroll records", Required: false},
+		},
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	token, hash, err := auth.NewCollectToken()
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := store.CreateCollectSession(ctx, clientID, collect.ID, db.CollectSessionCreate{
+		Label: ptr("demo link"), ExpiresAt: now.Add(14 * 24 * time.Hour), TokenHash: hash,
+	}); err != nil {
+		return nil, "", err
+	}
 	pending, err := files.Write(strings.NewReader(DemoPDF), int64(len(DemoPDF)))
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	id := db.NewID()
-	return files.Keep(pending, id, func() error {
-		_, err := store.CreateFile(ctx, clientID, db.FileCreate{
-			ID: id, WorkspaceID: workspaceID, Name: StatementName, MimeType: "application/pdf",
-			Size: pending.Size, SHA256: pending.SHA256,
+	if err := files.Keep(pending, id, func() error {
+		_, err := store.ReceiveCollectFile(ctx, hash, collect.Items[0].ID, db.FileCreate{
+			ID: id, Name: StatementName, MimeType: "application/pdf", Size: pending.Size, SHA256: pending.SHA256,
 		})
 		return err
-	})
+	}); err != nil {
+		return nil, "", err
+	}
+	collect, err = store.FindCollect(ctx, clientID, collect.ID)
+	return collect, token, err
 }
 
 // demo makes the records one after the other and keeps the first error, so

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/db/seed"
 	"acctapi/filestore"
@@ -80,6 +81,32 @@ func TestDemo(t *testing.T) {
 		}
 		if files != 1 {
 			t.Errorf("files named %q in the demo workspace: got %v, want %v", seed.StatementName, files, 1)
+		}
+	})
+
+	t.Run("collect", func(t *testing.T) {
+		c, err := d.FindCollect(ctx, demo.ClientID, demo.CollectID)
+		if err != nil {
+			t.Fatalf("FindCollect(demo collect): got %v, want nil", err)
+		}
+		if c.WorkspaceID != demo.WorkspaceID || c.Title != seed.CollectTitle || c.Status != db.CollectOpen || len(c.Items) != 3 {
+			t.Fatalf("demo collect: got %+v, want %q, open, in the demo workspace, with three items", c, seed.CollectTitle)
+		}
+		statement := count(t, raw, `SELECT count(*) FROM files WHERE id = ? AND name = ?`, c.Items[0].FileIDs[0], seed.StatementName)
+		if c.Items[0].Status != db.ItemReceived || len(c.Items[0].FileIDs) != 1 || statement != 1 {
+			t.Errorf("first item: got %+v, want it received with the statement", c.Items[0])
+		}
+		for _, it := range c.Items[1:] {
+			if it.Status != db.ItemPending || len(it.FileIDs) != 0 {
+				t.Errorf("item %q: got %+v, want it pending", it.Title, it)
+			}
+		}
+		view, err := d.OpenCollectSession(ctx, auth.HashCollectToken(demo.CollectToken))
+		if err != nil || view.Collect.ID != c.ID || view.Session.ExpiresAt.Before(time.Now().Add(13*24*time.Hour)) {
+			t.Fatalf("the demo token: got %+v, %v, want the demo collect's session, valid for 14 days", view, err)
+		}
+		if !strings.Contains(strings.Join(demo.Summary, "\n"), seed.CollectTitle) {
+			t.Errorf("summary does not name the collect %q:\n%s", seed.CollectTitle, strings.Join(demo.Summary, "\n"))
 		}
 	})
 
