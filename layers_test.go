@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"acctapi/db":        1,
 	"acctapi/filestore": 1,
 	"acctapi/durable":   0,
+	"acctapi/retry":     0,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,
