@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"acctapi/db/seed":   3,
 	"acctapi/metrics":   3,
 	"acctapi/webhooks":  2,
+	"acctapi/mail":      2,
 	"acctapi/auth":      2,
 	"acctapi/db":        1,
 	"acctapi/filestore": 1,

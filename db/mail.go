@@ -174,6 +174,8 @@ type OutgoingMail struct {
 	Collect *Collect
 	// RemindBefore is how long before the due date a reminder goes out.
 	RemindBefore time.Duration
+	// LinkExpiresAt is when the link of a collect mail stops working.
+	LinkExpiresAt time.Time
 }
 
 // ReleaseMailClaims makes the mails claimed by a sender that stopped
@@ -286,10 +288,12 @@ func (db *DB) claimMail(ctx context.Context, tx *txn, id string, now int64) (*Ou
 		return m, nil
 	}
 	var collectID string
-	if err := tx.QueryRowContext(ctx, `SELECT collect_id FROM collect_sessions WHERE client_id = ? AND id = ?`,
-		clientID.String, sessionID.String).Scan(&collectID); err != nil {
+	var expires int64
+	if err := tx.QueryRowContext(ctx, `SELECT collect_id, expires_at FROM collect_sessions WHERE client_id = ? AND id = ?`,
+		clientID.String, sessionID.String).Scan(&collectID, &expires); err != nil {
 		return nil, fmt.Errorf("claim mail %s: session: %w", id, err)
 	}
+	m.LinkExpiresAt = fromUnix(expires)
 	m.Collect, err = findCollect(ctx, tx, clientID.String, collectID)
 	if ErrorCode(err) == ENOTFOUND {
 		return nil, endMail(ctx, tx, id, MailCancelled, now, nil)
