@@ -39,6 +39,9 @@ type Config struct {
 	Observer RequestObserver
 	// Now is the clock that sets when collect links expire; time.Now when nil.
 	Now func() time.Time
+	// Mail says that mail is sent (an SMTP relay is configured): collect
+	// links given an address and invitations are queued for mailing.
+	Mail bool
 }
 
 // Handler serves the API.
@@ -65,6 +68,7 @@ type Handler struct {
 	hsts                 bool
 	observer             RequestObserver
 	now                  func() time.Time
+	mail                 bool
 }
 
 // New returns the API handler.
@@ -77,7 +81,7 @@ func New(cfg Config) (*Handler, error) {
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
-		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail,
 		hsts:                 cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
 	}
 	if h.now == nil {
