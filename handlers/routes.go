@@ -82,7 +82,7 @@ func New(cfg Config) (*Handler, error) {
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail,
-		hsts:                 cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
 	}
 	if h.now == nil {
 		h.now = time.Now
