@@ -20,6 +20,7 @@ import (
 	"acctapi/db/seed"
 	"acctapi/filestore"
 	"acctapi/handlers"
+	"acctapi/mail"
 	"acctapi/webhooks"
 )
 
@@ -58,6 +59,7 @@ differs from this binary's: run acctapi migrate first.`,
 	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
 	addOperationsFlags(cmd, cfg)
+	addMailFlags(cmd, cfg)
 	return cmd
 }
 
@@ -80,6 +82,8 @@ type Server struct {
 	acme    *acmeCache
 	// dispatcher delivers the webhook outbox while Run runs.
 	dispatcher *webhooks.Dispatcher
+	// sender sends the mail outbox while Run runs; nil when mail is off.
+	sender *mail.Sender
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -94,6 +98,10 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	if err := checkTLS(cfg); err != nil {
+		return nil, err
+	}
+	relay, mailFrom, err := mailRelay(cfg)
+	if err != nil {
 		return nil, err
 	}
 	measured := newServeMetrics(cfg)
@@ -151,6 +159,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		HTTPS:                cfg.https(),
 		Observer:             measured.requestObserver(),
 		Now:                  cfg.Now,
+		Mail:                 relay != nil,
 	})
 	if err != nil {
 		s.Close()
@@ -175,6 +184,14 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Now:    cfg.Now, // the store's clock, as the dispatcher requires
 		Logger: logger,
 	})
+	if relay != nil {
+		s.sender = mail.NewSender(mail.Options{Store: store, Relay: relay, From: mailFrom,
+			Now:    cfg.Now, // the store's clock, as the sender requires
+			Logger: logger})
+		logger.Info("mail is sent", "relay", relay.Addr(), "from", mailFrom)
+	} else {
+		logger.Info("mail is off: no --smtp-url; collect links and invitations are not mailed")
+	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
 	}
@@ -289,9 +306,15 @@ func (s *Server) Run(ctx context.Context) error {
 	defer stopDispatch()
 	dispatched := make(chan error, 1)
 	go func() { dispatched <- s.dispatcher.Run(dispatchCtx) }()
+	mailed := make(chan error, 1)
+	if s.sender != nil {
+		go func() { mailed <- s.sender.Run(dispatchCtx) }()
+	} else {
+		mailed <- nil
+	}
 	err := s.serve(ctx)
 	stopDispatch()
-	return errors.Join(err, <-dispatched)
+	return errors.Join(err, <-dispatched, <-mailed)
 }
 
 // serve runs the HTTP servers (the API's, and the plain-HTTP and metrics

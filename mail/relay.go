@@ -83,6 +83,9 @@ func cmpOr(s, def string) string {
 	return s
 }
 
+// Addr is the relay's host:port, without its credentials.
+func (r *Relay) Addr() string { return r.addr }
+
 // Answer is a relay's refusal: its reply code and text.
 type Answer struct {
 	Code int
