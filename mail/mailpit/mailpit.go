@@ -68,8 +68,9 @@ func Binary(t testing.TB) string {
 }
 
 // Start runs a Mailpit with chaos enabled (SetRefusal) and any SMTP
-// credentials accepted, and stops it when the test ends.
-func Start(t testing.TB) *Server {
+// credentials accepted (over plain SMTP too, unless extra holds Mailpit's
+// TLS flags), and stops it when the test ends.
+func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	bin := Binary(t)
 	for attempt := 0; ; attempt++ {
@@ -78,31 +79,46 @@ func Start(t testing.TB) *Server {
 			out: &bytes.Buffer{}}
 		s.cmd = exec.Command(bin, "--smtp", s.SMTP, "--listen", "127.0.0.1:"+strconv.Itoa(apiPort),
 			"--database", filepath.Join(t.TempDir(), "mailpit.db"), "--enable-chaos",
-			"--smtp-auth-accept-any", "--smtp-auth-allow-insecure", "--disable-version-check", "--quiet")
+			"--smtp-auth-accept-any", "--disable-version-check", "--quiet")
+		if len(extra) == 0 {
+			s.cmd.Args = append(s.cmd.Args, "--smtp-auth-allow-insecure")
+		}
+		s.cmd.Args = append(s.cmd.Args, extra...)
 		w := &lockedWriter{b: s.out}
 		s.cmd.Stdout, s.cmd.Stderr = w, w
 		if err := s.cmd.Start(); err != nil {
 			t.Fatalf("start mailpit: %v", err)
 		}
-		if s.ready() {
+		exited := make(chan struct{})
+		go func() {
+			s.cmd.Wait()
+			close(exited)
+		}()
+		if s.ready(exited) {
 			t.Cleanup(func() {
 				s.cmd.Process.Kill()
-				s.cmd.Wait()
+				<-exited
 			})
 			return s
 		}
 		s.cmd.Process.Kill()
-		s.cmd.Wait()
+		<-exited
 		if attempt == 2 {
 			t.Fatalf("mailpit did not start: %s", w.String())
 		}
 	}
 }
 
-// ready waits for the API and the SMTP port to answer.
-func (s *Server) ready() bool {
+// ready waits for the API and the SMTP port to answer; false when the
+// process exits first.
+func (s *Server) ready(exited <-chan struct{}) bool {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
 		resp, err := http.Get(s.api + "/api/v1/info")
 		if err == nil {
 			resp.Body.Close()
