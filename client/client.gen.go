@@ -913,6 +913,10 @@ const (
 	WebhookEventFilterAsterisk               WebhookEventFilter = "*"
 	WebhookEventFilterClientCreated          WebhookEventFilter = "client.created"
 	WebhookEventFilterClientUpdated          WebhookEventFilter = "client.updated"
+	WebhookEventFilterCollectCreated         WebhookEventFilter = "collect.created"
+	WebhookEventFilterCollectItemReceived    WebhookEventFilter = "collect.item_received"
+	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
+	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
 	WebhookEventFilterFileCreated            WebhookEventFilter = "file.created"
 	WebhookEventFilterTaskCreated            WebhookEventFilter = "task.created"
 	WebhookEventFilterTaskDeleted            WebhookEventFilter = "task.deleted"
@@ -937,6 +941,14 @@ func (e WebhookEventFilter) Valid() bool {
 	case WebhookEventFilterClientCreated:
 		return true
 	case WebhookEventFilterClientUpdated:
+		return true
+	case WebhookEventFilterCollectCreated:
+		return true
+	case WebhookEventFilterCollectItemReceived:
+		return true
+	case WebhookEventFilterCollectSubmitted:
+		return true
+	case WebhookEventFilterCollectUpdated:
 		return true
 	case WebhookEventFilterFileCreated:
 		return true

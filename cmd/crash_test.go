@@ -32,6 +32,10 @@ const (
 	crashRoundsEnv = "ACCTAPI_CRASH_ROUNDS"
 	crashSeedEnv   = "ACCTAPI_CRASH_SEED"
 	crashWriters   = 6
+	// crashCollectUploads bounds a writer's uploads through its collect
+	// link in a round, under the link's 120 requests a minute (each round
+	// starts a new server, and with it a new minute).
+	crashCollectUploads = 100
 )
 
 // crashSyncs are the synchronous settings the rounds take turns with: a kill
@@ -92,7 +96,7 @@ type crashFileJSON struct {
 
 // crashOp is one write a writer sends.
 type crashOp struct {
-	kind string // create, patch, delete or upload
+	kind string // create, patch, delete, upload, or collect (an upload through a collect link)
 	id   string // the task patched or deleted
 	// task is the task a create sends, or the task as a patch leaves it.
 	task        crashTask
@@ -101,6 +105,8 @@ type crashOp struct {
 	contentType string
 	// key is the Idempotency-Key of a create, patch or upload.
 	key string
+	// link is the collect link an upload through one goes to.
+	link crashLink
 }
 
 // crashState is what the server acknowledged, so what it must hold: it
@@ -112,7 +118,16 @@ type crashState struct {
 	owner      map[string]int
 	files      map[string]crashFile
 	workspaces []string
+	// The collect the writers upload to, each through a link (session) of
+	// its own to an item of its own, and the files each item received, in
+	// the order they came.
+	collectID string
+	links     []crashLink
+	received  map[string][]string
 }
+
+// crashLink is a writer's collect link and the item it uploads to.
+type crashLink struct{ token, item string }
 
 // subtree returns the task and its subtasks, which a delete removes together.
 func subtree(tasks map[string]crashTask, id string) []string {
@@ -291,6 +306,10 @@ type crashWriter struct {
 	refused bool
 	// pendingApplied says the checks after the restart found pending applied.
 	pendingApplied bool
+	// link is the writer's collect link; collected lists its acknowledged
+	// uploads through it, in order.
+	link      crashLink
+	collected []string
 }
 
 func (w *crashWriter) name() string {
@@ -364,13 +383,16 @@ func (w *crashWriter) next() *crashOp {
 		return &crashOp{kind: "patch", id: id, task: task, body: raw, contentType: "application/json"}
 	case r < 72:
 		return &crashOp{kind: "delete", id: pick()}
-	default:
+	case r < 86 || len(w.collected) >= crashCollectUploads:
 		return w.upload(ids)
+	default:
+		return w.upload(nil)
 	}
 }
 
 // upload draws an upload of random bytes: mostly small, some up to 4 MiB,
-// some linked to one of the writer's tasks.
+// some linked to one of the writer's tasks. With ids nil it is an upload
+// through the writer's collect link, which names no workspace or task.
 func (w *crashWriter) upload(ids []string) *crashOp {
 	var size int
 	switch r := w.rng.IntN(10); {
@@ -393,14 +415,18 @@ func (w *crashWriter) upload(ids []string) *crashOp {
 	}
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	mw.WriteField("workspaceId", workspace)
-	if f.Task != "" {
-		mw.WriteField("taskId", f.Task)
+	kind := "collect"
+	if ids != nil {
+		kind = "upload"
+		mw.WriteField("workspaceId", workspace)
+		if f.Task != "" {
+			mw.WriteField("taskId", f.Task)
+		}
 	}
 	part, _ := mw.CreateFormFile("file", f.Name)
 	part.Write(content)
 	mw.Close()
-	return &crashOp{kind: "upload", file: f, body: body.Bytes(), contentType: mw.FormDataContentType()}
+	return &crashOp{kind: kind, file: f, body: body.Bytes(), contentType: mw.FormDataContentType()}
 }
 
 // route is the method, path and success status of the write.
@@ -412,6 +438,8 @@ func (op *crashOp) route() (method, path string, status int) {
 		return http.MethodDelete, "/tasks/" + op.id, http.StatusOK
 	case "upload":
 		return http.MethodPost, "/files", http.StatusCreated
+	case "collect":
+		return http.MethodPost, "/collect-sessions/" + op.link.token + "/items/" + op.link.item + "/files", http.StatusCreated
 	}
 	return http.MethodPost, "/tasks", http.StatusCreated
 }
@@ -420,8 +448,11 @@ func (op *crashOp) route() (method, path string, status int) {
 func (w *crashWriter) run(t *testing.T) {
 	for {
 		op := w.next()
+		op.link = w.link
 		method, path, want := op.route()
-		if op.kind != "delete" {
+		// The public collect routes take no Idempotency-Key: a link's
+		// upload is retried by the person, who sees what arrived.
+		if op.kind != "delete" && op.kind != "collect" {
 			op.key = strings.ReplaceAll(w.name(), " ", "-")
 		}
 		status, _, answer, err := w.api.sendKeyed(method, path, op.contentType, op.key, op.body)
@@ -447,15 +478,18 @@ func (w *crashWriter) run(t *testing.T) {
 // holds what was sent.
 func (w *crashWriter) acknowledge(t *testing.T, op *crashOp, answer []byte) bool {
 	w.acked[op.kind]++
-	if op.kind == "upload" {
+	if op.kind == "upload" || op.kind == "collect" {
 		var f crashFileJSON
 		if err := json.Unmarshal(answer, &f); err != nil || f.Size != op.file.Size || f.Name != op.file.Name ||
 			(op.file.Task != "") != (f.TaskID != nil) {
-			t.Errorf("writer %d: the upload of %s (%d bytes, task %q) answered %s (%v)", w.n, op.file.Name, op.file.Size, op.file.Task, answer, err)
+			t.Errorf("writer %d: the %s of %s (%d bytes, task %q) answered %s (%v)", w.n, op.kind, op.file.Name, op.file.Size, op.file.Task, answer, err)
 			return false
 		}
 		w.files[f.ID] = op.file
 		w.bytes += op.file.Size
+		if op.kind == "collect" {
+			w.collected = append(w.collected, f.ID)
+		}
 		return true
 	}
 	var j crashTaskJSON
@@ -500,7 +534,9 @@ type crashStats struct {
 // TestCrashSafety holds acctapi to its promise that nothing acknowledged is
 // lost: rounds of concurrent writes against a real server, each ended by
 // SIGKILL at a random moment and checked after a restart on the same data
-// dir, with the expectations carried from round to round.
+// dir, with the expectations carried from round to round. Uploads go both
+// to POST /v1/files and through collect links, each writer's to an item of
+// its own, which must hold every acknowledged one and be RECEIVED.
 func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
@@ -528,7 +564,7 @@ func TestCrashSafety(t *testing.T) {
 	// A key of its own, with room for the test's requests under the rate limit.
 	key := parseKeyJSON(t, mustExecute(t, "keys", "create", "--json", "--name", "crash test",
 		"--rate-limit-max", "1000000000", "--data-dir", d.dir)).str("key")
-	state := &crashState{owner: map[string]int{}, files: map[string]crashFile{
+	state := &crashState{owner: map[string]int{}, received: map[string][]string{}, files: map[string]crashFile{
 		d.demoFile: {Name: "Kontoauszug Q3 2026.pdf", Size: int64(len(demoPDF)), Sum: sha256.Sum256([]byte(demoPDF))},
 	}}
 
@@ -545,13 +581,15 @@ func TestCrashSafety(t *testing.T) {
 			api.must(t, http.MethodPost, "/workspaces", map[string]string{"name": "crash test"}, http.StatusCreated, &ws)
 			state.workspaces = []string{d.workspaceID, ws.ID}
 			state.tasks, _ = api.allTasks(t)
+			crashCollect(t, api, state)
 		}
 
 		writers := make([]*crashWriter, crashWriters)
 		var wg sync.WaitGroup
 		for i := range writers {
 			w := &crashWriter{n: i, round: round, rng: rand.New(rand.NewPCG(seed, uint64(round)<<8|uint64(i))), api: api,
-				workspaces: state.workspaces, own: map[string]crashTask{}, files: map[string]crashFile{}, acked: map[string]int{}}
+				workspaces: state.workspaces, own: map[string]crashTask{}, files: map[string]crashFile{}, acked: map[string]int{},
+				link: state.links[i]}
 			for id, owner := range state.owner {
 				if owner == i {
 					w.own[id] = state.tasks[id]
@@ -587,6 +625,7 @@ func TestCrashSafety(t *testing.T) {
 			for id, f := range w.files {
 				state.files[id] = f
 			}
+			state.received[w.link.item] = append(state.received[w.link.item], w.collected...)
 			gone = append(gone, w.gone...)
 			for kind, n := range w.acked {
 				stats.ackedBy[kind] += n
@@ -606,6 +645,7 @@ func TestCrashSafety(t *testing.T) {
 		crashCheckTasks(t, api, state, writers, gone, &stats)
 		crashCheckFiles(t, d, api, state, writers, &stats)
 		crashRetryPending(t, d, api, state, writers, &stats)
+		crashCheckCollect(t, api, state)
 
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -629,10 +669,10 @@ func TestCrashSafety(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		t.Logf("round %d/%d (synchronous %s), killed after %v: %d writes acknowledged (%d creates, %d patches, %d deletes, %d uploads of %.1f MiB); "+
+		t.Logf("round %d/%d (synchronous %s), killed after %v: %d writes acknowledged (%d creates, %d patches, %d deletes, %d uploads and %d through collect links, of %.1f MiB); "+
 			"%d in flight at the kill, %d of them applied, %d refused; their retries: %d replayed, %d answered lost, %d run; checked %d tasks and %d files (%.1f MiB downloaded)",
 			round, rounds, synchronous, delay.Round(time.Millisecond), stats.acked, stats.ackedBy["create"], stats.ackedBy["patch"],
-			stats.ackedBy["delete"], stats.ackedBy["upload"], float64(stats.uploaded)/(1<<20),
+			stats.ackedBy["delete"], stats.ackedBy["upload"], stats.ackedBy["collect"], float64(stats.uploaded)/(1<<20),
 			stats.inFlight, stats.applied, stats.refused, stats.replayed, stats.lost, stats.rerun, stats.tasks, stats.files, float64(stats.downloaded)/(1<<20))
 		if t.Failed() {
 			t.Fatalf("round %d lost or damaged acknowledged writes; replay with %s=%d", round, crashSeedEnv, seed)
@@ -746,7 +786,7 @@ func crashCheckTasks(t *testing.T, api *crashAPI, state *crashState, writers []*
 func crashCheckFiles(t *testing.T, d *flDemo, api *crashAPI, state *crashState, writers []*crashWriter, stats *crashStats) {
 	var uploads []*crashWriter
 	for _, w := range writers {
-		if w.pending != nil && w.pending.kind == "upload" {
+		if w.pending != nil && (w.pending.kind == "upload" || w.pending.kind == "collect") {
 			uploads = append(uploads, w)
 		}
 	}
@@ -765,6 +805,11 @@ func crashCheckFiles(t *testing.T, d *flDemo, api *crashAPI, state *crashState, 
 			continue
 		}
 		state.files[id] = uploads[i].pending.file
+		if uploads[i].pending.kind == "collect" {
+			// The last upload through the writer's link, after every
+			// acknowledged one.
+			state.received[uploads[i].link.item] = append(state.received[uploads[i].link.item], id)
+		}
 		uploads[i].pendingApplied = true
 		stats.applied++
 		if uploads[i].refused {
@@ -880,5 +925,83 @@ func crashRetryPending(t *testing.T, d *flDemo, api *crashAPI, state *crashState
 	}
 	if recorded := flRawStrings(t, d.dbPath, `SELECT id FROM files`); len(recorded) != len(state.files) {
 		t.Errorf("after the retries there are %d file records, want %d: a retry ran twice", len(recorded), len(state.files))
+	}
+}
+
+// crashCollectJSON is a collect as the API writes it.
+type crashCollectJSON struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Items  []struct {
+		ID      string   `json:"id"`
+		Status  string   `json:"status"`
+		FileIDs []string `json:"fileIds"`
+	} `json:"items"`
+}
+
+// crashCollect makes the collect the writers upload to: an item and a link
+// (a session) for each writer.
+func crashCollect(t *testing.T, api *crashAPI, state *crashState) {
+	t.Helper()
+	items := make([]map[string]any, crashWriters)
+	for i := range items {
+		items[i] = map[string]any{"title": fmt.Sprintf("documents of writer %d", i)}
+	}
+	var c crashCollectJSON
+	api.must(t, http.MethodPost, "/collects", map[string]any{"workspaceId": state.workspaces[0], "title": "crash test",
+		"items": items}, http.StatusCreated, &c)
+	state.collectID = c.ID
+	for i := range crashWriters {
+		var link struct {
+			Token string `json:"token"`
+		}
+		api.must(t, http.MethodPost, "/collects/"+c.ID+"/sessions", map[string]any{"label": fmt.Sprintf("writer %d", i)},
+			http.StatusCreated, &link)
+		state.links = append(state.links, crashLink{token: link.Token, item: c.Items[i].ID})
+	}
+}
+
+// crashCheckCollect checks, after crashCheckFiles has settled the uploads in
+// flight, that every item holds the files that came through its link, in
+// order, and is RECEIVED once it holds one; and that the uploader's view
+// through a link shows them too.
+func crashCheckCollect(t *testing.T, api *crashAPI, state *crashState) {
+	t.Helper()
+	var c crashCollectJSON
+	api.must(t, http.MethodGet, "/collects/"+state.collectID, nil, http.StatusOK, &c)
+	if c.Status != "OPEN" || len(c.Items) != len(state.links) {
+		t.Fatalf("the crash test's collect: got status %s with %d items, want OPEN with %d", c.Status, len(c.Items), len(state.links))
+	}
+	for i, it := range c.Items {
+		want := state.received[it.ID]
+		wantStatus := "PENDING"
+		if len(want) > 0 {
+			wantStatus = "RECEIVED"
+		}
+		if it.ID != state.links[i].item || it.Status != wantStatus || !slices.Equal(it.FileIDs, want) && len(it.FileIDs)+len(want) > 0 {
+			t.Errorf("collect item %d: got %s %s with files %v, want %s with the uploads acknowledged through its link, %v", i, it.ID, it.Status, it.FileIDs, wantStatus, want)
+		}
+	}
+	status, body, err := api.send(http.MethodGet, "/collect-sessions/"+state.links[0].token, "", nil)
+	var view struct {
+		Collect struct {
+			Items []struct {
+				Status string `json:"status"`
+				Files  []struct {
+					ID string `json:"id"`
+				} `json:"files"`
+			} `json:"items"`
+		} `json:"collect"`
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &view)
+	}
+	if err != nil || status != http.StatusOK || len(view.Collect.Items) != len(c.Items) {
+		t.Fatalf("the uploader's view through a link: %d %s (%v)", status, body, err)
+	}
+	for i, it := range view.Collect.Items {
+		if it.Status != c.Items[i].Status || len(it.Files) != len(c.Items[i].FileIDs) {
+			t.Errorf("the uploader's view of item %d: %s with %d files, want %s with %d", i, it.Status, len(it.Files), c.Items[i].Status, len(c.Items[i].FileIDs))
+		}
 	}
 }

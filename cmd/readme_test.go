@@ -18,7 +18,7 @@ import (
 var walkthroughBlock = regexp.MustCompile("(?s)<!-- walkthrough[^>]*-->\n```sh\n(.*?)```")
 
 // TestREADMEWalkthrough runs the README's walk-through (A first call, Safe
-// retries, Webhooks) as written, with bash, against a fresh serve --demo,
+// retries, Webhooks, Collecting documents) as written, with bash, against a fresh serve --demo,
 // so that the README cannot drift from what the server does. Only the
 // address and `go run .` are replaced: by the test server's and by the
 // binary built from this tree.
@@ -39,9 +39,10 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := walkthroughBlock.FindAllSubmatch(readme, -1)
-	// Keys, ids, tasks, files, a retry, a webhook.
-	if len(blocks) != 6 {
-		t.Fatalf("README.md has %d walk-through blocks, want 6", len(blocks))
+	// Keys, ids, tasks, files, a retry, a webhook, and a collect request:
+	// the accountant's, the uploader's and the accountant's again.
+	if len(blocks) != 9 {
+		t.Fatalf("README.md has %d walk-through blocks, want 9", len(blocks))
 	}
 
 	tmp := t.TempDir()
@@ -59,7 +60,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		script = append(script, strings.ReplaceAll(block, "go run . ", "'"+bin+"' "))
 	}
 	// What the walk-through made, for the checks below.
-	script = append(script, `printf '%s\n' "$KEY" "$CLIENT" "$WORKSPACE" "$TASK" > vars`)
+	script = append(script, `printf '%s\n' "$KEY" "$CLIENT" "$WORKSPACE" "$TASK" "$COLLECT" "$TOKEN" > vars`)
 	work := filepath.Join(tmp, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		`"type":"accountant"`, "\n401\n", `"status":"ok"`, `"total":9`, `"status":"IN_REVIEW"`,
 		`"name":"receipt.pdf"`, `"mimetype":"application/pdf"`, "downloaded the bytes uploaded",
 		"idempotent-replayed: true", `"url":"https://erp.example/acctapi"`, `"secret":"whsec_`,
+		"\n422\n", `{"status":"SUBMITTED"}`, `"name":"statement.pdf"`, `"createdById":null`,
 	} {
 		if !strings.Contains(strings.ToLower(out), strings.ToLower(want)) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)
@@ -95,10 +97,10 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := strings.Split(strings.TrimSpace(string(vars)), "\n")
-	if len(v) != 4 {
-		t.Fatalf("variables: got %q, want KEY, CLIENT, WORKSPACE and TASK", v)
+	if len(v) != 6 {
+		t.Fatalf("variables: got %q, want KEY, CLIENT, WORKSPACE, TASK, COLLECT and TOKEN", v)
 	}
-	key, client, workspace, task := v[0], v[1], v[2], v[3]
+	key, client, workspace, task, collect, token := v[0], v[1], v[2], v[3], v[4], v[5]
 	if !keyRE.MatchString(key) {
 		t.Errorf("KEY = %q, want a key", key)
 	}
@@ -151,6 +153,35 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if len(hooks.Data) != 1 || hooks.Data[0].URL != "https://erp.example/acctapi" || hooks.Data[0].ClientID != nil {
 		t.Errorf("webhooks: got %+v, want the firm-wide https://erp.example/acctapi", hooks.Data)
 	}
+
+	// The collect request: submitted, its statement received as a file of
+	// the workspace, its link's page on the public address.
+	if want := "the upload page: http://" + addr + "/collect/" + token + "\n"; !strings.Contains(out, want) {
+		t.Errorf("the walk-through's output lacks %q", want)
+	}
+	var c struct {
+		WorkspaceID, Status string
+		Items               []struct {
+			Title, Status string
+			FileIDs       []string
+		}
+	}
+	getJSON(t, base+"/collects/"+collect, key, client, &c)
+	if c.WorkspaceID != workspace || c.Status != "SUBMITTED" || len(c.Items) != 2 || c.Items[0].Status != "RECEIVED" ||
+		len(c.Items[0].FileIDs) != 1 || c.Items[1].Status != "PENDING" {
+		t.Fatalf("collect %s: got %+v, want it SUBMITTED in %s, its first item RECEIVED with one file, the second PENDING", collect, c, workspace)
+	}
+	var statement struct{ Name, WorkspaceID string }
+	getJSON(t, base+"/files/"+c.Items[0].FileIDs[0], key, client, &statement)
+	if statement.Name != "statement.pdf" || statement.WorkspaceID != workspace {
+		t.Errorf("the uploaded statement: got %+v, want statement.pdf in %s", statement, workspace)
+	}
+	var view struct{ Collect struct{ Status string } }
+	getJSON(t, base+"/collect-sessions/"+token, "", "", &view)
+	if view.Collect.Status != "SUBMITTED" {
+		t.Errorf("the uploader's view: got %+v, want the collect SUBMITTED", view)
+	}
+
 	var doc map[string]any
 	data, err = os.ReadFile(filepath.Join(work, "openapi.json"))
 	if err != nil {

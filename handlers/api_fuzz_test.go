@@ -36,6 +36,8 @@ type fuzzFixture struct {
 	acctUser, role, hook, delivery string
 	// Records of the second firm, which answers must never show.
 	otherWS, otherTask, otherHook string
+	// A collect of the first firm's client and its first item.
+	collect, item string
 }
 
 func newFuzzFixture(f *testing.F) *fuzzFixture {
@@ -73,6 +75,12 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		f.Fatal(err)
 	}
 	fx.otherTask = other.ID
+	collect, err := api.store.CreateCollect(ctx, api.client.ID, db.CollectCreate{WorkspaceID: fx.ws, Title: "Fuzz",
+		Items: []db.CollectItemCreate{{Title: "Statement", Required: true, FolderID: &fx.folder}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	fx.collect, fx.item = collect.ID, collect.Items[0].ID
 	fx.populate(f)
 	deliveries, err := api.store.ListDeliveries(ctx, api.firm.ID, fx.hook, db.PageRequest{Limit: 1, Sort: "createdAt"})
 	if err != nil || len(deliveries.Items) == 0 {
@@ -110,6 +118,21 @@ func (fx *fuzzFixture) populate(f *testing.F) {
 		api.mustCreateClient(api.firm.ID, fmt.Sprintf("Client %d", i))
 		api.wsAccountantUser(api.firm.ID, fmt.Sprintf("accountant%d@fuzz.example", i))
 		fuzzWebhook(f, api, api.firm.ID, []string{db.EventAccountantUserUpdated})
+		collect := db.CollectCreate{WorkspaceID: fx.ws, Title: fmt.Sprintf("Collect %d", i), Items: []db.CollectItemCreate{{Title: "Item"}}}
+		if i%2 == 0 {
+			collect.TaskID, collect.DueDate = &fx.task, &due
+		}
+		if _, err := api.store.CreateCollect(ctx, api.client.ID, collect); err != nil {
+			f.Fatal(err)
+		}
+		_, hash, err := auth.NewCollectToken()
+		if err != nil {
+			f.Fatal(err)
+		}
+		if _, err := api.store.CreateCollectSession(ctx, api.client.ID, fx.collect,
+			db.CollectSessionCreate{ExpiresAt: due, TokenHash: hash}); err != nil {
+			f.Fatal(err)
+		}
 	}
 }
 
@@ -145,7 +168,7 @@ func (fx *fuzzFixture) expand(s string) string {
 	return strings.NewReplacer(
 		"$W", fx.ws, "$T", fx.task, "$F", fx.folder, "$L", fx.label, "$A", fx.file, "$U", fx.clientUser,
 		"$M", fx.acctUser, "$R", fx.role, "$C", fx.base.client.ID, "$O", fx.base.otherClient.ID,
-		"$H", fx.hook, "$D", fx.delivery,
+		"$H", fx.hook, "$D", fx.delivery, "$K", fx.collect, "$I", fx.item,
 		"$w", fx.otherWS, "$t", fx.otherTask, "$c", fx.base.other.client.ID, "$h", fx.otherHook,
 	).Replace(s)
 }
@@ -386,6 +409,75 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 		wantFields(t, "updated webhook", out, want)
 		fuzzReadBack(t, fx, api, "/v1/webhooks", out)
 	}},
+	{"POST", "/v1/collects", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		want := map[string]any{"title": trimmed(in["title"]), "workspaceId": lowerID(in["workspaceId"]), "message": in["message"],
+			"dueDate": nil, "taskId": nil, "status": "OPEN", "locale": "en", "submittedAt": nil}
+		fields(in, want, apiDate, "dueDate")
+		fields(in, want, lowerID, "taskId")
+		fields(in, want, same, "locale")
+		wantFields(t, "created collect", out, want)
+		items, got := in["items"].([]any), out["items"].([]any)
+		if len(items) != len(got) {
+			t.Fatalf("created collect: %d items, want %d", len(got), len(items))
+		}
+		for i, item := range items {
+			fuzzCollectItem(t, item.(map[string]any), got[i].(map[string]any), true)
+		}
+		fuzzReadBack(t, fx, api, "/v1/collects", out)
+	}},
+	{"PATCH", "/v1/collects/$K", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		want := map[string]any{"id": fx.collect}
+		fields(in, want, trimmed, "title")
+		fields(in, want, same, "message", "status")
+		fields(in, want, apiDate, "dueDate")
+		wantFields(t, "updated collect", out, want)
+		fuzzReadBack(t, fx, api, "/v1/collects", out)
+	}},
+	{"POST", "/v1/collects/$K/items", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		items := out["items"].([]any)
+		fuzzCollectItem(t, in, items[len(items)-1].(map[string]any), true)
+		fuzzReadBack(t, fx, api, "/v1/collects", out)
+	}},
+	{"PATCH", "/v1/collects/$K/items/$I", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		item := out["items"].([]any)[0].(map[string]any)
+		wantFields(t, "updated item", item, map[string]any{"id": fx.item})
+		fuzzCollectItem(t, in, item, false)
+		fuzzReadBack(t, fx, api, "/v1/collects", out)
+	}},
+	{"POST", "/v1/collects/$K/sessions", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
+		seconds := float64(defaultSessionLifetime)
+		if v, ok := in["expiresIn"].(float64); ok {
+			seconds = v
+		}
+		var label any
+		if v, ok := in["label"].(string); ok && strings.TrimSpace(v) != "" {
+			label = strings.TrimSpace(v)
+		}
+		wantFields(t, "created session", out, map[string]any{"collectId": fx.collect, "label": label, "revokedAt": nil, "lastUsedAt": nil,
+			"expiresAt": apiTime(api.clock.Now().Add(time.Duration(seconds) * time.Second))})
+		token, _ := out["token"].(string)
+		if !auth.ValidCollectToken(token) || out["url"] != api.server.URL+"/collect/"+token {
+			t.Errorf("created session: token %q, url %v", token, out["url"])
+		}
+		shown := maps.Clone(out)
+		delete(shown, "token")
+		delete(shown, "url")
+		fuzzReadBack(t, fx, api, "/v1/collects/"+fx.collect+"/sessions", shown)
+	}},
+}
+
+// fuzzCollectItem checks an item of an answer against the item fields sent;
+// a new item is required unless sent otherwise, and PENDING.
+func fuzzCollectItem(t *testing.T, in, out map[string]any, created bool) {
+	t.Helper()
+	want := map[string]any{}
+	if created {
+		want = map[string]any{"required": true, "description": nil, "folderId": nil, "status": "PENDING", "rejectionReason": nil, "fileIds": []any{}}
+	}
+	fields(in, want, trimmed, "title", "rejectionReason")
+	fields(in, want, same, "description", "required", "status")
+	fields(in, want, lowerID, "folderId")
+	wantFields(t, "item", out, want)
 }
 
 // webhookEventList is an events list as stored: ["*"] when it holds "*",
@@ -535,6 +627,15 @@ func FuzzJSONBody(f *testing.F) {
 		{`{"url":"https://hooks.example.com/new","events":["client.updated","*"],"description":" x "}`, `{"clientId":"$O"}`,
 			`{"clientId":null,"description":null}`, `{"enabled":false}`, `{"enabled":true}`, `{"url":null}`, `{"events":null}`,
 			`{"clientId":"$c"}`, `{"url":"https://localhost/"}`, `{}`},
+		{`{"workspaceId":"$W","title":" March ","taskId":"$T","locale":"de","dueDate":"2026-12-10T00:00:00+01:00","message":"Hi\nthere",` +
+			`"items":[{"title":"Bank","folderId":"$F","description":"PDF"},{"title":"Receipts","required":false}]}`,
+			`{"workspaceId":"$W","title":"x","items":[]}`, `{"workspaceId":"$w","title":"x","items":[{"title":"a"}]}`,
+			`{"workspaceId":"$W","title":"x","items":[{"title":"a","folderId":"$F"}],"locale":"fr"}`},
+		{`{"title":"Renamed","message":null,"dueDate":null}`, `{"status":"CLOSED"}`, `{"status":"OPEN"}`, `{"status":"SUBMITTED"}`, `{}`},
+		{`{"title":"Payslips","required":false,"folderId":"$F"}`, `{"title":""}`, `{"title":"x","folderId":"$w"}`},
+		{`{"status":"REJECTED","rejectionReason":" blurry "}`, `{"title":"Bank","description":null,"folderId":null,"required":true}`,
+			`{"rejectionReason":"x"}`, `{"status":"RECEIVED"}`, `{"folderId":"$F"}`},
+		{`{}`, `{"expiresIn":300,"label":" Anna "}`, `{"expiresIn":7776000}`, `{"expiresIn":299}`, `{"expiresIn":1e400}`, `{"label":""}`},
 	}
 	if len(seeds) != len(fuzzBodyEndpoints) {
 		f.Fatalf("%d seed lists for %d endpoints", len(seeds), len(fuzzBodyEndpoints))

@@ -37,6 +37,8 @@ var (
 	isoIDPattern     = regexp.MustCompile(`(?i)\bc[0-9a-z]{24}\b`)
 	isoMarkerPattern = regexp.MustCompile(`\bmk[0-9a-z]{10}\b`)
 	isoSecretPattern = regexp.MustCompile(`whsec_[A-Za-z0-9+/]{43}=`)
+	// A collect link's token, as the answer that made it shows it.
+	isoCollectTokenPattern = regexp.MustCompile(`"token":"[A-Za-z0-9_-]{43}"|/collect/[A-Za-z0-9_-]{43}`)
 )
 
 const isoAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -57,6 +59,7 @@ const (
 	isoDownload                 // a signed link is the credential
 	isoKeyed                    // a key, no client: /me and the admin area
 	isoClient                   // a key and the client in x-client-id
+	isoCollect                  // a collect link's token is the credential
 )
 
 // isoReq is one request of a step.
@@ -70,7 +73,11 @@ type isoReq struct {
 	body        []byte
 	contentType string
 	signedFile  string // the file a download link was signed for
+	token       *isoToken
 }
+
+// isoToken is a collect link a step was given, with its client and collect.
+type isoToken struct{ token, client, collect string }
 
 func (r *isoReq) String() string {
 	key := "none"
@@ -85,8 +92,9 @@ func (r *isoReq) text() string {
 	return r.path + " " + r.clientID + " " + string(r.body)
 }
 
-// isWrite says whether the request may change data when it succeeds.
-func (r *isoReq) isWrite() bool { return r.method != http.MethodGet }
+// isWrite says whether the request may change data when it succeeds. Opening
+// a collect link records its use.
+func (r *isoReq) isWrite() bool { return r.method != http.MethodGet || r.route == isoCollect }
 
 // isoRow is a row of the database, or a file of the file store, with the
 // tenant that owns it.
@@ -133,6 +141,10 @@ var isoTables = []struct{ name, head, from, order string }{
 	{"task_asset_files", `coalesce(k.client_id, 'orphan'), t.task_id || ' ' || t.file_id, '', '', ''`,
 		`task_asset_files t LEFT JOIN tasks k ON k.id = t.task_id`, `t.task_id, t.file_id`},
 	{"settings", `'global', t.name, '', '', ''`, `settings t`, `t.name`},
+	{"collects", `t.client_id, t.id, 'collect', t.workspace_id, ''`, `collects t`, `t.rowid`},
+	{"collect_items", `t.client_id, t.id, 'collectItem', t.collect_id, ''`, `collect_items t`, `t.rowid`},
+	{"collect_item_files", `t.client_id, t.seq, '', '', ''`, `collect_item_files t`, `t.seq`},
+	{"collect_sessions", `t.client_id, t.id, 'collectSession', t.collect_id, ''`, `collect_sessions t`, `t.rowid`},
 	{"webhooks", `'webhooks:firm:' || t.firm_id, t.id, 'webhook', '', ''`, `webhooks t`, `t.rowid`},
 	// The payload as text, so that its tokens can be checked.
 	{"webhook_events", `'webhooks:' || coalesce(t.client_id, 'firm:' || t.firm_id), t.id, 'event', '', ''`,
@@ -163,6 +175,15 @@ const isoCrossReferences = `
 	UNION ALL SELECT 'member ' || u.id || ' of workspace ' || w.id FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
 		JOIN clients c ON c.id = w.client_id JOIN users u ON u.id = m.user_id
 		WHERE NOT (u.client_id IS w.client_id OR (u.client_id IS NULL AND u.firm_id = c.firm_id))
+	UNION ALL SELECT 'collect ' || c.id || ' in workspace ' || w.id FROM collects c JOIN workspaces w ON w.id = c.workspace_id WHERE w.client_id <> c.client_id
+	UNION ALL SELECT 'collect ' || c.id || ' of task ' || t.id FROM collects c JOIN tasks t ON t.id = c.task_id WHERE t.client_id <> c.client_id
+	UNION ALL SELECT 'item ' || i.id || ' of collect ' || c.id FROM collect_items i JOIN collects c ON c.id = i.collect_id WHERE c.client_id <> i.client_id
+	UNION ALL SELECT 'item ' || i.id || ' to folder ' || f.id FROM collect_items i JOIN collects c ON c.id = i.collect_id
+		JOIN folders f ON f.id = i.folder_id WHERE f.client_id <> i.client_id OR f.workspace_id <> c.workspace_id
+	UNION ALL SELECT 'item file ' || x.seq FROM collect_item_files x JOIN collect_items i ON i.id = x.item_id JOIN files f ON f.id = x.file_id
+		JOIN collects c ON c.id = x.collect_id WHERE i.collect_id <> x.collect_id OR i.client_id <> x.client_id
+		OR f.client_id <> x.client_id OR c.client_id <> x.client_id OR f.workspace_id <> c.workspace_id
+	UNION ALL SELECT 'session ' || s.id || ' of collect ' || c.id FROM collect_sessions s JOIN collects c ON c.id = s.collect_id WHERE c.client_id <> s.client_id
 	UNION ALL SELECT 'user ' || u.id || ' of client ' || c.id FROM users u JOIN clients c ON c.id = u.client_id WHERE c.firm_id <> u.firm_id
 	UNION ALL SELECT 'user ' || u.id || ' with role ' || r.id FROM users u JOIN roles r ON r.id = u.role_id WHERE r.firm_id <> u.firm_id
 	UNION ALL SELECT 'key ' || k.id || ' of client ' || c.id FROM api_keys k JOIN clients c ON c.id = k.client_id WHERE c.firm_id <> k.firm_id
@@ -279,6 +300,7 @@ type isoSuite struct {
 	reg      *isoRegistry
 	keys     []*isoKey
 	links    []isoLink
+	tokens   []*isoToken
 	history  []string
 
 	// The snapshot's queries, one per table, and the cross-references',
@@ -457,6 +479,15 @@ func (s *isoSuite) setUp() {
 		s.must(http.StatusOK, k, id, "PATCH", "/v1/tasks/"+task,
 			map[string]any{"destinationFolderId": subfolder, "assetFileIds": []string{file}})
 		s.must(http.StatusOK, c.clientKey, id, "GET", "/v1/files/"+file+"/content", nil)
+		collect := s.must(http.StatusCreated, c.clientKey, id, "POST", "/v1/collects", map[string]any{
+			"workspaceId": ws0, "taskId": task, "title": "Collect " + s.marker(), "message": "Message " + s.marker(),
+			"items": []any{map[string]any{"title": "Item " + s.marker(), "folderId": folder}, map[string]any{"title": "Item " + s.marker(), "required": false}}})
+		s.must(http.StatusCreated, c.firmKey, id, "POST", "/v1/collects/"+collect["id"].(string)+"/sessions", map[string]any{"label": "Label " + s.marker()})
+		tok := s.tokens[len(s.tokens)-1]
+		item := collect["items"].([]any)[0].(map[string]any)["id"].(string)
+		req := &isoReq{op: "set-up", method: "POST", path: "/v1/collect-sessions/" + tok.token + "/items/" + item + "/files"}
+		s.uploadBody(req)
+		s.mustStatus(req, http.StatusCreated)
 	}
 }
 
@@ -491,6 +522,7 @@ func (s *isoSuite) mustStatus(req *isoReq, status int) map[string]any {
 	var out map[string]any
 	res.decode(s.t, &out)
 	s.noteLink(req, res)
+	s.noteToken(req, res)
 	return out
 }
 
@@ -532,6 +564,28 @@ func (s *isoSuite) noteLink(req *isoReq, res *response) {
 	s.links = append(s.links, isoLink{file: file, expires: u.Query().Get("expires"), signature: u.Query().Get("signature")})
 	if len(s.links) > 50 {
 		s.links = s.links[1:]
+	}
+}
+
+// noteToken keeps the collect link an answer gave, for the public collect
+// steps.
+func (s *isoSuite) noteToken(req *isoReq, res *response) {
+	path := strings.SplitN(req.path, "?", 2)[0]
+	if res.status != http.StatusCreated || !strings.HasPrefix(path, "/v1/collects/") || !strings.HasSuffix(path, "/sessions") {
+		return
+	}
+	var body struct{ Token, CollectID string }
+	res.decode(s.t, &body)
+	s.tokens = append(s.tokens, &isoToken{token: body.Token, client: strings.ToLower(req.clientID), collect: body.CollectID})
+}
+
+// checkTokens fails on an answer that shows a collect link's token given
+// before: a token is shown once, when it is made.
+func (s *isoSuite) checkTokens(req *isoReq, res *response) {
+	for _, tok := range s.tokens {
+		if strings.Contains(string(res.body), tok.token) {
+			s.fail("%s answered %d with the token of a link of %s:\n%s", req, res.status, tok.client, res.body)
+		}
 	}
 }
 
@@ -660,6 +714,7 @@ func (s *isoSuite) step(i int, before *isoSnapshot) *isoSnapshot {
 		s.history = s.history[1:]
 	}
 	s.checkAnswer(req, res, visible)
+	s.checkTokens(req, res)
 	succeeded := res.status < 300
 
 	// The same request with each other tenant's token in it replaced by
@@ -676,6 +731,7 @@ func (s *isoSuite) step(i int, before *isoSnapshot) *isoSnapshot {
 		}
 	}
 	s.noteLink(req, res)
+	s.noteToken(req, res)
 
 	if !s.changed(before) {
 		return before
@@ -683,7 +739,9 @@ func (s *isoSuite) step(i int, before *isoSnapshot) *isoSnapshot {
 	after := s.snapshot()
 	s.reg.update(after)
 	for _, change := range isoChanges(before, after) {
-		if !req.isWrite() || !succeeded || !writable(change.owner) {
+		// A link that reached its collect records its use, whatever the answer.
+		used := req.route == isoCollect && strings.HasPrefix(change.before, "collect_sessions ") && writable(change.owner)
+		if !used && (!req.isWrite() || !succeeded || !writable(change.owner)) {
 			s.fail("step %d: %s (answered %d) changed a row of %s:\n before %s\n  after %s",
 				i, req, res.status, change.owner, change.before, change.after)
 		}
@@ -812,6 +870,7 @@ func (s *isoSuite) normalize(res *response, subs [][2]string, side int) string {
 		}
 		return "<new secret>"
 	})
+	body = isoCollectTokenPattern.ReplaceAllString(body, "<new token>")
 	return fmt.Sprintf("%d %s %s", res.status, res.header.Get("Content-Type"), body)
 }
 
@@ -844,6 +903,17 @@ func isoChanges(before, after *isoSnapshot) []isoChange {
 // change if it succeeds.
 func (s *isoSuite) scope(req *isoReq) (visible, mayName, writable func(string) bool) {
 	none := func(string) bool { return false }
+	if req.route == isoCollect {
+		// A link reaches its client's records, and changes them by its use.
+		if req.token == nil {
+			return none, none, none
+		}
+		client, firm := req.token.client, "firm:"+s.reg.firmOf[req.token.client]
+		visible = func(owner string) bool { return owner == client || owner == firm }
+		writable = func(owner string) bool { return owner == client || owner == "webhooks:"+client }
+		mayName = func(token string) bool { return s.reg.visibleTo(token, visible) }
+		return visible, mayName, writable
+	}
 	if req.route == isoPublic || req.route == isoDownload {
 		visible = none
 		if req.signedFile != "" {
@@ -1236,6 +1306,138 @@ var isoOps = []struct {
 		hook := c.webhook()
 		c.json("POST", "/v1/webhooks/"+hook+"/deliveries/"+c.id("delivery")+"/retry", nil)
 	}},
+	{"list collects", isoClient, 3, func(c *isoCtx) {
+		q := url.Values{}
+		if c.maybe() {
+			q.Set("workspaceId", c.id("workspace"))
+		}
+		if c.maybe() {
+			q.Set("taskId", c.id("task"))
+		}
+		if c.s.rng.IntN(4) == 0 {
+			q.Set("status", []string{"OPEN", "SUBMITTED", "CLOSED", "CANCELLED"}[c.s.rng.IntN(4)])
+		}
+		c.json("GET", "/v1/collects"+c.query(q, db.CollectSorts, "collect"), nil)
+	}},
+	{"create collect", isoClient, 3, func(c *isoCtx) {
+		body := map[string]any{"workspaceId": c.workspace(), "title": c.name("Collect")}
+		if id, ok := c.optional("task"); ok {
+			body["taskId"] = id
+		}
+		if c.maybe() {
+			body["message"], body["dueDate"] = c.name("Message"), "2027-01-02T03:04:05Z"
+		}
+		var items []any
+		for range 1 + c.s.rng.IntN(3) {
+			item := map[string]any{"title": c.name("Item"), "required": c.maybe()}
+			if id, ok := c.optional("folder"); ok {
+				item["folderId"] = id
+			}
+			items = append(items, item)
+		}
+		body["items"] = items
+		c.json("POST", "/v1/collects", body)
+	}},
+	{"get collect", isoClient, 3, func(c *isoCtx) { c.json("GET", "/v1/collects/"+c.id("collect"), nil) }},
+	{"patch collect", isoClient, 3, func(c *isoCtx) {
+		body := map[string]any{}
+		if c.maybe() {
+			body["title"] = c.name("Collect")
+		}
+		if c.maybe() {
+			body["message"] = c.name("Message")
+		}
+		if c.s.rng.IntN(3) == 0 {
+			body["status"] = []string{"OPEN", "CLOSED", "CANCELLED"}[c.s.rng.IntN(3)]
+		}
+		c.json("PATCH", "/v1/collects/"+c.id("collect"), body)
+	}},
+	{"delete collect", isoClient, 1, func(c *isoCtx) { c.json("DELETE", "/v1/collects/"+c.id("collect"), nil) }},
+	{"add collect item", isoClient, 2, func(c *isoCtx) {
+		collect, body := c.collect(), map[string]any{"title": c.name("Item")}
+		if id, ok := c.optional("folder"); ok {
+			body["folderId"] = id
+		}
+		c.json("POST", "/v1/collects/"+collect+"/items", body)
+	}},
+	{"patch collect item", isoClient, 3, func(c *isoCtx) {
+		collect := c.collect()
+		item, body := c.inCollect("collectItem", collect), map[string]any{}
+		switch c.s.rng.IntN(3) {
+		case 0:
+			body["status"], body["rejectionReason"] = "REJECTED", c.name("Reason")
+		case 1:
+			body["title"] = c.name("Item")
+		default:
+			if id, ok := c.optional("folder"); ok {
+				body["folderId"] = id
+			} else {
+				body["folderId"] = nil
+			}
+		}
+		c.json("PATCH", "/v1/collects/"+collect+"/items/"+item, body)
+	}},
+	{"create collect session", isoClient, 2, func(c *isoCtx) {
+		c.json("POST", "/v1/collects/"+c.collect()+"/sessions", map[string]any{"label": c.name("Label")})
+	}},
+	{"list collect sessions", isoClient, 2, func(c *isoCtx) {
+		c.json("GET", "/v1/collects/"+c.collect()+"/sessions"+c.query(url.Values{}, []string{"createdAt"}, "collectSession"), nil)
+	}},
+	{"revoke collect session", isoClient, 1, func(c *isoCtx) {
+		collect := c.collect()
+		c.json("DELETE", "/v1/collects/"+collect+"/sessions/"+c.inCollect("collectSession", collect), nil)
+	}},
+	{"open collect link", isoCollect, 3, func(c *isoCtx) { c.json("GET", "/v1/collect-sessions/"+c.token(), nil) }},
+	{"upload through a collect link", isoCollect, 3, func(c *isoCtx) {
+		token := c.token()
+		collect := ""
+		if c.req.token != nil {
+			collect = c.req.token.collect
+		}
+		c.req.method, c.req.path = "POST", "/v1/collect-sessions/"+token+"/items/"+c.inCollect("collectItem", collect)+"/files"
+		c.s.uploadBody(c.req)
+	}},
+	{"submit through a collect link", isoCollect, 2, func(c *isoCtx) { c.json("POST", "/v1/collect-sessions/"+c.token()+"/submit", nil) }},
+}
+
+// collect draws a collect id, and makes its workspace the one the request's
+// other own records are drawn from.
+func (c *isoCtx) collect() string {
+	id := c.id("collect")
+	c.parent = c.s.reg.parentOf[strings.ToLower(id)]
+	return id
+}
+
+// inCollect draws an id of the kind (collectItem or collectSession): of the
+// collect when the request is clean and the collect has one, else as id does.
+func (c *isoCtx) inCollect(kind, collect string) string {
+	if c.clean || c.s.rng.IntN(3) > 0 {
+		var pool []string
+		for _, id := range c.s.reg.kinds[kind] {
+			if c.s.reg.live[id] && c.s.reg.parentOf[id] == strings.ToLower(collect) {
+				pool = append(pool, id)
+			}
+		}
+		if len(pool) > 0 {
+			return pool[c.s.rng.IntN(len(pool))]
+		}
+	}
+	return c.id(kind)
+}
+
+// token draws a collect link given earlier, or now and then a token that was
+// never given, and makes it the request's credential.
+func (c *isoCtx) token() string {
+	s := c.s
+	if len(s.tokens) == 0 || s.rng.IntN(8) == 0 {
+		b := make([]byte, 43)
+		for i := range b {
+			b[i] = isoAlphabet[s.rng.IntN(len(isoAlphabet))]
+		}
+		return string(b)
+	}
+	c.req.token = s.tokens[s.rng.IntN(len(s.tokens))]
+	return c.req.token.token
 }
 
 // webhookURL is a subscription URL whose host holds a new marker.

@@ -11,7 +11,8 @@ import (
 
 // fuzzLists are the list endpoints; a fuzzed input's first byte chooses one.
 var fuzzLists = []string{"/v1/tasks", "/v1/workspaces", "/v1/workspaces/$W/members", "/v1/workspaces/$W/folders",
-	"/v1/workspaces/$W/labels", "/v1/admin/clients", "/v1/admin/users", "/v1/webhooks", "/v1/webhooks/$H/deliveries"}
+	"/v1/workspaces/$W/labels", "/v1/admin/clients", "/v1/admin/users", "/v1/webhooks", "/v1/webhooks/$H/deliveries",
+	"/v1/collects", "/v1/collects/$K/sessions"}
 
 // fuzzPage is a list answer.
 type fuzzPage struct {
@@ -92,6 +93,9 @@ func FuzzListQuery(f *testing.F) {
 		// are not UTF-8: refused as malformed, never echoed.
 		{"cursor=$T%00", "workspaceId=$W%0A", "parentId=$T%FF", "sort=%00%1B[2J", "order=asc%C2%85", "workspaceId=$W\x00"},
 		{"cursor=$W%00&limit=1", "sort=%FF"},
+		{"limit=2", "limit=2&sort=title&order=asc", "workspaceId=$W&taskId=$T&status=OPEN", "status=SUBMITTED", "sort=dueDate&cursor=$K",
+			"status=open", "workspaceId=$w", "cursor=$T"},
+		{"limit=2", "limit=1&order=asc", "cursor=$K", "sort=title"},
 	} {
 		for _, q := range queries {
 			f.Add(byte(i), q)
@@ -120,9 +124,10 @@ func FuzzListQuery(f *testing.F) {
 		if p.Limit != limit || len(page.Data) > limit || p.Total < len(page.Data) {
 			t.Fatalf("%s?%s: %d items, limit %d, total %d; want limit %d", list, rawQuery, len(page.Data), p.Limit, p.Total, limit)
 		}
-		for _, filter := range []string{"workspaceId", "parentId"} {
-			// Only tasks have filters; other lists ignore these parameters.
-			if list == "/v1/tasks" && query.Has(filter) {
+		filters := map[string][]string{"/v1/tasks": {"workspaceId", "parentId"}, "/v1/collects": {"workspaceId", "taskId"}}
+		for _, filter := range filters[list] {
+			// Only tasks and collects have filters; other lists ignore these parameters.
+			if query.Has(filter) {
 				for _, item := range page.Data {
 					if item[filter] != strings.ToLower(query.Get(filter)) {
 						t.Fatalf("%s?%s lists %v", list, rawQuery, item)
@@ -178,6 +183,9 @@ var fuzzScopedRoutes = []struct {
 	{"GET", "/v1/files/:id", ""},
 	{"GET", "/v1/files/:id/content", ""},
 	{"PATCH", "/v1/users/:id", `{"role":"user"}`},
+	{"GET", "/v1/collects/:id", ""},
+	{"PATCH", "/v1/collects/:id", `{}`},
+	{"GET", "/v1/collects/:id/sessions", ""},
 }
 
 // validHeaderValue says whether Go's HTTP client sends the value: no

@@ -198,6 +198,24 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 		t.Fatalf("upload: no file id")
 	}
 	changes = append(changes, whChange{"upload a document", []string{db.EventFileCreated}})
+	collect := call("ask for documents", []string{db.EventCollectCreated},
+		request{method: "POST", path: "/v1/collects", clientID: clientID, body: map[string]any{"workspaceId": wsID, "taskId": taskID,
+			"title": "Documents for March 2026", "items": []any{map[string]any{"title": "Bank statement March"}}}}, http.StatusCreated)
+	collectID := collect["id"].(string)
+	itemID := collect["items"].([]any)[0].(map[string]any)["id"].(string)
+	call("move the collect's due date", []string{db.EventCollectUpdated},
+		request{method: "PATCH", path: "/v1/collects/" + collectID, clientID: clientID, body: map[string]any{"dueDate": "2026-12-17T00:00:00Z"}}, http.StatusOK)
+	session := call("make a link", nil,
+		request{method: "POST", path: "/v1/collects/" + collectID + "/sessions", clientID: clientID, body: map[string]any{}}, http.StatusCreated)
+	token := session["token"].(string)
+	api.clock.Advance(time.Minute)
+	api.clMustUpload(t, token, itemID, flFilePart("statement-2026-03.pdf", "application/pdf", []byte("%PDF-1.7 march")))
+	changes = append(changes, whChange{"upload through the link", []string{db.EventFileCreated, db.EventCollectItemReceived}})
+	api.clock.Advance(time.Minute)
+	if res := api.do(request{method: "POST", path: "/v1/collect-sessions/" + token + "/submit"}); res.status != http.StatusOK {
+		t.Fatalf("submit: got %d %s, want 200", res.status, res.body)
+	}
+	changes = append(changes, whChange{"submit the collect", []string{db.EventCollectSubmitted}})
 	call("delete the task", []string{db.EventTaskDeleted},
 		request{method: "DELETE", path: "/v1/tasks/" + taskID, clientID: clientID}, http.StatusOK)
 	return changes, clientID
