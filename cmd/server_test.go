@@ -338,6 +338,11 @@ func TestServerDemo(t *testing.T) {
 		c.Items[1].Status != db.ItemPending || c.Items[2].Status != db.ItemPending {
 		t.Errorf("the demo collect: got %+v, want %q, OPEN, of the demo client, three items, the first received with the statement", c, seed.CollectTitle)
 	}
+	var public struct{ Collect struct{ Title string } }
+	getJSON(t, r.base+"/collect-sessions/"+page[2], "", "", &public)
+	if public.Collect.Title != seed.CollectTitle {
+		t.Errorf("GET /v1/collect-sessions/{the demo token}: got %+v, want the demo collect", public)
+	}
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
