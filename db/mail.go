@@ -223,25 +223,26 @@ const dueMails = `SELECT id FROM (
 // MailFailed; a claim left by a crash is released by ReleaseMailClaims. A
 // link or reminder whose collect was deleted meanwhile is cancelled, not
 // returned. The reminders of the same link that were passed over (a later
-// one was due too) are cancelled with it.
+// one was due too) are cancelled with it. The sender asks every second:
+// when nothing is due, a read answers and nothing is written.
 func (db *DB) ClaimMails(ctx context.Context, limit int) ([]*OutgoingMail, error) {
+	rows, err := db.query(ctx, dueMails, unix(db.now()), 1)
+	if err != nil {
+		return nil, fmt.Errorf("due mails: %w", err)
+	}
+	if due, err := scanIDs(rows); err != nil || len(due) == 0 {
+		return nil, err
+	}
 	return write(ctx, db, func(ctx context.Context, tx *txn) ([]*OutgoingMail, error) {
 		now := unix(db.now())
+		// Again in the write: a collect may have been submitted meanwhile.
 		rows, err := tx.QueryContext(ctx, dueMails, now, limit)
 		if err != nil {
 			return nil, fmt.Errorf("due mails: %w", err)
 		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("due mails: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := errors.Join(rows.Close(), rows.Err()); err != nil {
-			return nil, fmt.Errorf("due mails: %w", err)
+		ids, err := scanIDs(rows)
+		if err != nil {
+			return nil, err
 		}
 		var claimed []*OutgoingMail
 		for _, id := range ids {
@@ -255,6 +256,23 @@ func (db *DB) ClaimMails(ctx context.Context, limit int) ([]*OutgoingMail, error
 		}
 		return claimed, nil
 	})
+}
+
+// scanIDs reads and closes rows of one id each.
+func scanIDs(rows *sql.Rows) ([]string, error) {
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("due mails: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := errors.Join(rows.Close(), rows.Err()); err != nil {
+		return nil, fmt.Errorf("due mails: %w", err)
+	}
+	return ids, nil
 }
 
 // claimMail marks one due mail as being sent and reads what it says; nil
