@@ -11482,6 +11482,14 @@ type OpenCollectSessionResponse200Headers struct {
 	XRequestId         *string
 }
 
+// OpenCollectSessionResponse404Headers the declared response headers of an HTTP 404 response for OpenCollectSession
+type OpenCollectSessionResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // OpenCollectSessionResponse405Headers the declared response headers of an HTTP 405 response for OpenCollectSession
 type OpenCollectSessionResponse405Headers struct {
 	Allow      *string
@@ -11490,7 +11498,10 @@ type OpenCollectSessionResponse405Headers struct {
 
 // OpenCollectSessionResponse410Headers the declared response headers of an HTTP 410 response for OpenCollectSession
 type OpenCollectSessionResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // OpenCollectSessionResponse429Headers the declared response headers of an HTTP 429 response for OpenCollectSession
@@ -11525,6 +11536,8 @@ type OpenCollectSessionResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenCollectSessionResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *OpenCollectSessionResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *OpenCollectSessionResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -11607,6 +11620,14 @@ type UploadCollectFileResponse201Headers struct {
 	XRequestId         *string
 }
 
+// UploadCollectFileResponse404Headers the declared response headers of an HTTP 404 response for UploadCollectFile
+type UploadCollectFileResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // UploadCollectFileResponse405Headers the declared response headers of an HTTP 405 response for UploadCollectFile
 type UploadCollectFileResponse405Headers struct {
 	Allow      *string
@@ -11615,7 +11636,10 @@ type UploadCollectFileResponse405Headers struct {
 
 // UploadCollectFileResponse410Headers the declared response headers of an HTTP 410 response for UploadCollectFile
 type UploadCollectFileResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // UploadCollectFileResponse429Headers the declared response headers of an HTTP 429 response for UploadCollectFile
@@ -11660,6 +11684,8 @@ type UploadCollectFileResponse struct {
 	JSON507 *InsufficientStorage
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *UploadCollectFileResponse201Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UploadCollectFileResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *UploadCollectFileResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -11767,6 +11793,14 @@ type SubmitCollectResponse200Headers struct {
 	XRequestId         *string
 }
 
+// SubmitCollectResponse404Headers the declared response headers of an HTTP 404 response for SubmitCollect
+type SubmitCollectResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // SubmitCollectResponse405Headers the declared response headers of an HTTP 405 response for SubmitCollect
 type SubmitCollectResponse405Headers struct {
 	Allow      *string
@@ -11775,7 +11809,10 @@ type SubmitCollectResponse405Headers struct {
 
 // SubmitCollectResponse410Headers the declared response headers of an HTTP 410 response for SubmitCollect
 type SubmitCollectResponse410Headers struct {
-	XRequestId *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
 }
 
 // SubmitCollectResponse429Headers the declared response headers of an HTTP 429 response for SubmitCollect
@@ -11816,6 +11853,8 @@ type SubmitCollectResponse struct {
 	JSON507 *InsufficientStorage
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SubmitCollectResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SubmitCollectResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *SubmitCollectResponse405Headers
 	// Headers410 the parsed response headers for an HTTP 410 response
@@ -20829,6 +20868,37 @@ func ParseOpenCollectSessionResponse(rsp *http.Response) (*OpenCollectSessionRes
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers OpenCollectSessionResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers OpenCollectSessionResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -20848,6 +20918,27 @@ func ParseOpenCollectSessionResponse(rsp *http.Response) (*OpenCollectSessionRes
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers OpenCollectSessionResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21034,6 +21125,37 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 			headers.XRequestId = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 404:
+		var headers UploadCollectFileResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers UploadCollectFileResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -21053,6 +21175,27 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers UploadCollectFileResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21225,6 +21368,37 @@ func ParseSubmitCollectResponse(rsp *http.Response) (*SubmitCollectResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers SubmitCollectResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
 		var headers SubmitCollectResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
@@ -21244,6 +21418,27 @@ func ParseSubmitCollectResponse(rsp *http.Response) (*SubmitCollectResponse, err
 		response.Headers405 = &headers
 	case rsp.StatusCode == 410:
 		var headers SubmitCollectResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
