@@ -16,17 +16,22 @@ import (
 // concern is found in one guess (docs/architecture.md). A new package must
 // be placed here before it builds into the binary.
 var layers = map[string]int{
-	"acctapi":           5,
-	"acctapi/cmd":       4,
-	"acctapi/handlers":  3,
-	"acctapi/backup":    3,
-	"acctapi/db/seed":   3,
-	"acctapi/metrics":   3,
-	"acctapi/webhooks":  2,
-	"acctapi/auth":      2,
-	"acctapi/db":        1,
-	"acctapi/filestore": 1,
-	"acctapi/durable":   0,
+	"acctapi":          5,
+	"acctapi/cmd":      4,
+	"acctapi/handlers": 3,
+	"acctapi/backup":   3,
+	"acctapi/db/seed":  3,
+	"acctapi/metrics":  3,
+	"acctapi/webhooks": 2,
+	"acctapi/mail":     2,
+	"acctapi/auth":     2,
+	// Test support: runs the Mailpit program for the tests of the mails,
+	// and imports nothing of ours.
+	"acctapi/mail/mailpit": 1,
+	"acctapi/db":           1,
+	"acctapi/filestore":    1,
+	"acctapi/durable":      0,
+	"acctapi/retry":        0,
 	// Runs versitygw, a real S3 server, for the tests of the S3 file
 	// store; imports nothing of ours.
 	"acctapi/filestore/s3test": 0,

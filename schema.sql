@@ -69,7 +69,7 @@ CREATE TABLE collect_sessions (
     revoked_at   INTEGER,
     last_used_at INTEGER,
     created_at   INTEGER NOT NULL
-);
+, email TEXT, reminders INTEGER NOT NULL DEFAULT 0 CHECK (reminders IN (0, 1)));
 
 CREATE TABLE collects (
     id           TEXT    NOT NULL PRIMARY KEY,
@@ -148,6 +148,28 @@ CREATE TABLE labels (
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL,
     UNIQUE (workspace_id, name)
+);
+
+CREATE TABLE mail_outbox (
+    id              TEXT    NOT NULL PRIMARY KEY,
+    firm_id         TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    client_id       TEXT             REFERENCES clients (id) ON DELETE CASCADE,
+    kind            TEXT    NOT NULL CHECK (kind IN ('collect_link', 'collect_reminder', 'client_invitation', 'accountant_invitation')),
+    recipient       TEXT    NOT NULL,
+    locale          TEXT    NOT NULL CHECK (locale IN ('en', 'de')),
+    message_id      TEXT    NOT NULL UNIQUE,
+    session_id      TEXT             REFERENCES collect_sessions (id) ON DELETE CASCADE,
+    remind_before   INTEGER,
+    data            TEXT,
+    status          TEXT    NOT NULL CHECK (status IN ('queued', 'sending', 'sent', 'failed', 'cancelled')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    last_error      TEXT,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    sent_at         INTEGER,
+    CHECK ((kind = 'collect_reminder') = (remind_before IS NOT NULL)),
+    CHECK (kind NOT IN ('collect_link', 'collect_reminder') OR session_id IS NOT NULL)
 );
 
 CREATE TABLE roles (
@@ -366,6 +388,10 @@ CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, create
 
 CREATE INDEX labels_workspace_name ON labels (client_id, workspace_id, name, id);
 
+CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+
+CREATE INDEX mail_outbox_session ON mail_outbox (session_id, kind);
+
 CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'custom';
 
 CREATE UNIQUE INDEX roles_firm_custom_name ON roles (firm_id, custom_name) WHERE name = 'custom';
@@ -435,6 +461,21 @@ CREATE INDEX webhooks_firm_updated ON webhooks (firm_id, updated_at, id);
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 
 CREATE INDEX workspaces_client_created ON workspaces (client_id, created_at, id);
+
+CREATE TRIGGER collect_sessions_cancel_reminders AFTER UPDATE OF revoked_at ON collect_sessions
+WHEN NEW.revoked_at IS NOT NULL
+BEGIN
+    UPDATE mail_outbox SET status = 'cancelled', data = NULL, updated_at = NEW.revoked_at
+    WHERE kind = 'collect_reminder' AND status = 'queued' AND client_id = NEW.client_id AND session_id = NEW.id;
+END;
+
+CREATE TRIGGER collects_cancel_reminders AFTER UPDATE OF status, deleted_at ON collects
+WHEN NEW.status <> 'OPEN' OR NEW.deleted_at IS NOT NULL
+BEGIN
+    UPDATE mail_outbox SET status = 'cancelled', data = NULL, updated_at = NEW.updated_at
+    WHERE kind = 'collect_reminder' AND status = 'queued' AND client_id = NEW.client_id
+      AND session_id IN (SELECT id FROM collect_sessions WHERE client_id = NEW.client_id AND collect_id = NEW.id);
+END;
 
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
     UPDATE task_counts SET n = n - 1

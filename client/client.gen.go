@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AccountantUserInviteLocale.
+const (
+	AccountantUserInviteLocaleDe AccountantUserInviteLocale = "de"
+	AccountantUserInviteLocaleEn AccountantUserInviteLocale = "en"
+)
+
+// Valid indicates whether the value is a known member of the AccountantUserInviteLocale enum.
+func (e AccountantUserInviteLocale) Valid() bool {
+	switch e {
+	case AccountantUserInviteLocaleDe:
+		return true
+	case AccountantUserInviteLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountantUserInviteRole0.
 const (
 	AccountantUserInviteRole0Admin AccountantUserInviteRole0 = "admin"
@@ -153,6 +171,24 @@ func (e ClientUserRoles) Valid() bool {
 	}
 }
 
+// Defines values for ClientUserInviteLocale.
+const (
+	ClientUserInviteLocaleDe ClientUserInviteLocale = "de"
+	ClientUserInviteLocaleEn ClientUserInviteLocale = "en"
+)
+
+// Valid indicates whether the value is a known member of the ClientUserInviteLocale enum.
+func (e ClientUserInviteLocale) Valid() bool {
+	switch e {
+	case ClientUserInviteLocaleDe:
+		return true
+	case ClientUserInviteLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClientUserInviteRole.
 const (
 	ClientUserInviteRoleAdmin ClientUserInviteRole = "admin"
@@ -267,6 +303,27 @@ func (e CollectLocale) Valid() bool {
 	case CollectLocaleDe:
 		return true
 	case CollectLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectSessionMailStatus.
+const (
+	CollectSessionMailStatusFailed CollectSessionMailStatus = "failed"
+	CollectSessionMailStatusQueued CollectSessionMailStatus = "queued"
+	CollectSessionMailStatusSent   CollectSessionMailStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the CollectSessionMailStatus enum.
+func (e CollectSessionMailStatus) Valid() bool {
+	switch e {
+	case CollectSessionMailStatusFailed:
+		return true
+	case CollectSessionMailStatusQueued:
+		return true
+	case CollectSessionMailStatusSent:
 		return true
 	default:
 		return false
@@ -501,6 +558,24 @@ const (
 func (e HealthStatus) Valid() bool {
 	switch e {
 	case HealthStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvitedClientUserRoles.
+const (
+	InvitedClientUserRolesAdmin InvitedClientUserRoles = "admin"
+	InvitedClientUserRolesUser  InvitedClientUserRoles = "user"
+)
+
+// Valid indicates whether the value is a known member of the InvitedClientUserRoles enum.
+func (e InvitedClientUserRoles) Valid() bool {
+	switch e {
+	case InvitedClientUserRolesAdmin:
+		return true
+	case InvitedClientUserRolesUser:
 		return true
 	default:
 		return false
@@ -1471,9 +1546,15 @@ type AccountantUserInvite struct {
 	// LastName Trimmed; 1 to 100 characters.
 	LastName *string `json:"lastName,omitempty"`
 
+	// Locale The language of the invitation mail.
+	Locale *AccountantUserInviteLocale `json:"locale,omitempty"`
+
 	// Role "admin", "user", or the id of one of the firm's roles (a custom role). Anything else: 422 invalid_union; an unknown role id: 404.
 	Role AccountantUserInvite_Role `json:"role"`
 }
+
+// AccountantUserInviteLocale The language of the invitation mail.
+type AccountantUserInviteLocale string
 
 // AccountantUserInviteRole0 defines model for AccountantUserInvite.Role.0.
 type AccountantUserInviteRole0 string
@@ -1661,12 +1742,18 @@ type ClientUserInvite struct {
 	FirstName *string `json:"firstName,omitempty"`
 
 	// LastName Trimmed; 1 to 100 characters.
-	LastName *string              `json:"lastName,omitempty"`
-	Role     ClientUserInviteRole `json:"role"`
+	LastName *string `json:"lastName,omitempty"`
+
+	// Locale The language of the invitation mail.
+	Locale *ClientUserInviteLocale `json:"locale,omitempty"`
+	Role   ClientUserInviteRole    `json:"role"`
 
 	// WorkspaceIds Workspaces of the client the user joins at once; any other: 404 and nothing is created.
 	WorkspaceIds *[]Cuid `json:"workspaceIds,omitempty"`
 }
+
+// ClientUserInviteLocale The language of the invitation mail.
+type ClientUserInviteLocale string
 
 // ClientUserInviteRole defines model for ClientUserInvite.Role.
 type ClientUserInviteRole string
@@ -1859,6 +1946,9 @@ type CollectSession struct {
 	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	CreatedAt DateTime `json:"createdAt"`
 
+	// Email The address the link was mailed to; null for a link handed out by hand.
+	Email *string `json:"email"`
+
 	// ExpiresAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	ExpiresAt DateTime `json:"expiresAt"`
 
@@ -1871,17 +1961,29 @@ type CollectSession struct {
 	// LastUsedAt When the link was last used (to the minute); null when never.
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 
+	// Mail The mail that carried the link: null when none was queued (no email, or mail is off on this server).
+	Mail *CollectSessionMail `json:"mail"`
+
+	// Reminders Whether the address gets the reminders 3 days and 1 day before the collect's dueDate while required items are missing.
+	Reminders bool `json:"reminders"`
+
 	// RevokedAt When it was revoked; null while not.
 	RevokedAt *time.Time `json:"revokedAt"`
 }
 
 // CollectSessionCreate defines model for CollectSessionCreate.
 type CollectSessionCreate struct {
+	// Email Mail the link to this address (trimmed and lower-cased), in the collect's locale, with the firm's name as the sender. The answer's mailed says whether it was queued.
+	Email *openapi_types.Email `json:"email,omitempty"`
+
 	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days, 14 days by default.
 	ExpiresIn *int `json:"expiresIn,omitempty"`
 
 	// Label Whom the link is for; trimmed, empty is none.
 	Label *string `json:"label,omitempty"`
+
+	// Reminders With email: also remind the address 3 days and 1 day before the collect's dueDate while required items are missing (once each; never after the collect is submitted, closed or cancelled, or the link revoked or expired). false turns them off.
+	Reminders *bool `json:"reminders,omitempty"`
 }
 
 // CollectSessionCreated defines model for CollectSessionCreated.
@@ -1892,6 +1994,9 @@ type CollectSessionCreated struct {
 	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	CreatedAt DateTime `json:"createdAt"`
 
+	// Email The address the link was mailed to; null for a link handed out by hand.
+	Email *string `json:"email"`
+
 	// ExpiresAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	ExpiresAt DateTime `json:"expiresAt"`
 
@@ -1903,6 +2008,15 @@ type CollectSessionCreated struct {
 
 	// LastUsedAt When the link was last used (to the minute); null when never.
 	LastUsedAt *time.Time `json:"lastUsedAt"`
+
+	// Mail The mail that carried the link: null when none was queued (no email, or mail is off on this server).
+	Mail *CollectSessionMail `json:"mail"`
+
+	// Mailed Whether the link was queued for mailing to email: false without email, or when the server sends no mail (no SMTP relay configured).
+	Mailed bool `json:"mailed"`
+
+	// Reminders Whether the address gets the reminders 3 days and 1 day before the collect's dueDate while required items are missing.
+	Reminders bool `json:"reminders"`
 
 	// RevokedAt When it was revoked; null while not.
 	RevokedAt *time.Time `json:"revokedAt"`
@@ -1919,6 +2033,21 @@ type CollectSessionList struct {
 	Data       []CollectSession `json:"data"`
 	Pagination Pagination       `json:"pagination"`
 }
+
+// CollectSessionMail The mail that carried the link: null when none was queued (no email, or mail is off on this server).
+type CollectSessionMail struct {
+	// Error The SMTP relay's last answer after a failed attempt (code and text), or why it could not be reached; null when none failed.
+	Error *string `json:"error"`
+
+	// SentAt When the relay accepted it; null until then.
+	SentAt *time.Time `json:"sentAt"`
+
+	// Status queued: waiting to be sent, or to be retried after the relay refused it for now (error says why); sent: the relay accepted it; failed: the relay refused it for good, or every retry (about two days) failed.
+	Status CollectSessionMailStatus `json:"status"`
+}
+
+// CollectSessionMailStatus queued: waiting to be sent, or to be retried after the relay refused it for now (error says why); sent: the relay accepted it; failed: the relay refused it for good, or every retry (about two days) failed.
+type CollectSessionMailStatus string
 
 // CollectSessionRevoked defines model for CollectSessionRevoked.
 type CollectSessionRevoked struct {
@@ -2221,6 +2350,49 @@ type Health struct {
 
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
+
+// InvitedAccountantUser defines model for InvitedAccountantUser.
+type InvitedAccountantUser struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+	Email     string   `json:"email"`
+
+	// FirstName Present when provided.
+	FirstName *string `json:"firstName,omitempty"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// LastName Present when provided.
+	LastName *string `json:"lastName,omitempty"`
+
+	// Mailed Whether the invitation (naming the firm) was queued for mailing to email: false when the server sends no mail (no SMTP relay configured).
+	Mailed bool   `json:"mailed"`
+	Roles  []Role `json:"roles"`
+}
+
+// InvitedClientUser defines model for InvitedClientUser.
+type InvitedClientUser struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+	Email     string   `json:"email"`
+
+	// FirstName Present when provided.
+	FirstName *string `json:"firstName,omitempty"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// LastName Present when provided.
+	LastName *string `json:"lastName,omitempty"`
+
+	// Mailed Whether the invitation (naming the firm, the client and the workspaces joined) was queued for mailing to email: false when the server sends no mail (no SMTP relay configured).
+	Mailed bool                     `json:"mailed"`
+	Roles  []InvitedClientUserRoles `json:"roles"`
+}
+
+// InvitedClientUserRoles defines model for InvitedClientUser.Roles.
+type InvitedClientUserRoles string
 
 // Label defines model for Label.
 type Label struct {
@@ -3988,7 +4160,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUserWithBody Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3997,7 +4169,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUser Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4154,7 +4326,7 @@ type ClientInterface interface {
 
 	// CreateCollectSessionWithBody Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4163,7 +4335,7 @@ type ClientInterface interface {
 
 	// CreateCollectSession Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4301,7 +4473,7 @@ type ClientInterface interface {
 
 	// InviteUserWithBody Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4310,7 +4482,7 @@ type ClientInterface interface {
 
 	// InviteUser Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4679,7 +4851,7 @@ func (c *Client) ListAccountantUsers(ctx context.Context, params *ListAccountant
 
 // InviteAccountantUserWithBody Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4698,7 +4870,7 @@ func (c *Client) InviteAccountantUserWithBody(ctx context.Context, params *Invit
 
 // InviteAccountantUser Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5045,7 +5217,7 @@ func (c *Client) ListCollectSessions(ctx context.Context, id Id, params *ListCol
 
 // CreateCollectSessionWithBody Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5064,7 +5236,7 @@ func (c *Client) CreateCollectSessionWithBody(ctx context.Context, id Id, params
 
 // CreateCollectSession Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5382,7 +5554,7 @@ func (c *Client) UpdateTask(ctx context.Context, id Id, params *UpdateTaskParams
 
 // InviteUserWithBody Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5401,7 +5573,7 @@ func (c *Client) InviteUserWithBody(ctx context.Context, params *InviteUserParam
 
 // InviteUser Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9517,7 +9689,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithBodyWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9526,7 +9698,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9697,7 +9869,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9706,7 +9878,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9868,7 +10040,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithBodyWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9877,7 +10049,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10880,7 +11052,7 @@ type InviteAccountantUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *AccountantUser
+	JSON201 *InvitedAccountantUser
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -10916,7 +11088,7 @@ type InviteAccountantUserResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r InviteAccountantUserResponse) GetJSON201() *AccountantUser {
+func (r InviteAccountantUserResponse) GetJSON201() *InvitedAccountantUser {
 	return r.JSON201
 }
 
@@ -14972,7 +15144,7 @@ type InviteUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *ClientUser
+	JSON201 *InvitedClientUser
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -15008,7 +15180,7 @@ type InviteUserResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r InviteUserResponse) GetJSON201() *ClientUser {
+func (r InviteUserResponse) GetJSON201() *InvitedClientUser {
 	return r.JSON201
 }
 
@@ -18041,7 +18213,7 @@ func (c *ClientWithResponses) ListAccountantUsersWithResponse(ctx context.Contex
 
 // InviteAccountantUserWithBodyWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18056,7 +18228,7 @@ func (c *ClientWithResponses) InviteAccountantUserWithBodyWithResponse(ctx conte
 
 // InviteAccountantUserWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18341,7 +18513,7 @@ func (c *ClientWithResponses) ListCollectSessionsWithResponse(ctx context.Contex
 
 // CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18356,7 +18528,7 @@ func (c *ClientWithResponses) CreateCollectSessionWithBodyWithResponse(ctx conte
 
 // CreateCollectSessionWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18626,7 +18798,7 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, id Id,
 
 // InviteUserWithBodyWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18641,7 +18813,7 @@ func (c *ClientWithResponses) InviteUserWithBodyWithResponse(ctx context.Context
 
 // InviteUserWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. The invitation is recorded, not mailed.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20022,7 +20194,7 @@ func ParseInviteAccountantUserResponse(rsp *http.Response) (*InviteAccountantUse
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest AccountantUser
+		var dest InvitedAccountantUser
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -25536,7 +25708,7 @@ func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest ClientUser
+		var dest InvitedClientUser
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

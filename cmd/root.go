@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"acctapi/db"
 	"acctapi/durable"
 	"acctapi/handlers"
+	"acctapi/mail"
 )
 
 // version and commit are set at build time with -ldflags "-X acctapi/cmd.version=...".
@@ -79,6 +81,13 @@ type Config struct {
 	// TLSReloadCheck is how often, at most, a TLS handshake looks at the
 	// modification times of TLSCert and TLSKey; 0 means 5 s. Tests shorten it.
 	TLSReloadCheck time.Duration
+
+	// SMTPURL is the relay that sends the mails, and MailFrom their sender
+	// address; both "" sends none.
+	SMTPURL, MailFrom string
+	// SMTPRootCAs verifies the relay's certificate; nil (the only value
+	// serve sets) trusts the system's roots.
+	SMTPRootCAs *x509.CertPool
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
@@ -159,7 +168,7 @@ func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 	return db.Open(cfg.DatabasePath(), db.Options{
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
-		ObserveBatch: observe,
+		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom),
 	})
 }
 

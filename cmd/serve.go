@@ -20,6 +20,7 @@ import (
 	"acctapi/db/seed"
 	"acctapi/filestore"
 	"acctapi/handlers"
+	"acctapi/mail"
 	"acctapi/webhooks"
 )
 
@@ -60,6 +61,7 @@ differs from this binary's: run acctapi migrate first.`,
 	addOperationsFlags(cmd, cfg)
 	addStorageFlags(cmd, &cfg.Storage)
 	addSweepFlag(cmd, &cfg.Storage)
+	addMailFlags(cmd, cfg)
 	return cmd
 }
 
@@ -82,6 +84,8 @@ type Server struct {
 	acme    *acmeCache
 	// dispatcher delivers the webhook outbox while Run runs.
 	dispatcher *webhooks.Dispatcher
+	// sender sends the mail outbox while Run runs; nil when mail is off.
+	sender *mail.Sender
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -96,6 +100,10 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	if err := checkTLS(cfg); err != nil {
+		return nil, err
+	}
+	relay, mailFrom, err := mailRelay(cfg)
+	if err != nil {
 		return nil, err
 	}
 	measured := newServeMetrics(cfg)
@@ -154,6 +162,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		HTTPS:                cfg.https(),
 		Observer:             measured.requestObserver(),
 		Now:                  cfg.Now,
+		Mail:                 relay != nil,
 	})
 	if err != nil {
 		s.Close()
@@ -178,6 +187,14 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Now:    cfg.Now, // the store's clock, as the dispatcher requires
 		Logger: logger,
 	})
+	if relay != nil {
+		s.sender = mail.NewSender(mail.Options{Store: store, Relay: relay, From: mailFrom,
+			Now:    cfg.Now, // the store's clock, as the sender requires
+			Logger: logger})
+		logger.Info("mail is sent", "relay", relay.Addr(), "from", mailFrom)
+	} else {
+		logger.Info("mail is off: no --smtp-url; collect links and invitations are not mailed")
+	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
 	}
@@ -322,12 +339,18 @@ func (s *Server) Run(ctx context.Context) error {
 	defer stopDispatch()
 	dispatched := make(chan error, 1)
 	go func() { dispatched <- s.dispatcher.Run(dispatchCtx) }()
+	mailed := make(chan error, 1)
+	if s.sender != nil {
+		go func() { mailed <- s.sender.Run(dispatchCtx) }()
+	} else {
+		mailed <- nil
+	}
 	var sweeping sync.WaitGroup
 	sweeping.Go(func() { s.sweepBucket(dispatchCtx) })
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
-	return errors.Join(err, <-dispatched)
+	return errors.Join(err, <-dispatched, <-mailed)
 }
 
 // serve runs the HTTP servers (the API's, and the plain-HTTP and metrics

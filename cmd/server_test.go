@@ -482,7 +482,7 @@ func TestServerRefusesOtherSchema(t *testing.T) {
 	if stderr := mustFail(t, "keys", "list", "--data-dir", dir); !strings.Contains(stderr, "acctapi migrate") {
 		t.Errorf("keys list on an old database: %q, want it to say to run acctapi migrate", stderr)
 	}
-	if got := numbersIn(mustExecute(t, "migrate", "version", "--data-dir", dir)); !slices.Equal(got, []int{latest - 1, latest}) {
+	if got := numbersIn(mustExecute(t, "migrate", "version", "--data-dir", dir)); !slices.Equal(got, []int{previousVersion(t), latest}) {
 		t.Errorf("refused start changed the schema: migrate version reports %v", got)
 	}
 
@@ -586,8 +586,8 @@ func TestMigrateCommand(t *testing.T) {
 	if v := rawCount(t, b[0], `SELECT version FROM schema_migrations`); v != latest {
 		t.Errorf("the backup is at schema version %d, want %d", v, latest)
 	}
-	if got := numbersIn(mustExecute(t, "migrate", "version", "--data-dir", dir)); !slices.Equal(got, []int{latest - 1, latest}) {
-		t.Errorf("after down 1: migrate version prints %v, want [%d %d]", got, latest-1, latest)
+	if got := numbersIn(mustExecute(t, "migrate", "version", "--data-dir", dir)); !slices.Equal(got, []int{previousVersion(t), latest}) {
+		t.Errorf("after down 1: migrate version prints %v, want [%d %d]", got, previousVersion(t), latest)
 	}
 
 	// --no-backup writes none, up or down.
@@ -597,8 +597,8 @@ func TestMigrateCommand(t *testing.T) {
 	if got := backups(); len(got) != 1 {
 		t.Errorf("--no-backup: backups %v, want only the first %s", got, b[0])
 	}
-	if v := rawCount(t, dbPath, `SELECT coalesce(max(version), 0) FROM schema_migrations`); v != latest-1 {
-		t.Errorf("migrate down 1 --no-backup left the schema at version %d, want %d", v, latest-1)
+	if v := rawCount(t, dbPath, `SELECT coalesce(max(version), 0) FROM schema_migrations`); v != previousVersion(t) {
+		t.Errorf("migrate down 1 --no-backup left the schema at version %d, want %d", v, previousVersion(t))
 	}
 
 	// Bad arguments.
@@ -1203,4 +1203,23 @@ func TestServerTakenAddressWritesNothing(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// previousVersion is the schema version one migration below the latest:
+// migration numbers are given out ahead (one may be missing while its
+// branch has not landed), so it is read from the files, not counted down.
+func previousVersion(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("../db/migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, previous := int(db.LatestVersion()), 0
+	for _, e := range entries {
+		prefix, _, _ := strings.Cut(e.Name(), "_")
+		if v, err := strconv.Atoi(prefix); err == nil && v < latest {
+			previous = max(previous, v)
+		}
+	}
+	return previous
 }

@@ -135,6 +135,13 @@ type CollectSession struct {
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time
+	// Email is where the link was mailed, or nil; Reminders says whether
+	// that address gets the reminders.
+	Email     *string
+	Reminders bool
+	// Mail is the state of the mail that carried the link; nil when none
+	// was queued (no address, or mail off).
+	Mail *SessionMailState
 }
 
 // CollectSessionCreate holds the fields of a new session; TokenHash is the
@@ -143,6 +150,9 @@ type CollectSessionCreate struct {
 	Label     *string
 	ExpiresAt time.Time
 	TokenHash []byte
+	// Mail names the address the link goes to; nil for a link handed out
+	// by hand.
+	Mail *SessionMail
 }
 
 // CollectView is what a session's token reaches: its collect, with the
@@ -193,7 +203,8 @@ const collectColumns = `id, client_id, workspace_id, task_id, title, message, du
 
 const collectItemColumns = `id, collect_id, title, description, required, folder_id, status, rejection_reason`
 
-const collectSessionColumns = `id, collect_id, client_id, label, expires_at, created_at, revoked_at, last_used_at`
+const collectSessionColumns = `id, collect_id, client_id, label, expires_at, created_at, revoked_at, last_used_at,
+	email, reminders`
 
 // itemFolder is how an item's folder is looked for: in the collect's workspace.
 func itemFolder(field ...any) inWorkspace {
@@ -605,7 +616,7 @@ func (db *DB) CreateCollectSession(ctx context.Context, clientID, collectID stri
 			s.ID, clientID, collectID, in.TokenHash, s.Label, unix(s.ExpiresAt), unix(now)); err != nil {
 			return nil, fmt.Errorf("create collect session: %w", err)
 		}
-		return s, nil
+		return s, db.queueSessionMail(ctx, tx, s, in.Mail)
 	})
 }
 
@@ -634,7 +645,7 @@ func (db *DB) ListCollectSessions(ctx context.Context, clientID, collectID strin
 	if err := findCollectRow(ctx, tx, clientID, collectID); err != nil {
 		return nil, err
 	}
-	return paginate(ctx, tx, list{
+	page, err := paginate(ctx, tx, list{
 		table:   "collect_sessions",
 		columns: collectSessionColumns,
 		tenant:  condition{"client_id = ? AND collect_id = ?", []any{clientID, collectID}},
@@ -646,6 +657,10 @@ func (db *DB) ListCollectSessions(ctx context.Context, clientID, collectID strin
 		}
 		return cs, cs.ID, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return page, addSessionMail(ctx, tx, clientID, page.Items)
 }
 
 // RevokeCollectSession revokes a session of the client's collect and
@@ -668,16 +683,17 @@ func (db *DB) RevokeCollectSession(ctx context.Context, clientID, collectID, ses
 
 func scanCollectSession(row scanner) (*CollectSession, error) {
 	var s CollectSession
-	var label sql.NullString
+	var label, email sql.NullString
 	var expires, created int64
 	var revoked, used sql.NullInt64
-	if err := row.Scan(&s.ID, &s.CollectID, &s.ClientID, &label, &expires, &created, &revoked, &used); err != nil {
+	if err := row.Scan(&s.ID, &s.CollectID, &s.ClientID, &label, &expires, &created, &revoked, &used,
+		&email, &s.Reminders); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scan collect session: %w", err)
 	}
-	s.Label = nullString(label)
+	s.Label, s.Email = nullString(label), nullString(email)
 	s.ExpiresAt, s.CreatedAt = fromUnix(expires), fromUnix(created)
 	s.RevokedAt, s.LastUsedAt = nullTime(revoked), nullTime(used)
 	return &s, nil

@@ -4,6 +4,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -40,6 +41,9 @@ type Options struct {
 	IdempotencyKey IdempotencyKeyFinder
 	// ObserveBatch is told of every batch the writer ran; nil tells no one.
 	ObserveBatch BatchObserver
+	// MailHost is the domain of the Message-IDs of queued mails (the
+	// sender address's); "localhost" when empty.
+	MailHost string
 }
 
 // BatchObserver is told, by the writer goroutine after each batch, how many
@@ -72,6 +76,8 @@ type DB struct {
 
 	encodeEvent   EventEncoder
 	eventsWritten chan struct{}
+	mailsQueued   chan struct{}
+	mailHost      string
 
 	idempotencyKey IdempotencyKeyFinder
 
@@ -142,6 +148,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
 		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
+		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil

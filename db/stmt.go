@@ -69,6 +69,9 @@ type txn struct {
 	// deliveriesDue says the transaction made webhook deliveries due (new
 	// events, or a retry by hand): EventsWritten is signalled after its commit.
 	deliveriesDue bool
+	// mailQueued says the transaction queued mail: MailsQueued is
+	// signalled after its commit.
+	mailQueued bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

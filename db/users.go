@@ -32,6 +32,8 @@ type ClientUserInvite struct {
 	LastName  *string
 	// WorkspaceIDs are workspaces of the client the user joins at once.
 	WorkspaceIDs []string
+	// Mail asks for the invitation to be mailed; nil when mail is off.
+	Mail *Invitation
 }
 
 const clientUserColumns = `id, client_id, email, first_name, last_name, client_role, invited_at, created_at, updated_at`
@@ -78,6 +80,16 @@ func (db *DB) InviteClientUser(ctx context.Context, clientID string, in ClientUs
 		}
 		if err := db.emit(ctx, tx, event{typ: EventUserInvited, clientID: &clientID, record: u}); err != nil {
 			return nil, err
+		}
+		if in.Mail != nil {
+			names, err := workspaceNames(ctx, tx, clientID, in.WorkspaceIDs)
+			if err != nil {
+				return nil, err
+			}
+			if err := db.queueInvitation(ctx, tx, in.Mail, queuedMail{clientID: &clientID, recipient: u.Email,
+				data: mailData{FirstName: u.FirstName, LastName: u.LastName, Workspaces: names}}); err != nil {
+				return nil, err
+			}
 		}
 		// Each membership the invitation made is a change of its own.
 		for _, id := range in.WorkspaceIDs {
@@ -141,6 +153,8 @@ type AccountantUserInvite struct {
 	FirstName *string
 	LastName  *string
 	Role      RoleRef
+	// Mail asks for the invitation to be mailed; nil when mail is off.
+	Mail *Invitation
 }
 
 // AccountantUserSorts are the sorts an accountant-user list accepts.
@@ -179,6 +193,10 @@ func (db *DB) InviteAccountantUser(ctx context.Context, firmID string, in Accoun
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users (`+accountantUserColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			u.ID, firmID, u.Email, u.FirstName, u.LastName, u.RoleID, unix(now), unix(now), unix(now)); err != nil {
 			return nil, fmt.Errorf("invite accountant user: %w", err)
+		}
+		if err := db.queueInvitation(ctx, tx, in.Mail, queuedMail{firmID: firmID, recipient: u.Email,
+			data: mailData{FirstName: u.FirstName, LastName: u.LastName}}); err != nil {
+			return nil, err
 		}
 		return u, db.emit(ctx, tx, event{typ: EventAccountantUserInvited, firmID: firmID, record: u})
 	})

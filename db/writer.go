@@ -154,6 +154,12 @@ func (db *DB) runBatch(batch []*writeJob) {
 		default:
 		}
 	}
+	if t.mailQueued {
+		select {
+		case db.mailsQueued <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // runJob runs one job's function, and records the idempotency key of its

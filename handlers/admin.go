@@ -191,22 +191,33 @@ func (h *Handler) listAccountantUsers(w http.ResponseWriter, r *http.Request, _ 
 	serveList(h, w, r, firmOf, db.AccountantUserSorts, h.store.ListAccountantUsers, newAccountantUserResponse)
 }
 
+// invitedAccountantUserResponse is a new accountant user, and whether the
+// invitation was queued for mailing.
+type invitedAccountantUserResponse struct {
+	accountantUserResponse
+	Mailed bool `json:"mailed"`
+}
+
 // inviteAccountantUser answers POST /v1/admin/users.
 func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var email, first, last field[string]
+	var email, first, last, locale field[string]
 	var role db.RoleRef
 	if !h.readBody(w, r, func(body *object) {
 		email = body.email("email", required)
 		role = roleField(body)
 		first = body.string("firstName", personName)
 		last = body.string("lastName", personName)
+		locale = body.enum("locale", mailLocales, optional)
 	}) {
 		return
 	}
-	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, db.AccountantUserInvite{
-		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last),
+	in := db.AccountantUserInvite{
+		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last), Mail: h.invitation(locale),
+	}
+	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, in)
+	respond(h, w, r, http.StatusCreated, u, err, func(u *db.AccountantUser) invitedAccountantUserResponse {
+		return invitedAccountantUserResponse{newAccountantUserResponse(u), in.Mail != nil}
 	})
-	respond(h, w, r, http.StatusCreated, u, err, newAccountantUserResponse)
 }
 
 // getAccountantUser answers GET /v1/admin/users/{id}.

@@ -337,7 +337,7 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 	}},
 	{"POST", "/v1/users", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
 		want := map[string]any{"email": strings.ToLower(trimmed(in["email"]).(string)), "roles": []any{in["role"]},
-			"firstName": optionalName(in, "firstName"), "lastName": optionalName(in, "lastName")}
+			"firstName": optionalName(in, "firstName"), "lastName": optionalName(in, "lastName"), "mailed": false}
 		wantFields(t, "invited user", out, want)
 		id := out["id"].(string)
 		fuzzClientUserRow(t, api, id, out)
@@ -367,10 +367,13 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 	}},
 	{"POST", "/v1/admin/users", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
 		want := map[string]any{"email": strings.ToLower(trimmed(in["email"]).(string)),
-			"firstName": optionalName(in, "firstName"), "lastName": optionalName(in, "lastName")}
+			"firstName": optionalName(in, "firstName"), "lastName": optionalName(in, "lastName"), "mailed": false}
 		wantFields(t, "invited accountant user", out, want)
 		fuzzRole(t, in, out)
-		fuzzReadBack(t, fx, api, "/v1/admin/users", out)
+		// mailed belongs to the invitation's answer; reads show the user.
+		user := maps.Clone(out)
+		delete(user, "mailed")
+		fuzzReadBack(t, fx, api, "/v1/admin/users", user)
 	}},
 	{"PATCH", "/v1/admin/users/$M", func(t *testing.T, fx *fuzzFixture, api *testAPI, in, out map[string]any) {
 		wantFields(t, "updated accountant user", out, map[string]any{"id": fx.acctUser})
@@ -453,8 +456,15 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 		if v, ok := in["label"].(string); ok && strings.TrimSpace(v) != "" {
 			label = strings.TrimSpace(v)
 		}
+		// The test server sends no mail: an address is kept, nothing mailed.
+		var email any
+		if v, ok := in["email"].(string); ok {
+			email = strings.ToLower(strings.TrimSpace(v))
+		}
+		reminders := email != nil && in["reminders"] != false
+		expires := apiTime(api.clock.Now().Add(time.Duration(seconds) * time.Second))
 		wantFields(t, "created session", out, map[string]any{"collectId": fx.collect, "label": label, "revokedAt": nil, "lastUsedAt": nil,
-			"expiresAt": apiTime(api.clock.Now().Add(time.Duration(seconds) * time.Second))})
+			"expiresAt": expires, "email": email, "reminders": reminders, "mail": nil, "mailed": false})
 		token, _ := out["token"].(string)
 		if !auth.ValidCollectToken(token) || out["url"] != api.server.URL+"/collect/"+token {
 			t.Errorf("created session: token %q, url %v", token, out["url"])
@@ -462,6 +472,7 @@ var fuzzBodyEndpoints = []fuzzBodyEndpoint{
 		shown := maps.Clone(out)
 		delete(shown, "token")
 		delete(shown, "url")
+		delete(shown, "mailed")
 		fuzzReadBack(t, fx, api, "/v1/collects/"+fx.collect+"/sessions", shown)
 	}},
 }
@@ -635,7 +646,8 @@ func FuzzJSONBody(f *testing.F) {
 		{`{"title":"Payslips","required":false,"folderId":"$F"}`, `{"title":""}`, `{"title":"x","folderId":"$w"}`},
 		{`{"status":"REJECTED","rejectionReason":" blurry "}`, `{"title":"Bank","description":null,"folderId":null,"required":true}`,
 			`{"rejectionReason":"x"}`, `{"status":"RECEIVED"}`, `{"folderId":"$F"}`},
-		{`{}`, `{"expiresIn":300,"label":" Anna "}`, `{"expiresIn":7776000}`, `{"expiresIn":299}`, `{"expiresIn":1e400}`, `{"label":""}`},
+		{`{}`, `{"expiresIn":300,"label":" Anna "}`, `{"expiresIn":7776000}`, `{"expiresIn":299}`, `{"expiresIn":1e400}`, `{"label":""}`,
+			`{"email":" Anna@Schmidt.Example "}`, `{"email":"anna@schmidt.example","reminders":false}`, `{"email":"no"}`, `{"reminders":true}`},
 	}
 	if len(seeds) != len(fuzzBodyEndpoints) {
 		f.Fatalf("%d seed lists for %d endpoints", len(seeds), len(fuzzBodyEndpoints))

@@ -89,12 +89,17 @@ type collectSessionResponse struct {
 	CreatedAt  timestamp  `json:"createdAt"`
 	RevokedAt  *timestamp `json:"revokedAt"`
 	LastUsedAt *timestamp `json:"lastUsedAt"`
+	// Email is where the link was mailed; Mail is that mail's state.
+	Email     *string              `json:"email"`
+	Reminders bool                 `json:"reminders"`
+	Mail      *sessionMailResponse `json:"mail"`
 }
 
 func newCollectSessionResponse(s *db.CollectSession) collectSessionResponse {
 	return collectSessionResponse{
 		ID: s.ID, CollectID: s.CollectID, Label: s.Label, ExpiresAt: timestampOf(s.ExpiresAt),
 		CreatedAt: timestampOf(s.CreatedAt), RevokedAt: timestampPtr(s.RevokedAt), LastUsedAt: timestampPtr(s.LastUsedAt),
+		Email: s.Email, Reminders: s.Reminders, Mail: newSessionMailResponse(s.Mail),
 	}
 }
 
@@ -104,6 +109,8 @@ type collectSessionCreatedResponse struct {
 	collectSessionResponse
 	Token string `json:"token"`
 	URL   string `json:"url"`
+	// Mailed says that the link was queued for mailing to Email.
+	Mailed bool `json:"mailed"`
 }
 
 var (
@@ -256,11 +263,14 @@ func collectItemUpdate(body *object) db.CollectItemUpdate {
 // createCollectSession answers POST /v1/collects/{id}/sessions: a new link,
 // whose token is shown in this answer only.
 func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	var label field[string]
+	var label, email field[string]
 	var seconds field[int]
+	var reminders field[bool]
 	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
 		seconds = body.int("expiresIn", optional, minSessionLifetime, maxSessionLifetime)
 		label = body.string("label", collectSessionName)
+		email = body.email("email", optional)
+		reminders = body.bool("reminders", optional)
 	})
 	if !ok {
 		return
@@ -277,9 +287,15 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 	if label.Set && label.Value != "" {
 		in.Label = &label.Value
 	}
+	if email.Set {
+		in.Mail = &db.SessionMail{Email: email.Value, NoReminders: reminders.Set && !reminders.Value}
+		if h.mail {
+			in.Mail.Link = h.collectPageURL(token)
+		}
+	}
 	s, err := h.store.CreateCollectSession(r.Context(), stateOf(r).clientID, id, in)
 	respond(h, w, r, http.StatusCreated, s, err, func(s *db.CollectSession) collectSessionCreatedResponse {
-		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token)}
+		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token), s.Mail != nil}
 	})
 }
 

@@ -45,6 +45,9 @@ type Config struct {
 	Observer RequestObserver
 	// Now is the clock that sets when collect links expire; time.Now when nil.
 	Now func() time.Time
+	// Mail says that mail is sent (an SMTP relay is configured): collect
+	// links given an address and invitations are queued for mailing.
+	Mail bool
 }
 
 // Handler serves the API.
@@ -73,6 +76,7 @@ type Handler struct {
 	hsts                 bool
 	observer             RequestObserver
 	now                  func() time.Time
+	mail                 bool
 }
 
 // FileStore keeps the bytes of uploads, declared here where they are
@@ -110,8 +114,8 @@ func New(cfg Config) (*Handler, error) {
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
-		allowPrivateWebhooks: cfg.AllowPrivateWebhooks,
-		hsts:                 cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
 	}
 	if h.now == nil {
 		h.now = time.Now

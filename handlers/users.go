@@ -29,9 +29,16 @@ func newClientUserResponse(u *db.ClientUser) clientUserResponse {
 		FirstName: u.FirstName, LastName: u.LastName, Roles: []string{u.Role}}
 }
 
+// invitedClientUserResponse is a new client user, and whether the
+// invitation was queued for mailing.
+type invitedClientUserResponse struct {
+	clientUserResponse
+	Mailed bool `json:"mailed"`
+}
+
 // inviteUser answers POST /v1/users.
 func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var email, role, first, last field[string]
+	var email, role, first, last, locale field[string]
 	var workspaceIDs field[[]string]
 	if !h.readBody(w, r, func(body *object) {
 		email = body.email("email", required)
@@ -39,14 +46,18 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 		workspaceIDs = body.ids("workspaceIds", optional)
 		first = body.string("firstName", personName)
 		last = body.string("lastName", personName)
+		locale = body.enum("locale", mailLocales, optional)
 	}) {
 		return
 	}
-	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, db.ClientUserInvite{
+	in := db.ClientUserInvite{
 		Email: email.Value, Role: role.Value, FirstName: valueOrNil(first), LastName: valueOrNil(last),
-		WorkspaceIDs: workspaceIDs.Value,
+		WorkspaceIDs: workspaceIDs.Value, Mail: h.invitation(locale),
+	}
+	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, in)
+	respond(h, w, r, http.StatusCreated, u, err, func(u *db.ClientUser) invitedClientUserResponse {
+		return invitedClientUserResponse{newClientUserResponse(u), in.Mail != nil}
 	})
-	respond(h, w, r, http.StatusCreated, u, err, newClientUserResponse)
 }
 
 // updateUser answers PATCH /v1/users/{id}.

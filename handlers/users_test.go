@@ -66,6 +66,11 @@ func cuDecode(t *testing.T, res *response, status int, fields []string) cuUser {
 	if res.status != status {
 		t.Fatalf("status: got %d, want %d (body %s)", res.status, status, res.body)
 	}
+	if status == http.StatusCreated {
+		r := *res
+		r.body = takeMailed(t, res.body)
+		res = &r
+	}
 	if got := cuKeys(t, res.body); !reflect.DeepEqual(got, fields) {
 		t.Errorf("client user fields: got %v, want %v (body %s)", got, fields, res.body)
 	}

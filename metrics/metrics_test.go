@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -187,7 +188,16 @@ func TestStore(t *testing.T) {
 	if _, err := store.CreateWorkspace(ctx, client.ID, "Books"); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(time.Hour)
+	// Two invitations queued for mailing, the older two hours before the
+	// scrape; one without mail queues nothing.
+	for i, inv := range []*db.Invitation{{Locale: "en"}, nil, {Locale: "de"}} {
+		if _, err := store.InviteAccountantUser(ctx, firm.ID, db.AccountantUserInvite{Email: fmt.Sprintf("u%d@a.example", i),
+			Role: db.RoleRef{Name: "user"}, Mail: inv}); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(30 * time.Minute)
+	}
+	now = now.Add(30 * time.Minute)
 
 	store1 := storeFile(t, files, "cfilefilefilefilefile0001", 1000)
 	reg := prometheus.NewRegistry()
@@ -202,8 +212,10 @@ func TestStore(t *testing.T) {
 		{"acctapi_db_write_queue_depth", nil, 0},
 		{"acctapi_rate_limit_refusals_total", map[string]string{"scope": "key"}, 2},
 		{"acctapi_rate_limit_refusals_total", map[string]string{"scope": "addr"}, 1},
-		{"acctapi_webhook_outbox_pending", nil, 1},
-		{"acctapi_webhook_outbox_oldest_pending_age_seconds", nil, 3600},
+		{"acctapi_webhook_outbox_pending", nil, 4}, // the workspace and the three invitations
+		{"acctapi_webhook_outbox_oldest_pending_age_seconds", nil, 7200},
+		{"acctapi_mail_outbox_pending", nil, 2},
+		{"acctapi_mail_outbox_oldest_pending_age_seconds", nil, 7200},
 		{"acctapi_filestore_files", nil, 1},
 		{"acctapi_filestore_size_bytes", nil, float64(store1)},
 	} {
@@ -242,8 +254,8 @@ func TestStore(t *testing.T) {
 			t.Errorf("without a local store the scrape holds %s", name)
 		}
 	}
-	if got := value(t, scrape(t, bucketed), "acctapi_webhook_outbox_pending", nil); got != 1 {
-		t.Errorf("outbox without a local store: got %v, want 1", got)
+	if got := value(t, scrape(t, bucketed), "acctapi_webhook_outbox_pending", nil); got != 4 {
+		t.Errorf("outbox without a local store: got %v, want 4", got)
 	}
 }
 

@@ -91,6 +91,10 @@ var (
 		"Webhook deliveries waiting to be made or retried, of every firm.", nil, nil)
 	outboxAgeDesc = prometheus.NewDesc("acctapi_webhook_outbox_oldest_pending_age_seconds",
 		"Age of the oldest webhook delivery waiting; 0 when none waits.", nil, nil)
+	mailPendingDesc = prometheus.NewDesc("acctapi_mail_outbox_pending",
+		"Mails waiting to be sent or retried, of every firm (reminders count from their time on).", nil, nil)
+	mailAgeDesc = prometheus.NewDesc("acctapi_mail_outbox_oldest_pending_age_seconds",
+		"Age of the oldest mail waiting, since it was queued; 0 when none waits.", nil, nil)
 	databaseSizeDesc = prometheus.NewDesc("acctapi_database_size_bytes",
 		"Size of the SQLite database file.", nil, nil)
 	walSizeDesc = prometheus.NewDesc("acctapi_database_wal_size_bytes",
@@ -114,7 +118,7 @@ type storeCollector struct {
 }
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{queueDepthDesc, refusalsDesc, outboxPendingDesc, outboxAgeDesc,
+	for _, d := range []*prometheus.Desc{queueDepthDesc, refusalsDesc, outboxPendingDesc, outboxAgeDesc, mailPendingDesc, mailAgeDesc,
 		databaseSizeDesc, walSizeDesc, filesDesc, filesSizeDesc} {
 		ch <- d
 	}
@@ -128,15 +132,21 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), outboxTimeout)
 	defer cancel()
-	if outbox, err := c.opts.DB.Outbox(ctx); err != nil {
-		ch <- prometheus.NewInvalidMetric(outboxPendingDesc, err)
-	} else {
+	for _, o := range []struct {
+		read          func(context.Context) (db.OutboxStats, error)
+		pending, aged *prometheus.Desc
+	}{{c.opts.DB.Outbox, outboxPendingDesc, outboxAgeDesc}, {c.opts.DB.MailOutbox, mailPendingDesc, mailAgeDesc}} {
+		outbox, err := o.read(ctx)
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(o.pending, err)
+			continue
+		}
 		var age time.Duration
 		if outbox.Pending > 0 {
 			age = max(0, c.opts.Now().Sub(outbox.OldestPending))
 		}
-		ch <- prometheus.MustNewConstMetric(outboxPendingDesc, prometheus.GaugeValue, float64(outbox.Pending))
-		ch <- prometheus.MustNewConstMetric(outboxAgeDesc, prometheus.GaugeValue, age.Seconds())
+		ch <- prometheus.MustNewConstMetric(o.pending, prometheus.GaugeValue, float64(outbox.Pending))
+		ch <- prometheus.MustNewConstMetric(o.aged, prometheus.GaugeValue, age.Seconds())
 	}
 
 	if database, wal, err := c.opts.DB.FileSizes(); err != nil {

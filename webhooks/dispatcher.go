@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"acctapi/db"
+	"acctapi/retry"
 )
 
 const (
@@ -67,15 +67,14 @@ type Dispatcher struct {
 	workers int
 	poll    time.Duration
 
-	rngMu sync.Mutex // *rand.Rand is not safe for concurrent use
-	rng   *rand.Rand
+	rng *retry.Source
 }
 
 // NewDispatcher returns a Dispatcher; opts.Store and opts.Client are
 // required.
 func NewDispatcher(opts DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{store: opts.Store, client: opts.Client, now: opts.Now, log: opts.Logger,
-		workers: opts.Workers, poll: opts.Poll, rng: opts.Rand}
+		workers: opts.Workers, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -296,14 +295,7 @@ func (d *Dispatcher) logAttempt(dd db.DueDelivery, n int, a Attempt, retry *time
 }
 
 // backoff is Backoff with the dispatcher's random source.
-func (d *Dispatcher) backoff(n int) (time.Duration, bool) {
-	if d.rng == nil {
-		return Backoff(n, nil)
-	}
-	d.rngMu.Lock()
-	defer d.rngMu.Unlock()
-	return Backoff(n, d.rng)
-}
+func (d *Dispatcher) backoff(n int) (time.Duration, bool) { return d.rng.Delay(schedule, n) }
 
 // purge deletes the deliveries that ended more than db.DeliveryRetention
 // ago.

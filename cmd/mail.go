@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/mail"
+)
+
+// addMailFlags adds the SMTP relay and the sender address of serve.
+func addMailFlags(cmd *cobra.Command, cfg *Config) {
+	flags := cmd.Flags()
+	flags.StringVar(&cfg.SMTPURL, "smtp-url", envOr("ACCTAPI_SMTP_URL", ""),
+		"SMTP relay that sends collect links, reminders and invitations: smtp://user:pass@host:587 (STARTTLS required; "+
+			"?insecure=true for a relay on this machine) or smtps://user:pass@host:465; no mail is sent when empty (env ACCTAPI_SMTP_URL)")
+	flags.StringVar(&cfg.MailFrom, "mail-from", envOr("ACCTAPI_MAIL_FROM", ""),
+		"sender address of the mails, shown beside the firm's name; required with --smtp-url (env ACCTAPI_MAIL_FROM)")
+}
+
+// mailRelay reads --smtp-url and --mail-from: nil when mail is off.
+func mailRelay(cfg *Config) (*mail.Relay, string, error) {
+	switch {
+	case cfg.SMTPURL == "" && cfg.MailFrom == "":
+		return nil, "", nil
+	case cfg.SMTPURL == "":
+		return nil, "", errors.New("--mail-from needs --smtp-url: the relay that sends the mails")
+	case cfg.MailFrom == "":
+		return nil, "", errors.New("--smtp-url needs --mail-from: the address the mails come from")
+	}
+	relay, err := mail.ParseRelay(cfg.SMTPURL)
+	if err != nil {
+		// The URL may hold a password: the error names the flag, not it.
+		return nil, "", fmt.Errorf("--smtp-url: %w", err)
+	}
+	from, err := mail.ParseFrom(cfg.MailFrom)
+	if err != nil {
+		return nil, "", fmt.Errorf("--mail-from: %w", err)
+	}
+	relay.RootCAs = cfg.SMTPRootCAs
+	return relay, from, nil
+}
