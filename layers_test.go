@@ -25,16 +25,18 @@ var layers = map[string]int{
 	"acctapi/webhooks": 2,
 	"acctapi/mail":     2,
 	"acctapi/auth":     2,
-	// Test support: runs the Mailpit program for the tests of the mails,
-	// and imports nothing of ours.
+	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,
 	"acctapi/filestore":    1,
 	"acctapi/durable":      0,
 	"acctapi/retry":        0,
 	// Runs versitygw, a real S3 server, for the tests of the S3 file
-	// store; imports nothing of ours.
-	"acctapi/filestore/s3test": 0,
+	// store.
+	"acctapi/filestore/s3test": 1,
+	// Test support: finds the real programs the tests run, and imports
+	// nothing of ours.
+	"acctapi/testprog": 0,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"acctapi/testprog"
 )
 
 // pebbleVersion is the Pebble release the ACME test runs against; .ci/run
@@ -27,40 +29,11 @@ const pebbleVersion = "v2.10.1"
 const pebbleInstall = "go install github.com/letsencrypt/pebble/v2/cmd/pebble@" + pebbleVersion +
 	" github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@" + pebbleVersion
 
-// pebbleBinaries finds pebble and pebble-challtestsrv on PATH or where go
-// install puts them ($GOBIN, else $(go env GOPATH)/bin). Without them the
+// pebbleBinaries finds pebble and pebble-challtestsrv: without them the
 // test is skipped, or fails under CI=true, where they must be installed.
 func pebbleBinaries(t *testing.T) (pebble, challtestsrv string) {
 	t.Helper()
-	var dirs []string
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-		if len(lines) == 2 {
-			if lines[0] != "" {
-				dirs = append(dirs, lines[0])
-			}
-			for _, p := range filepath.SplitList(lines[1]) {
-				dirs = append(dirs, filepath.Join(p, "bin"))
-			}
-		}
-	}
-	find := func(name string) string {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-		for _, dir := range dirs {
-			if info, err := os.Stat(filepath.Join(dir, name)); err == nil && !info.IsDir() {
-				return filepath.Join(dir, name)
-			}
-		}
-		msg := fmt.Sprintf("%s is not installed (on PATH or in %v); install Pebble with: %s", name, dirs, pebbleInstall)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-		return ""
-	}
-	return find("pebble"), find("pebble-challtestsrv")
+	return testprog.Find(t, "pebble", pebbleInstall), testprog.Find(t, "pebble-challtestsrv", pebbleInstall)
 }
 
 // freePort returns a port of 127.0.0.1 that was free a moment ago, for a

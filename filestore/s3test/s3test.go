@@ -7,18 +7,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"acctapi/testprog"
 )
 
 // Version is the versitygw release the tests run against; .ci/run installs
@@ -47,53 +45,18 @@ type Server struct {
 // Stop stops the server before the test ends, as an outage would.
 func (s *Server) Stop() { s.stop() }
 
-// Binary finds versitygw on PATH or where go install puts it ($GOBIN, else
-// $(go env GOPATH)/bin). Without it the test is skipped with how to install
-// it, or fails under CI=true, where it must be installed.
-func Binary(t testing.TB) string {
-	t.Helper()
-	dirs := []string{}
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		// GOBIN's line is empty when it is not set.
-		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-		if len(lines) == 2 {
-			if lines[0] != "" {
-				dirs = append(dirs, lines[0])
-			}
-			for _, p := range filepath.SplitList(lines[1]) {
-				dirs = append(dirs, filepath.Join(p, "bin"))
-			}
-		}
-	}
-	if path, err := exec.LookPath("versitygw"); err == nil {
-		return path
-	}
-	for _, dir := range dirs {
-		path := filepath.Join(dir, "versitygw")
-		if info, err := os.Stat(path); err == nil && !info.IsDir() {
-			return path
-		}
-	}
-	msg := fmt.Sprintf("versitygw is not installed (on PATH or in %v), so the S3 file store is not tested; install it with: %s", dirs, Install)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // Start runs versitygw until the test ends, on a free port of 127.0.0.1,
 // and makes a bucket. It skips the test where versitygw is not installed,
 // and fails it under CI=true.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary(t)
+	bin := testprog.Find(t, "versitygw", Install)
 	s := &Server{AccessKeyID: "test" + randomHex(8), SecretAccessKey: randomHex(20), Bucket: "acctapi-" + randomHex(4), Dir: t.TempDir()}
-	port := freePort(t)
+	port := strconv.Itoa(testprog.FreePort(t))
 	s.Endpoint = "http://" + net.JoinHostPort("127.0.0.1", port)
 	cmd := exec.Command(bin, "--access", s.AccessKeyID, "--secret", s.SecretAccessKey,
 		"--port", net.JoinHostPort("127.0.0.1", port), "--quiet", "posix", s.Dir)
-	out := &syncBuffer{}
+	out := &testprog.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start versitygw: %v", err)
@@ -163,34 +126,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// freePort is a port of 127.0.0.1 that nothing listened on a moment ago.
-func freePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
-}
-
-// syncBuffer collects a process's output for the failure message.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

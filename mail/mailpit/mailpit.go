@@ -4,19 +4,18 @@
 package mailpit
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"acctapi/testprog"
 )
 
 // Version is the Mailpit release the tests run against; .ci/run installs
@@ -32,39 +31,7 @@ type Server struct {
 	SMTP string
 	api  string
 	cmd  *exec.Cmd
-	out  *bytes.Buffer
-}
-
-// Binary finds mailpit on PATH or where go install puts it. Without it
-// the test is skipped, or fails under CI=true, where it must be installed.
-func Binary(t testing.TB) string {
-	t.Helper()
-	if path, err := exec.LookPath("mailpit"); err == nil {
-		return path
-	}
-	var dirs []string
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-		if len(lines) == 2 {
-			if lines[0] != "" {
-				dirs = append(dirs, lines[0])
-			}
-			for _, p := range filepath.SplitList(lines[1]) {
-				dirs = append(dirs, filepath.Join(p, "bin"))
-			}
-		}
-	}
-	for _, dir := range dirs {
-		if info, err := os.Stat(filepath.Join(dir, "mailpit")); err == nil && !info.IsDir() {
-			return filepath.Join(dir, "mailpit")
-		}
-	}
-	msg := fmt.Sprintf("mailpit is not installed (on PATH or in %v); install it with: %s", dirs, Install)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	out  *testprog.Output
 }
 
 // Start runs a Mailpit with chaos enabled (SetRefusal) and any SMTP
@@ -72,11 +39,11 @@ func Binary(t testing.TB) string {
 // TLS flags), and stops it when the test ends.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
-	bin := Binary(t)
+	bin := testprog.Find(t, "mailpit", Install)
 	for attempt := 0; ; attempt++ {
-		smtpPort, apiPort := freePort(t), freePort(t)
+		smtpPort, apiPort := testprog.FreePort(t), testprog.FreePort(t)
 		s := &Server{SMTP: "127.0.0.1:" + strconv.Itoa(smtpPort), api: "http://127.0.0.1:" + strconv.Itoa(apiPort),
-			out: &bytes.Buffer{}}
+			out: &testprog.Output{}}
 		s.cmd = exec.Command(bin, "--smtp", s.SMTP, "--listen", "127.0.0.1:"+strconv.Itoa(apiPort),
 			"--database", filepath.Join(t.TempDir(), "mailpit.db"), "--enable-chaos",
 			"--smtp-auth-accept-any", "--disable-version-check", "--quiet")
@@ -84,8 +51,7 @@ func Start(t testing.TB, extra ...string) *Server {
 			s.cmd.Args = append(s.cmd.Args, "--smtp-auth-allow-insecure")
 		}
 		s.cmd.Args = append(s.cmd.Args, extra...)
-		w := &lockedWriter{b: s.out}
-		s.cmd.Stdout, s.cmd.Stderr = w, w
+		s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 		if err := s.cmd.Start(); err != nil {
 			t.Fatalf("start mailpit: %v", err)
 		}
@@ -104,7 +70,7 @@ func Start(t testing.TB, extra ...string) *Server {
 		s.cmd.Process.Kill()
 		<-exited
 		if attempt == 2 {
-			t.Fatalf("mailpit did not start: %s", w.String())
+			t.Fatalf("mailpit did not start: %s", s.out.String())
 		}
 	}
 }
@@ -130,15 +96,6 @@ func (s *Server) ready(exited <-chan struct{}) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return false
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Address is a mail address as Mailpit reports it.
@@ -231,21 +188,4 @@ func (s *Server) get(t testing.TB, path string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
