@@ -1069,8 +1069,9 @@ func printTable(w io.Writer, results []result) {
 	printMarkdown(w, rows, len(rows[0])-6)
 }
 
-// printRatios prints, for each scenario run on more than one server, the
-// first server's requests a second divided by each other server's.
+// printRatios prints, for each run of a server other than the first, the
+// first server's requests a second in the same scenario, just before, divided
+// by that server's.
 func printRatios(w io.Writer, results []result) {
 	type cell struct {
 		scenario, sync string
@@ -1080,9 +1081,13 @@ func printRatios(w io.Writer, results []result) {
 	rows := [][]string{{"scenario", "synchronous", "connections", "server", "requests/s", "against", "requests/s", "ratio"}}
 	for _, r := range results {
 		c := cell{r.Scenario, r.Synchronous, r.Connections}
+		if r.Server == results[0].Server {
+			// Each later server is compared with the first's run just before it.
+			first[c] = r
+			continue
+		}
 		a, ok := first[c]
 		if !ok {
-			first[c] = r
 			continue
 		}
 		ratio := "-"
