@@ -58,6 +58,8 @@ type DB struct {
 	now   func() time.Time
 	// readStmts keeps the statements prepared on the read pool.
 	readStmts *stmtCache
+	// direct serves the task list (see directReads).
+	direct *directReads
 
 	// jobs feeds the writer goroutine (see update); closing stops it.
 	jobs       chan *writeJob
@@ -140,7 +142,8 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
-		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
+		direct: newDirectReads(path, readers),
+		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
@@ -196,7 +199,7 @@ func (db *DB) Close() error {
 		close(db.closing)
 		<-db.writerDone
 		db.readStmts.close()
-		db.closeErr = errors.Join(db.read.Close(), db.write.Close())
+		db.closeErr = errors.Join(db.direct.close(), db.read.Close(), db.write.Close())
 	})
 	return db.closeErr
 }
