@@ -56,8 +56,10 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
-	// readStmts keeps the statements prepared on the read pool.
-	readStmts *stmtCache
+	// readStmts keeps the statements prepared on the read pool, writeStmts
+	// those prepared on the write connection.
+	readStmts  *stmtCache
+	writeStmts *stmtCache
 	// direct serves the task list (see directReads).
 	direct *directReads
 
@@ -141,7 +143,8 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
+	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
+		writeStmts: &stmtCache{pool: write}, dirs: dirs,
 		direct: newDirectReads(path, readers),
 		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
@@ -199,6 +202,7 @@ func (db *DB) Close() error {
 		close(db.closing)
 		<-db.writerDone
 		db.readStmts.close()
+		db.writeStmts.close()
 		db.closeErr = errors.Join(db.direct.close(), db.read.Close(), db.write.Close())
 	})
 	return db.closeErr

@@ -12,8 +12,9 @@ import (
 // fragments only, so the set of statements is small and bounded; the one
 // query whose text grows with its input (KnownFileIDs) does not use the cache.
 
-// stmtCache holds statements prepared on the read pool, each prepared on a
-// connection the first time it runs there.
+// stmtCache holds statements prepared on a pool: the read pool, each
+// statement prepared on a connection the first time it runs there, or the
+// write connection, which keeps its statements from one batch to the next.
 type stmtCache struct {
 	pool  *sql.DB
 	stmts sync.Map // query -> *sql.Stmt
@@ -39,7 +40,8 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // prepareLater prepares query in the background, for a caller that holds a
-// connection of the pool and so cannot wait for another.
+// connection of the pool and so cannot wait for another: on the write
+// connection, the preparation waits for the batch's transaction to end.
 func (c *stmtCache) prepareLater(query string) {
 	if _, busy := c.pending.LoadOrStore(query, true); busy {
 		return
@@ -60,8 +62,9 @@ func (c *stmtCache) close() {
 }
 
 // txn is a transaction whose statements are prepared at most once: read
-// transactions take them from the read pool's cache; a write batch keeps
-// the ones it prepared for the rest of the batch.
+// transactions take them from the read pool's cache, write batches from the
+// write connection's; a statement not cached yet is prepared in the
+// transaction, kept for the rest of it, and cached for the next ones.
 type txn struct {
 	*sql.Tx
 	shared *stmtCache
