@@ -20,6 +20,12 @@ type stmtCache struct {
 	stmts sync.Map // query -> *sql.Stmt
 	// pending marks the queries being prepared in the background.
 	pending sync.Map
+	// background counts those preparations: close waits for them, since one
+	// still running holds a connection, and the database file, open after
+	// the store has closed. closing stops new ones.
+	mu         sync.Mutex
+	closing    bool
+	background sync.WaitGroup
 }
 
 // get returns the statement for query, preparing it now. It waits for a
@@ -46,7 +52,15 @@ func (c *stmtCache) prepareLater(query string) {
 	if _, busy := c.pending.LoadOrStore(query, true); busy {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		c.pending.Delete(query)
+		return
+	}
+	c.background.Add(1)
 	go func() {
+		defer c.background.Done()
 		// Done either way: prepared, or failed and to be tried again by the
 		// next transaction that runs the query.
 		defer c.pending.Delete(query)
@@ -54,7 +68,12 @@ func (c *stmtCache) prepareLater(query string) {
 	}()
 }
 
+// close waits for the background preparations, then closes the statements.
 func (c *stmtCache) close() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.background.Wait()
 	c.stmts.Range(func(_, s any) bool {
 		s.(*sql.Stmt).Close()
 		return true
