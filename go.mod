@@ -20,6 +20,7 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
 	modernc.org/sqlite v1.61.1
+	zombiezen.com/go/sqlite v1.4.2
 )
 
 require (

@@ -85,6 +85,11 @@ type options struct {
 	syncs     []string
 	bin       string
 	out       string
+	// baseline also runs the bare server of bench/baseline, beside acctapi.
+	baseline bool
+	// compare is a second acctapi binary run beside the first, on
+	// compareData (a copy of the data dir when its schema differs).
+	compare, compareData string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -99,6 +104,9 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&syncs, "sync", "NORMAL,FULL", "SQLite synchronous settings: reads run under the first, writes under each")
 	fs.StringVar(&o.bin, "bin", "", "prebuilt acctapi binary (default: build one)")
 	fs.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
+	fs.BoolVar(&o.baseline, "baseline", false, "also run the bare httprouter + SQLite server of bench/baseline on list, list-deep and create, and print acctapi's ratio to it")
+	fs.StringVar(&o.compare, "compare", "", "a second acctapi binary to run beside the first, alternating, and print the ratio of the first to it")
+	fs.StringVar(&o.compareData, "compare-data", "", "the data dir of -compare (default: -data); a copy of -data for a binary with another schema")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -114,6 +122,9 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.data == "" {
 		o.data = filepath.Join(os.TempDir(), fmt.Sprintf("acctapi-bench-%d", o.tasks))
+	}
+	if o.compareData == "" {
+		o.compareData = o.data
 	}
 	var err error
 	if o.conns, err = parseConns(conns); err != nil {
@@ -154,13 +165,32 @@ func parseSyncs(s string) ([]string, error) {
 
 // bench is one run of the benchmark: what it prepared and what it measured.
 type bench struct {
-	opts    *options
-	work    string // temp dir: binary, scripts, data files, server logs
-	bin     string
-	seed    *seedInfo
-	fix     *fixture
-	srv     *server
+	opts *options
+	work string // temp dir: binary, scripts, data files, server logs
+	bin  string
+	seed *seedInfo
+	fix  *fixture
+	// targets are the servers measured, acctapi first; srvs holds each
+	// one's running process, in the same order.
+	targets []target
+	srvs    []*server
 	results []result
+}
+
+// target is one server the scenarios run against.
+type target struct {
+	name string
+	// command returns the command line that serves data dir on addr.
+	command func(addr, mode string) []string
+	// baselineOnly marks the bare server, which answers only the scenarios
+	// with a baseline.
+	baselineOnly bool
+}
+
+func acctapiTarget(name, bin, dataDir string) target {
+	return target{name: name, command: func(addr, mode string) []string {
+		return []string{bin, "serve", "--data-dir", dataDir, "--addr", addr, "--synchronous", mode}
+	}}
 }
 
 func run(ctx context.Context, opts *options) error {
@@ -173,6 +203,7 @@ func run(ctx context.Context, opts *options) error {
 	if len(b.results) > 0 {
 		fmt.Println()
 		printTable(os.Stdout, b.results)
+		printRatios(os.Stdout, b.results)
 		printServerErrors(os.Stdout, b.results)
 	}
 	if opts.out != "" && len(b.results) > 0 {
@@ -199,6 +230,19 @@ func (b *bench) measure(ctx context.Context) error {
 	b.seed = seed
 	if err := b.writeScripts(); err != nil {
 		return err
+	}
+	b.targets = []target{acctapiTarget("acctapi", b.bin, b.opts.data)}
+	if b.opts.compare != "" {
+		b.targets = append(b.targets, acctapiTarget("compare", b.opts.compare, b.opts.compareData))
+	}
+	if b.opts.baseline {
+		bin := filepath.Join(b.work, "baseline")
+		if err := goBuild(ctx, bin, "acctapi/bench/baseline"); err != nil {
+			return err
+		}
+		b.targets = append(b.targets, target{name: "baseline", baselineOnly: true, command: func(addr, mode string) []string {
+			return []string{bin, "-data-dir", b.opts.data, "-addr", addr, "-synchronous", mode}
+		}})
 	}
 	defer b.stopServer() // on failure; success stops it below, to see its error
 	for i := range b.opts.syncs {
@@ -233,36 +277,46 @@ func (b *bench) measureUnder(ctx context.Context, setting int, todo []scenario) 
 		return err
 	}
 	mode := b.opts.syncs[setting]
-	log := filepath.Join(b.work, fmt.Sprintf("server-%d-%s.log", setting+1, mode))
-	srv, err := startServer(ctx, b.bin, b.opts.data, mode, log)
-	if err != nil {
-		return err
+	for _, t := range b.targets {
+		log := filepath.Join(b.work, fmt.Sprintf("%s-%d-%s.log", t.name, setting+1, mode))
+		srv, err := startServer(ctx, t.command, mode, log)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		b.srvs = append(b.srvs, srv)
 	}
-	b.srv = srv
 	if b.fix == nil {
-		if b.fix, err = prepare(ctx, srv.url, b.seed, b.opts.scenarios, len(b.opts.syncs)); err != nil {
+		var err error
+		if b.fix, err = prepare(ctx, b.srvs[0].url, b.seed, b.opts.scenarios, len(b.opts.syncs)); err != nil {
 			return err
 		}
 	}
+	// The servers take turns at each scenario and connection count, so that
+	// a change in the machine's load falls on both.
 	for _, sc := range todo {
 		for _, conns := range b.opts.conns {
-			res, err := b.runOne(ctx, sc, setting, conns)
-			if err != nil {
-				return fmt.Errorf("%s, %s, %s: %w", sc.name, mode, connections(conns), err)
+			for i, t := range b.targets {
+				if t.baselineOnly && !sc.baseline {
+					continue
+				}
+				res, err := b.runOne(ctx, i, sc, setting, conns)
+				if err != nil {
+					return fmt.Errorf("%s: %s, %s, %s: %w", t.name, sc.name, mode, connections(conns), err)
+				}
+				b.results = append(b.results, res)
 			}
-			b.results = append(b.results, res)
 		}
 	}
 	return nil
 }
 
 func (b *bench) stopServer() error {
-	if b.srv == nil {
-		return nil
+	var errs []error
+	for _, srv := range b.srvs {
+		errs = append(errs, srv.stop())
 	}
-	err := b.srv.stop()
-	b.srv = nil
-	return err
+	b.srvs = nil
+	return errors.Join(errs...)
 }
 
 // build uses -bin, or builds the module's binary into the work dir so that
@@ -273,11 +327,15 @@ func (b *bench) build(ctx context.Context) error {
 		return nil
 	}
 	b.bin = filepath.Join(b.work, "acctapi")
-	fmt.Fprintln(os.Stderr, "building acctapi")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", b.bin, "acctapi")
+	return goBuild(ctx, b.bin, "acctapi")
+}
+
+func goBuild(ctx context.Context, out, pkg string) error {
+	fmt.Fprintln(os.Stderr, "building", pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build (run bench from the repository, as bench/run does): %w", err)
+		return fmt.Errorf("go build %s (run bench from the repository, as bench/run does): %w", pkg, err)
 	}
 	return nil
 }
@@ -306,42 +364,44 @@ func (b *bench) scriptPath(sc scenario) string {
 	return filepath.Join(b.work, strings.TrimSuffix(sc.script, ".lua")+".run.lua")
 }
 
-// runOne runs wrk once and reads the server's peak memory around it.
-func (b *bench) runOne(ctx context.Context, sc scenario, setting, conns int) (result, error) {
+// runOne runs wrk once against the target-th server and reads the server's
+// peak memory around it.
+func (b *bench) runOne(ctx context.Context, target int, sc scenario, setting, conns int) (result, error) {
 	mode := b.opts.syncs[setting]
-	res := result{Scenario: sc.name, Synchronous: mode, Connections: conns}
-	if err := b.srv.alive(); err != nil {
+	srv := b.srvs[target]
+	res := result{Server: b.targets[target].name, Scenario: sc.name, Synchronous: mode, Connections: conns}
+	if err := srv.alive(); err != nil {
 		return res, err
 	}
-	data := filepath.Join(b.work, fmt.Sprintf("%s-%s-c%d.data", sc.name, mode, conns))
+	data := filepath.Join(b.work, fmt.Sprintf("%s-%s-%s-c%d.data", res.Server, sc.name, mode, conns))
 	p := sc.params(b.fix.under(setting))
 	// The tag makes created titles unique across runs on the same data dir.
 	p.add("tag", fmt.Sprintf("%s %s c%d", time.Now().UTC().Format("20060102T150405"), mode, conns))
 	if err := os.WriteFile(data, []byte(p.String()), 0o600); err != nil {
 		return res, err
 	}
-	if err := resetPeakRSS(b.srv.pid()); err != nil {
+	if err := resetPeakRSS(srv.pid()); err != nil {
 		return res, err
 	}
-	logStart, err := fileSize(b.srv.log)
+	logStart, err := fileSize(srv.log)
 	if err != nil {
 		return res, err
 	}
-	sum, err := runWrk(ctx, b.scriptPath(sc), b.srv.url, data, conns, b.opts.duration)
+	sum, err := runWrk(ctx, b.scriptPath(sc), srv.url, data, conns, b.opts.duration)
 	if err != nil {
 		return res, err
 	}
-	if res.PeakRSSKiB, err = peakRSS(b.srv.pid()); err != nil {
+	if res.PeakRSSKiB, err = peakRSS(srv.pid()); err != nil {
 		return res, err
 	}
 	res.fill(sum)
 	if sum.Errors.Status > 0 {
-		if res.ServerErrors, err = serverErrors(b.srv.log, logStart); err != nil {
+		if res.ServerErrors, err = serverErrors(srv.log, logStart); err != nil {
 			return res, err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%-20s %-6s %3d conns  %8.0f req/s  p99 %s  errors %d\n",
-		sc.name, mode, conns, res.RequestsPerSecond, formatMs(res.P99Ms), res.Errors.total())
+	fmt.Fprintf(os.Stderr, "%-8s %-20s %-6s %3d conns  %8.0f req/s  p99 %s  errors %d\n",
+		res.Server, sc.name, mode, conns, res.RequestsPerSecond, formatMs(res.P99Ms), res.Errors.total())
 	return res, nil
 }
 
@@ -418,9 +478,9 @@ type server struct {
 	waitErr error         // how it exited, set before exited closes
 }
 
-// startServer starts the server on a free loopback port, its output going
-// to logPath, and waits until it answers /v1/health.
-func startServer(ctx context.Context, bin, dataDir, mode, logPath string) (*server, error) {
+// startServer starts the server command makes on a free loopback port, its
+// output going to logPath, and waits until it answers /v1/health.
+func startServer(ctx context.Context, command func(addr, mode string) []string, mode, logPath string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -430,7 +490,8 @@ func startServer(ctx context.Context, bin, dataDir, mode, logPath string) (*serv
 		return nil, err
 	}
 	defer logFile.Close() // the child keeps its own descriptor
-	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--addr", addr, "--synchronous", mode)
+	args := command(addr, mode)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// A process group of its own: Ctrl-C in the terminal reaches bench and
 	// wrk, and bench stops the server with SIGTERM like an operator would.
@@ -568,6 +629,8 @@ type scenario struct {
 	walks string
 	// params returns the lines of the script's data file.
 	params func(*fixture) params
+	// baseline marks the scenarios bench/baseline answers.
+	baseline bool
 }
 
 // scenarios lists every scenario in the order they run.
@@ -575,13 +638,13 @@ var scenarios = []scenario{
 	{name: "me", script: "get.lua", params: func(f *fixture) params {
 		return getParams("/v1/me", f.seed.AccountantKey, "")
 	}},
-	{name: "list", script: "get.lua", params: firstPage("list")},
-	{name: "list-deep", script: "get.lua", walks: "list", params: deepPageOf("list")},
+	{name: "list", script: "get.lua", baseline: true, params: firstPage("list")},
+	{name: "list-deep", script: "get.lua", walks: "list", baseline: true, params: deepPageOf("list")},
 	{name: "list-workspace", script: "get.lua", params: firstPage("list-workspace")},
 	{name: "list-workspace-deep", script: "get.lua", walks: "list-workspace", params: deepPageOf("list-workspace")},
 	{name: "list-title", script: "get.lua", params: firstPage("list-title")},
 	{name: "list-title-deep", script: "get.lua", walks: "list-title", params: deepPageOf("list-title")},
-	{name: "create", script: "create.lua", write: true, params: writeParams},
+	{name: "create", script: "create.lua", write: true, baseline: true, params: writeParams},
 	{name: "patch", script: "patch.lua", write: true, walks: "list", params: writeParams},
 	{name: "mixed", script: "mixed.lua", write: true, walks: "list", params: func(f *fixture) params {
 		p := writeParams(f)
@@ -959,6 +1022,7 @@ func serverErrors(logPath string, offset int64) (map[string]int, error) {
 
 // result is one row of the table.
 type result struct {
+	Server            string         `json:"server"`
 	Scenario          string         `json:"scenario"`
 	Synchronous       string         `json:"synchronous"`
 	Connections       int            `json:"connections"`
@@ -983,13 +1047,67 @@ func (r *result) fill(s *wrkSummary) {
 	r.Errors = s.Errors
 }
 
+// printTable prints a row per run; a server column when the run measured
+// more than one server.
 func printTable(w io.Writer, results []result) {
+	servers := false
+	for _, r := range results {
+		servers = servers || r.Server != results[0].Server
+	}
 	rows := [][]string{{"scenario", "synchronous", "connections", "requests/s", "p50", "p99", "errors", "server peak RSS (MiB)"}}
 	for _, r := range results {
 		rows = append(rows, []string{r.Scenario, r.Synchronous, strconv.Itoa(r.Connections),
 			strconv.FormatFloat(r.RequestsPerSecond, 'f', 0, 64), formatMs(r.P50Ms), formatMs(r.P99Ms),
 			formatErrors(r.Errors), strconv.FormatFloat(float64(r.PeakRSSKiB)/1024, 'f', 0, 64)})
 	}
+	if servers {
+		rows[0] = append([]string{"server"}, rows[0]...)
+		for i, r := range results {
+			rows[i+1] = append([]string{r.Server}, rows[i+1]...)
+		}
+	}
+	printMarkdown(w, rows, len(rows[0])-6)
+}
+
+// printRatios prints, for each run of a server other than the first, the
+// first server's requests a second in the same scenario, just before, divided
+// by that server's.
+func printRatios(w io.Writer, results []result) {
+	type cell struct {
+		scenario, sync string
+		conns          int
+	}
+	first := map[cell]result{}
+	rows := [][]string{{"scenario", "synchronous", "connections", "server", "requests/s", "against", "requests/s", "ratio"}}
+	for _, r := range results {
+		c := cell{r.Scenario, r.Synchronous, r.Connections}
+		if r.Server == results[0].Server {
+			// Each later server is compared with the first's run just before it.
+			first[c] = r
+			continue
+		}
+		a, ok := first[c]
+		if !ok {
+			continue
+		}
+		ratio := "-"
+		if r.RequestsPerSecond > 0 {
+			ratio = strconv.FormatFloat(a.RequestsPerSecond/r.RequestsPerSecond, 'f', 2, 64) + "x"
+		}
+		rows = append(rows, []string{r.Scenario, r.Synchronous, strconv.Itoa(r.Connections),
+			a.Server, strconv.FormatFloat(a.RequestsPerSecond, 'f', 0, 64),
+			r.Server, strconv.FormatFloat(r.RequestsPerSecond, 'f', 0, 64), ratio})
+	}
+	if len(rows) == 1 {
+		return
+	}
+	fmt.Fprintln(w)
+	printMarkdown(w, rows, 2)
+}
+
+// printMarkdown prints rows as a Markdown table, the first row its header:
+// the first text columns left-aligned, the rest (numbers) right-aligned.
+func printMarkdown(w io.Writer, rows [][]string, text int) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, cell := range row {
@@ -999,7 +1117,7 @@ func printTable(w io.Writer, results []result) {
 	// Text columns left, numbers right: Markdown's alignment row says which.
 	printRow := func(cells []string) {
 		for i, cell := range cells {
-			if i < 2 {
+			if i < text {
 				fmt.Fprintf(w, "| %-*s ", widths[i], cell)
 			} else {
 				fmt.Fprintf(w, "| %*s ", widths[i], cell)
@@ -1010,7 +1128,7 @@ func printTable(w io.Writer, results []result) {
 	printRow(rows[0])
 	align := make([]string, len(widths))
 	for i, n := range widths {
-		if i < 2 {
+		if i < text {
 			align[i] = strings.Repeat("-", n)
 		} else {
 			align[i] = strings.Repeat("-", n-1) + ":"

@@ -60,8 +60,12 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
-	// readStmts keeps the statements prepared on the read pool.
-	readStmts *stmtCache
+	// readStmts keeps the statements prepared on the read pool, writeStmts
+	// those prepared on the write connection.
+	readStmts  *stmtCache
+	writeStmts *stmtCache
+	// direct serves the task list (see directReads).
+	direct *directReads
 
 	// jobs feeds the writer goroutine (see update); closing stops it.
 	jobs       chan *writeJob
@@ -145,8 +149,10 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		read.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read}, dirs: dirs,
-		jobs: make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
+	db := &DB{path: path, write: write, read: read, now: now, readStmts: &stmtCache{pool: read},
+		writeStmts: &stmtCache{pool: write}, dirs: dirs,
+		direct: newDirectReads(path, readers),
+		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
 		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
@@ -203,7 +209,8 @@ func (db *DB) Close() error {
 		close(db.closing)
 		<-db.writerDone
 		db.readStmts.close()
-		db.closeErr = errors.Join(db.read.Close(), db.write.Close())
+		db.writeStmts.close()
+		db.closeErr = errors.Join(db.direct.close(), db.read.Close(), db.write.Close())
 	})
 	return db.closeErr
 }

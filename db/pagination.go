@@ -50,7 +50,37 @@ type list struct {
 	tombstones string
 	// total counts the matching rows; nil counts them with tenant and
 	// filters.
-	total func(ctx context.Context, tx *txn) (int, error)
+	total func(ctx context.Context, tx pageSource) (int, error)
+}
+
+// pageSource is the read transaction paginate runs its queries in: one of
+// the read pool (poolTx) or of the direct connections (directTx).
+type pageSource interface {
+	QueryContext(ctx context.Context, query string, args ...any) (pageRows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) scanner
+}
+
+// pageRows are the rows of a page query, as sql.Rows reads them.
+type pageRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+// poolTx is a read transaction of the read pool as a pageSource.
+type poolTx struct{ tx *txn }
+
+func (p poolTx) QueryContext(ctx context.Context, query string, args ...any) (pageRows, error) {
+	rows, err := p.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (p poolTx) QueryRowContext(ctx context.Context, query string, args ...any) scanner {
+	return p.tx.QueryRowContext(ctx, query, args...)
 }
 
 // condition is a piece of SQL with its arguments.
@@ -78,6 +108,11 @@ type scanner interface{ Scan(...any) error }
 // returns the item with its id. Returns EINVALIDCURSOR for a cursor that
 // names no row of the tenant, live or deleted.
 func paginate[T any](ctx context.Context, tx *txn, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
+	return paginateFrom(ctx, poolTx{tx}, l, req, scan)
+}
+
+// paginateFrom is paginate on any pageSource.
+func paginateFrom[T any](ctx context.Context, tx pageSource, l list, req PageRequest, scan func(scanner) (T, string, error)) (*Page[T], error) {
 	key, ok := l.sorts[req.Sort]
 	if !ok {
 		return nil, fmt.Errorf("list %s has no sort %q", l.table, req.Sort)
@@ -177,7 +212,7 @@ func readPage[T any](ctx context.Context, db *DB, l list, req PageRequest, scan 
 
 // findCursor returns the sort key and id of the cursor's row, or of its
 // tombstone when it was deleted.
-func findCursor(ctx context.Context, tx *txn, l list, expr, id string) ([]any, error) {
+func findCursor(ctx context.Context, tx pageSource, l list, expr, id string) ([]any, error) {
 	query := "SELECT " + expr + ", id FROM " + l.table + " WHERE " + l.tenant.sql + " AND id = ?"
 	args := append(append([]any(nil), l.tenant.args...), id)
 	if l.tombstones != "" {

@@ -12,13 +12,20 @@ import (
 // fragments only, so the set of statements is small and bounded; the one
 // query whose text grows with its input (KnownFileIDs) does not use the cache.
 
-// stmtCache holds statements prepared on the read pool, each prepared on a
-// connection the first time it runs there.
+// stmtCache holds statements prepared on a pool: the read pool, each
+// statement prepared on a connection the first time it runs there, or the
+// write connection, which keeps its statements from one batch to the next.
 type stmtCache struct {
 	pool  *sql.DB
 	stmts sync.Map // query -> *sql.Stmt
 	// pending marks the queries being prepared in the background.
 	pending sync.Map
+	// background counts those preparations: close waits for them, since one
+	// still running holds a connection, and the database file, open after
+	// the store has closed. closing stops new ones.
+	mu         sync.Mutex
+	closing    bool
+	background sync.WaitGroup
 }
 
 // get returns the statement for query, preparing it now. It waits for a
@@ -39,12 +46,21 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // prepareLater prepares query in the background, for a caller that holds a
-// connection of the pool and so cannot wait for another.
+// connection of the pool and so cannot wait for another: on the write
+// connection, the preparation waits for the batch's transaction to end.
 func (c *stmtCache) prepareLater(query string) {
 	if _, busy := c.pending.LoadOrStore(query, true); busy {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		c.pending.Delete(query)
+		return
+	}
+	c.background.Add(1)
 	go func() {
+		defer c.background.Done()
 		// Done either way: prepared, or failed and to be tried again by the
 		// next transaction that runs the query.
 		defer c.pending.Delete(query)
@@ -52,7 +68,12 @@ func (c *stmtCache) prepareLater(query string) {
 	}()
 }
 
+// close waits for the background preparations, then closes the statements.
 func (c *stmtCache) close() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.background.Wait()
 	c.stmts.Range(func(_, s any) bool {
 		s.(*sql.Stmt).Close()
 		return true
@@ -60,8 +81,9 @@ func (c *stmtCache) close() {
 }
 
 // txn is a transaction whose statements are prepared at most once: read
-// transactions take them from the read pool's cache; a write batch keeps
-// the ones it prepared for the rest of the batch.
+// transactions take them from the read pool's cache, write batches from the
+// write connection's; a statement not cached yet is prepared in the
+// transaction, kept for the rest of it, and cached for the next ones.
 type txn struct {
 	*sql.Tx
 	shared *stmtCache

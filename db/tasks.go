@@ -310,12 +310,6 @@ func (db *DB) DeleteTask(ctx context.Context, clientID, id string) (*Task, error
 
 // ListTasks returns a page of the client's tasks.
 func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req PageRequest) (*Page[*Task], error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-
 	tenant := condition{"client_id = ?", []any{clientID}}
 	var filters []condition
 	countScope, countArgs := "", []any{}
@@ -339,7 +333,7 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 		filters:    filters,
 		sorts:      taskSortKeys,
 		tombstones: "task_tombstones",
-		total: func(ctx context.Context, tx *txn) (int, error) {
+		total: func(ctx context.Context, tx pageSource) (int, error) {
 			query := `SELECT coalesce((SELECT n FROM task_counts WHERE client_id = ? AND scope = ?), 0)`
 			args := []any{clientID, countScope}
 			if len(countArgs) > 0 {
@@ -352,7 +346,13 @@ func (db *DB) ListTasks(ctx context.Context, clientID string, f TaskFilter, req 
 			return n, err
 		},
 	}
-	return paginate(ctx, tx, l, req, newTaskRow().scan)
+	var page *Page[*Task]
+	err := db.direct.read(ctx, func(tx directTx) error {
+		var err error
+		page, err = paginateFrom(ctx, tx, l, req, newTaskRow().scan)
+		return err
+	})
+	return page, err
 }
 
 // taskRow is what a task row scans into. A page scans all its rows into one,

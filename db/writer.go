@@ -111,7 +111,7 @@ func (db *DB) runBatch(batch []*writeJob) {
 		}
 		return
 	}
-	t := &txn{Tx: tx}
+	t := &txn{Tx: tx, shared: db.writeStmts}
 	single := len(batch) == 1
 	for _, job := range batch {
 		if job.err = job.ctx.Err(); job.err != nil {
