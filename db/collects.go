@@ -826,18 +826,24 @@ func (db *DB) OpenCollectSession(ctx context.Context, tokenHash []byte) (*Collec
 	if used := view.Session.LastUsedAt; used != nil && now.Sub(*used) < lastUsedEvery {
 		return view, nil
 	}
-	return write(ctx, db, func(ctx context.Context, tx *txn) (*CollectView, error) {
-		s, c, err := openSession(ctx, tx, tokenHash, now)
+	// The use is recorded only while the link still works; the view read
+	// above serves as it is, so its files are not read a second time.
+	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
+		s, _, err := openSession(ctx, tx, tokenHash, now)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE collect_sessions SET last_used_at = ? WHERE client_id = ? AND id = ?`,
 			unix(now), s.ClientID, s.ID); err != nil {
-			return nil, fmt.Errorf("record collect session use: %w", err)
+			return fmt.Errorf("record collect session use: %w", err)
 		}
-		s.LastUsedAt = &now
-		return collectView(ctx, tx, s, c)
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	view.Session.LastUsedAt = &now
+	return view, nil
 }
 
 // readCollectView is what the session of a token hash reaches, read from

@@ -411,14 +411,17 @@ func (h *Handler) pageFailure(w http.ResponseWriter, r *http.Request, err error)
 	case apiErr == nil:
 		return 0, "canceled"
 	}
-	kinds := map[int]string{
-		http.StatusNotFound: "notfound", http.StatusGone: "gone", http.StatusConflict: "conflict",
-		http.StatusTooManyRequests: "busy", http.StatusRequestEntityTooLarge: "too_large", http.StatusBadRequest: "bad_request",
-	}
-	if kind, ok := kinds[apiErr.Status]; ok {
+	if kind, ok := pageFailureKinds[apiErr.Status]; ok {
 		return apiErr.Status, kind
 	}
 	return apiErr.Status, "error"
+}
+
+// pageFailureKinds names what the page says of each status an error of the
+// public collect methods answers; any other is an "error".
+var pageFailureKinds = map[int]string{
+	http.StatusNotFound: "notfound", http.StatusGone: "gone", http.StatusConflict: "conflict",
+	http.StatusTooManyRequests: "busy", http.StatusRequestEntityTooLarge: "too_large", http.StatusBadRequest: "bad_request",
 }
 
 // failPage answers a request of the page whose link does not work, or that
