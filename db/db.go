@@ -160,13 +160,30 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 	return db, nil
 }
 
+// Page cache sizes, in KiB of pages as SQLite's cache_size counts them.
+// Every connection has a cache of its own, and modernc.org/sqlite's
+// allocator rounds each cached page (4 KiB and a header) up to an 8 KiB
+// block, so a cache holds about twice its size in memory. These keep the
+// caches of all connections under 20 MiB together: the writer's is the
+// largest because a task insert walks fourteen indexes, a direct reader's
+// holds the 120-odd pages of a task list page sorted by title, and the read
+// pool's serve lookups by id.
+const (
+	writerCacheKiB = 2000
+	directCacheKiB = 1000
+	readCacheKiB   = 500
+)
+
 // dsn builds the connection string: pragmas live in it so that every pooled
 // connection gets them, busy_timeout first so the others wait for locks.
 func dsn(path, synchronous string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	if !readOnly {
+	if readOnly {
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readCacheKiB))
+	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writerCacheKiB))
 	}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous("+synchronous+")")

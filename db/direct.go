@@ -52,6 +52,11 @@ func (p *directReads) read(ctx context.Context, fn func(src directTx) error) err
 	c.SetInterrupt(ctx.Done())
 	err := p.transaction(c, fn)
 	c.SetInterrupt(nil)
+	// SQLite reports an interrupted statement, not why: name the cause, so
+	// that a caller who hung up is not taken for a failing store.
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
 	// A connection left inside a transaction would pin an old snapshot: end
 	// it, without the interrupt, or drop the connection.
 	if !c.AutocommitEnabled() {
@@ -73,16 +78,19 @@ func (p *directReads) transaction(c *sqlite.Conn, fn func(src directTx) error) e
 
 // open opens a connection as the read pool's are: read and write flags (a
 // read-only open cannot create the WAL index when it is missing) with
-// writes refused by query_only, and the same busy timeout.
+// writes refused by query_only, and the same busy timeout; its page cache
+// is directCacheKiB.
 func (p *directReads) open() (*sqlite.Conn, error) {
 	c, err := sqlite.OpenConn(FileURI(p.path), sqlite.OpenReadWrite|sqlite.OpenURI)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p.path, err)
 	}
 	c.SetBusyTimeout(10 * time.Second)
-	if err := exec(c, "PRAGMA query_only = 1"); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("open %s: %w", p.path, err)
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", directCacheKiB), "PRAGMA query_only = 1"} {
+		if err := exec(c, pragma); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("open %s: %w", p.path, err)
+		}
 	}
 	return c, nil
 }

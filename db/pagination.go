@@ -169,23 +169,22 @@ func paginateFrom[T any](ctx context.Context, tx pageSource, l list, req PageReq
 	rows.Close()
 
 	// The previous page is the limit rows before the cursor's place; its
-	// first item is the farthest of them.
+	// first item is the farthest of them, found by stepping over the nearer
+	// ones in the index. With fewer than limit rows before the cursor, it is
+	// the list's first row.
 	if cursorKey != nil {
-		// SQLite picks the farthest itself: the rows in between never
-		// reach Go.
-		query := "SELECT id FROM (SELECT " + expr + " AS k, id FROM " + l.table + " WHERE " + filter +
-			" AND (" + expr + ", id) " + before + " (?, ?)" +
-			" ORDER BY " + expr + " " + reverse + ", id " + reverse + " LIMIT ?)" +
-			" ORDER BY k " + dir + ", id " + dir + " LIMIT 1"
-		prevArgs := append(append(append([]any(nil), args...), cursorKey...), req.Limit)
-		var first string
-		err := tx.QueryRowContext(ctx, query, prevArgs...).Scan(&first)
-		switch {
-		case err == nil:
-			page.PreviousCursor = &first
-		case !errors.Is(err, sql.ErrNoRows):
+		before := " AND (" + expr + ", id) " + before + " (?, ?)"
+		prevArgs := append(append(append([]any(nil), args...), cursorKey...), req.Limit-1)
+		first, err := firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+before+
+			" ORDER BY "+expr+" "+reverse+", id "+reverse+" LIMIT 1 OFFSET ?", prevArgs)
+		if err == nil && first == nil {
+			first, err = firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+before+
+				" ORDER BY "+expr+" "+dir+", id "+dir+" LIMIT 1", prevArgs[:len(prevArgs)-1])
+		}
+		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", l.table, err)
 		}
+		page.PreviousCursor = first
 	}
 
 	if l.total != nil {
@@ -208,6 +207,19 @@ func readPage[T any](ctx context.Context, db *DB, l list, req PageRequest, scan 
 	}
 	defer tx.Rollback()
 	return paginate(ctx, tx, l, req, scan)
+}
+
+// firstID returns the id the query selects, nil when it selects no row.
+func firstID(ctx context.Context, tx pageSource, query string, args []any) (*string, error) {
+	var id string
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
 }
 
 // findCursor returns the sort key and id of the cursor's row, or of its
