@@ -24,11 +24,37 @@ type directReads struct {
 	// slots holds a token per connection that may be in use; idle the open
 	// connections no one uses. Connections open when first needed.
 	slots chan struct{}
-	idle  chan *sqlite.Conn
+	idle  chan *directConn
 }
 
 func newDirectReads(path string, size int) *directReads {
-	return &directReads{path: path, slots: make(chan struct{}, size), idle: make(chan *sqlite.Conn, size)}
+	return &directReads{path: path, slots: make(chan struct{}, size), idle: make(chan *directConn, size)}
+}
+
+// directConn is a connection of directReads and its prepared statements.
+//
+// The statements are kept here, not in zombiezen's own cache: on each reuse
+// its Conn.Prepare clears the statement's bindings, and since SQLite 3.54
+// clearing them expires a statement whose plan depends on a "col = ?" term
+// (an ORDER BY query's), so every task list was parsed and planned again,
+// a quarter of its time in SQLite. Here a statement keeps its last values
+// until the next use binds all of its parameters again.
+type directConn struct {
+	conn  *sqlite.Conn
+	stmts map[string]*sqlite.Stmt
+}
+
+// prepare returns the statement of query, prepared on its first use.
+func (c *directConn) prepare(query string) (*sqlite.Stmt, error) {
+	if s := c.stmts[query]; s != nil {
+		return s, s.Reset()
+	}
+	s, err := c.conn.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = s
+	return s, nil
 }
 
 // read runs fn in a read transaction on a connection of the pool: one
@@ -40,7 +66,7 @@ func (p *directReads) read(ctx context.Context, fn func(src directTx) error) err
 		return ctx.Err()
 	}
 	defer func() { <-p.slots }()
-	var c *sqlite.Conn
+	var c *directConn
 	select {
 	case c = <-p.idle:
 	default:
@@ -49,9 +75,9 @@ func (p *directReads) read(ctx context.Context, fn func(src directTx) error) err
 			return err
 		}
 	}
-	c.SetInterrupt(ctx.Done())
+	c.conn.SetInterrupt(ctx.Done())
 	err := p.transaction(c, fn)
-	c.SetInterrupt(nil)
+	c.conn.SetInterrupt(nil)
 	// SQLite reports an interrupted statement, not why: name the cause, so
 	// that a caller who hung up is not taken for a failing store.
 	if err != nil && ctx.Err() != nil {
@@ -59,9 +85,9 @@ func (p *directReads) read(ctx context.Context, fn func(src directTx) error) err
 	}
 	// A connection left inside a transaction would pin an old snapshot: end
 	// it, without the interrupt, or drop the connection.
-	if !c.AutocommitEnabled() {
+	if !c.conn.AutocommitEnabled() {
 		if rollbackErr := exec(c, "ROLLBACK"); rollbackErr != nil {
-			c.Close()
+			c.conn.Close()
 			return errors.Join(err, fmt.Errorf("end read: %w", rollbackErr))
 		}
 	}
@@ -69,7 +95,7 @@ func (p *directReads) read(ctx context.Context, fn func(src directTx) error) err
 	return err
 }
 
-func (p *directReads) transaction(c *sqlite.Conn, fn func(src directTx) error) error {
+func (p *directReads) transaction(c *directConn, fn func(src directTx) error) error {
 	if err := exec(c, "BEGIN"); err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
@@ -80,15 +106,16 @@ func (p *directReads) transaction(c *sqlite.Conn, fn func(src directTx) error) e
 // read-only open cannot create the WAL index when it is missing) with
 // writes refused by query_only, and the same busy timeout; its page cache
 // is directCacheKiB.
-func (p *directReads) open() (*sqlite.Conn, error) {
-	c, err := sqlite.OpenConn(FileURI(p.path), sqlite.OpenReadWrite|sqlite.OpenURI)
+func (p *directReads) open() (*directConn, error) {
+	conn, err := sqlite.OpenConn(FileURI(p.path), sqlite.OpenReadWrite|sqlite.OpenURI)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p.path, err)
 	}
-	c.SetBusyTimeout(10 * time.Second)
+	c := &directConn{conn: conn, stmts: map[string]*sqlite.Stmt{}}
+	conn.SetBusyTimeout(10 * time.Second)
 	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", directCacheKiB), "PRAGMA query_only = 1"} {
 		if err := exec(c, pragma); err != nil {
-			c.Close()
+			c.conn.Close()
 			return nil, fmt.Errorf("open %s: %w", p.path, err)
 		}
 	}
@@ -104,17 +131,17 @@ func (p *directReads) close() error {
 	for {
 		select {
 		case c := <-p.idle:
-			errs = append(errs, c.Close())
+			errs = append(errs, c.conn.Close())
 		default:
 			return errors.Join(errs...)
 		}
 	}
 }
 
-// exec runs a statement that returns no rows, from the connection's cache
-// of prepared statements.
-func exec(c *sqlite.Conn, query string) error {
-	s, err := c.Prepare(query)
+// exec runs a statement that returns no rows, from the connection's
+// prepared statements.
+func exec(c *directConn, query string) error {
+	s, err := c.prepare(query)
 	if err != nil {
 		return err
 	}
@@ -123,10 +150,9 @@ func exec(c *sqlite.Conn, query string) error {
 }
 
 // directTx is a read transaction of directReads, with the two query methods
-// paginate needs. Statements come from the connection's cache, prepared
-// once per connection.
+// paginate needs. Statements are prepared once per connection.
 type directTx struct {
-	conn *sqlite.Conn
+	conn *directConn
 }
 
 func (t directTx) QueryContext(_ context.Context, query string, args ...any) (pageRows, error) {
@@ -143,7 +169,7 @@ func (t directTx) QueryRowContext(_ context.Context, query string, args ...any) 
 }
 
 func (t directTx) prepare(query string, args []any) (*sqlite.Stmt, error) {
-	s, err := t.conn.Prepare(query)
+	s, err := t.conn.prepare(query)
 	if err != nil {
 		return nil, err
 	}

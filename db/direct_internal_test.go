@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
+	"reflect"
 	"testing"
+
+	"modernc.org/libc"
+	lib "modernc.org/sqlite/lib"
 )
 
 // A direct read leaves its connection outside any transaction, whatever fn
@@ -24,7 +29,7 @@ func TestDirectReadEndsTransaction(t *testing.T) {
 		t.Fatalf("read: %v, want %v", err, failed)
 	}
 	c := <-d.direct.idle
-	if !c.AutocommitEnabled() {
+	if !c.conn.AutocommitEnabled() {
 		t.Error("the connection went back to the pool inside a transaction")
 	}
 	d.direct.idle <- c
@@ -62,5 +67,42 @@ func TestDirectReadCancelled(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("read after a cancelled one: %v", err)
+	}
+}
+
+// The task list's statements are planned once per connection: using one
+// again binds its parameters anew without expiring it (see directConn).
+// SQLite plans a statement again on its first step, for the values first
+// bound; that once is not counted.
+func TestDirectStatementsPlannedOnce(t *testing.T) {
+	d := openWriterTestDB(t)
+	ctx := context.Background()
+	tls := libc.NewTLS()
+	defer tls.Close()
+	reprepares := func() map[string]int32 {
+		c := <-d.direct.idle
+		defer func() { d.direct.idle <- c }()
+		counts := map[string]int32{}
+		for query, s := range c.stmts {
+			// zombiezen.com/go/sqlite does not expose a statement's counters.
+			handle := uintptr(reflect.ValueOf(s).Elem().FieldByName("stmt").Uint())
+			counts[query] = lib.Xsqlite3_stmt_status(tls, handle, lib.SQLITE_STMTSTATUS_REPREPARE, 0)
+		}
+		return counts
+	}
+	lists := func() {
+		for _, req := range []PageRequest{{Limit: 10, Sort: "createdAt", Desc: true}, {Limit: 10, Sort: "title"}} {
+			if _, err := d.ListTasks(ctx, NewID(), TaskFilter{WorkspaceID: NewID()}, req); err != nil {
+				t.Fatalf("list tasks: %v", err)
+			}
+		}
+	}
+	lists()
+	first := reprepares()
+	for range 3 {
+		lists()
+	}
+	if after := reprepares(); !maps.Equal(after, first) {
+		t.Errorf("statements prepared again: after the first use %v, after three more %v", first, after)
 	}
 }
