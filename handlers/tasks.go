@@ -55,7 +55,7 @@ func (h *Handler) listTasks(w http.ResponseWriter, r *http.Request, _ httprouter
 		return
 	}
 	page, err := h.store.ListTasks(r.Context(), stateOf(r).clientID, filter, req)
-	respond(h, w, r, http.StatusOK, page, err, listOf(newTaskResponse))
+	respond(h, w, r, http.StatusOK, page, err, newTaskPageResponse)
 }
 
 func taskListQuery(values url.Values) (db.TaskFilter, db.PageRequest, error) {
