@@ -173,12 +173,12 @@ func paginateFrom[T any](ctx context.Context, tx pageSource, l list, req PageReq
 	// ones in the index. With fewer than limit rows before the cursor, it is
 	// the list's first row.
 	if cursorKey != nil {
-		before := " AND (" + expr + ", id) " + before + " (?, ?)"
+		beforeCursor := " AND (" + expr + ", id) " + before + " (?, ?)"
 		prevArgs := append(append(append([]any(nil), args...), cursorKey...), req.Limit-1)
-		first, err := firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+before+
+		first, err := firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+beforeCursor+
 			" ORDER BY "+expr+" "+reverse+", id "+reverse+" LIMIT 1 OFFSET ?", prevArgs)
 		if err == nil && first == nil {
-			first, err = firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+before+
+			first, err = firstID(ctx, tx, "SELECT id FROM "+l.table+" WHERE "+filter+beforeCursor+
 				" ORDER BY "+expr+" "+dir+", id "+dir+" LIMIT 1", prevArgs[:len(prevArgs)-1])
 		}
 		if err != nil {
