@@ -165,7 +165,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 // allocator rounds each cached page (4 KiB and a header) up to an 8 KiB
 // block, so a cache holds about twice its size in memory. These keep the
 // caches of all connections under 20 MiB together: the writer's is the
-// largest because a task insert walks fourteen indexes, a direct reader's
+// largest because a task insert walks sixteen indexes, a direct reader's
 // holds the 120-odd pages of a task list page sorted by title, and the read
 // pool's serve lookups by id.
 const (
