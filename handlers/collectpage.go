@@ -316,9 +316,14 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 		}
 		page.Items = append(page.Items, item)
 	}
-	if page.Missing == 0 {
+	// Once everything required is here, an optional item not added is not
+	// "missing": the count says how many are here, beside "you can submit".
+	switch {
+	case page.Missing == 0:
 		page.Count = fmt.Sprintf(t["count_done"], len(page.Items))
-	} else {
+	case page.RequiredDone:
+		page.Count = fmt.Sprintf(t["count_here"], len(page.Items)-page.Missing, len(page.Items))
+	default:
 		page.Count = fmt.Sprintf(t["count_missing"], page.Missing, len(page.Items))
 	}
 	for key, text := range t {

@@ -296,7 +296,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.wantText(t, statements+" .state", "Received")
 		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB")
 		tab.wantText(t, payslips+" .files", "payslip-october.pdf 120 KB IMG_20261102_093015.jpg 900 KB")
-		tab.wantText(t, "#summary", "1 of 3 still missing Everything required is here: you can submit now.")
+		tab.wantText(t, "#summary", "2 of 3 documents are here Everything required is here: you can submit now.")
 		tab.wantText(t, "#live", "“Payslips” received.")
 		tab.shoot(t, dir, "uploaded")
 
@@ -320,7 +320,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 			at.dispatchEvent(new DragEvent("drop", {dataTransfer: files, bubbles: true, cancelable: true}));
 		})()`), chromedp.WaitVisible(chromedp.CSS(statements+".item-received .files li:nth-child(2)")))
 		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB statement-account-2.pdf 23 bytes")
-		tab.wantText(t, "#summary", "1 of 3 still missing Everything required is here: you can submit now.")
+		tab.wantText(t, "#summary", "2 of 3 documents are here Everything required is here: you can submit now.")
 
 		tab.do(t, chromedp.Click(chromedp.CSS(".submit button")), chromedp.WaitVisible(chromedp.CSS(".thanks")))
 		tab.wantText(t, "h1", "Thank you — Firm One has your documents.")
