@@ -362,6 +362,20 @@ func flRandomBlock(seed byte, n int) []byte {
 
 // TestServeKilledMidUpload kills a real acctapi serve while an upload
 // streams in, and checks that the next start leaves no trace of it.
+// startDemoServer starts serve --demo on store and returns the process, the
+// API's base URL, and the demo client's key, id and workspace from its
+// banner.
+func startDemoServer(t *testing.T, bin, dataDir string, store *testStore) (p *process, base, clientKey, clientID, workspaceID string) {
+	t.Helper()
+	p = startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json"}, store.args()...)...)
+	p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
+		return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
+	})
+	banner := p.stderr.String()
+	return p, "http://" + listeningAddr(banner) + "/v1", keyRE.FindAllString(banner, -1)[1],
+		demoClientRE.FindStringSubmatch(banner)[1], flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
+}
+
 func TestServeKilledMidUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
@@ -370,15 +384,7 @@ func TestServeKilledMidUpload(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store *testStore) {
 		tmp := t.TempDir()
 		dataDir := filepath.Join(tmp, "data")
-		p := startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json"}, store.args()...)...)
-		p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
-			return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
-		})
-		banner := p.stderr.String()
-		clientKey := keyRE.FindAllString(banner, -1)[1]
-		clientID := demoClientRE.FindStringSubmatch(banner)[1]
-		workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
-		base := "http://" + listeningAddr(banner) + "/v1"
+		p, base, clientKey, clientID, workspaceID := startDemoServer(t, bin, dataDir, store)
 		before := store.files(t, dataDir)
 
 		// An upload that sends 1 MiB of its file, then waits.
@@ -551,15 +557,7 @@ func TestServeRSS100MiB(t *testing.T) {
 	bin := buildBinary(t, t.TempDir())
 	forEachStore(t, func(t *testing.T, store *testStore) {
 		dataDir := filepath.Join(t.TempDir(), "data")
-		p := startProcessEnv(t, store.env(), bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--demo", "--log-format", "json"}, store.args()...)...)
-		p.waitStderr(t, 60*time.Second, "the demo banner and the listening log line", func(s string) bool {
-			return len(keyRE.FindAllString(s, -1)) >= 2 && flDemoWorkspaceRE.MatchString(s) && listeningAddr(s) != ""
-		})
-		banner := p.stderr.String()
-		clientKey := keyRE.FindAllString(banner, -1)[1]
-		clientID := demoClientRE.FindStringSubmatch(banner)[1]
-		workspaceID := flDemoWorkspaceRE.FindStringSubmatch(banner)[1]
-		base := "http://" + listeningAddr(banner) + "/v1"
+		p, base, clientKey, clientID, workspaceID := startDemoServer(t, bin, dataDir, store)
 		pid := p.cmd.Process.Pid
 		block := flRandomBlock(2, 1<<20)
 
