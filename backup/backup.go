@@ -82,11 +82,25 @@ func readManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// copyFiles opens the database at dbPath, checks it when check is set, and
-// copies the bytes of every file it records from src into a new file store
-// at dest, each checked against its row. It sets m's schema version and file
-// totals.
-func copyFiles(ctx context.Context, dirs durable.Syncer, dbPath string, check bool, src *filestore.Store, dest string, m *Manifest) (err error) {
+// copyFiles copies the bytes of every file the database at dbPath records
+// from src into a new file store at dest, each checked against its row,
+// after checking the database when check is set. It sets m's schema version
+// and file totals.
+func copyFiles(ctx context.Context, dirs durable.Syncer, dbPath string, check bool, src *filestore.Store, dest string, m *Manifest) error {
+	dst, err := filestore.Open(dest)
+	if err != nil {
+		return err
+	}
+	if err := eachFile(ctx, dbPath, check, m, func(f db.FileDigest) error { return copyStoredFile(src, dst, f) }); err != nil {
+		return err
+	}
+	return errors.Join(dirs.Dir(dest), dirs.Dir(filepath.Dir(dest)))
+}
+
+// eachFile opens the database at dbPath, checks it when check is set, sets
+// m's schema version, and calls fn with every file the database records,
+// counting them into m's file totals.
+func eachFile(ctx context.Context, dbPath string, check bool, m *Manifest, fn func(db.FileDigest) error) (err error) {
 	copied, err := db.Open(dbPath, db.Options{})
 	if err != nil {
 		return err
@@ -104,22 +118,11 @@ func copyFiles(ctx context.Context, dirs durable.Syncer, dbPath string, check bo
 		return err
 	}
 	m.SchemaVersion, m.Files = state.Version, FileTotals{}
-	dst, err := filestore.Open(dest)
-	if err != nil {
-		return err
-	}
-	err = copied.FileDigests(ctx, func(f db.FileDigest) error {
-		if err := copyStoredFile(src, dst, f); err != nil {
-			return err
-		}
+	return copied.FileDigests(ctx, func(f db.FileDigest) error {
 		m.Files.Count++
 		m.Files.Bytes += f.Size
-		return nil
+		return fn(f)
 	})
-	if err != nil {
-		return err
-	}
-	return errors.Join(dirs.Dir(dest), dirs.Dir(filepath.Dir(dest)))
 }
 
 // copyStoredFile copies one file's bytes between stores, refusing bytes that

@@ -173,7 +173,7 @@ func (l *orderedListing) stop() {
 // dbPath records, line by line, after checking its digest against m's, and
 // sets m's schema version and file totals to the database's, for the
 // caller to compare with the manifest's.
-func checkObjects(ctx context.Context, dir, dbPath string, m *Manifest) (err error) {
+func checkObjects(ctx context.Context, dir, dbPath string, m *Manifest) error {
 	path := filepath.Join(dir, ObjectsName)
 	size, sum, err := digestFile(path, io.Discard)
 	if err != nil {
@@ -189,22 +189,7 @@ func checkObjects(ctx context.Context, dir, dbPath string, m *Manifest) (err err
 	}
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReader(f))
-	copied, err := db.Open(dbPath, db.Options{})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, copied.Close()) }()
-	if err := copied.Check(ctx); err != nil {
-		return err
-	}
-	state, err := copied.Schema(ctx)
-	if err != nil {
-		return err
-	}
-	m.SchemaVersion, m.Files = state.Version, FileTotals{}
-	err = copied.FileDigests(ctx, func(d db.FileDigest) error {
-		m.Files.Count++
-		m.Files.Bytes += d.Size
+	err = eachFile(ctx, dbPath, true, m, func(d db.FileDigest) error {
 		var line objectLine
 		if err := dec.Decode(&line); err != nil {
 			return fmt.Errorf("%s: the line of file %s: %w", ObjectsName, d.ID, err)
