@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"acctapi/retry"
@@ -25,9 +24,3 @@ var schedule = retry.Schedule{
 
 // Schedule returns the delays before retries 1, 2, ... without jitter.
 func Schedule() []time.Duration { return schedule.Delays() }
-
-// Backoff returns the delay before retry n (n = 1 after the first failed
-// attempt): the scheduled delay moved by up to ±20% drawn from rng (the
-// package's random source when nil). ok is false when n is past the last
-// retry, or below 1: the delivery has failed for good.
-func Backoff(n int, rng *rand.Rand) (delay time.Duration, ok bool) { return schedule.Delay(n, rng) }

@@ -45,8 +45,8 @@ type DispatcherOptions struct {
 	// Poll is how often Run looks for retries that came due; DefaultPoll
 	// when 0.
 	Poll time.Duration
-	// Rand draws the jitter of retry delays (see Backoff); the package's
-	// random source when nil.
+	// Rand draws the jitter of retry delays (see retry.Schedule.Delay);
+	// the package's random source when nil.
 	Rand *rand.Rand
 }
 
@@ -294,7 +294,9 @@ func (d *Dispatcher) logAttempt(dd db.DueDelivery, n int, a Attempt, retry *time
 	}
 }
 
-// backoff is Backoff with the dispatcher's random source.
+// backoff is the delay before retry n (n = 1 after the first failed
+// attempt), jittered from the dispatcher's random source; ok is false past
+// the last retry: the delivery has failed for good.
 func (d *Dispatcher) backoff(n int) (time.Duration, bool) { return d.rng.Delay(schedule, n) }
 
 // purge deletes the deliveries that ended more than db.DeliveryRetention
