@@ -106,3 +106,17 @@ func TestDirectStatementsPlannedOnce(t *testing.T) {
 		t.Errorf("statements prepared again: after the first use %v, after three more %v", first, after)
 	}
 }
+
+// A direct connection's page cache is directCacheKiB (docs/decisions.md,
+// Memory).
+func TestDirectCacheSize(t *testing.T) {
+	d := openWriterTestDB(t)
+	ctx := context.Background()
+	var kib int
+	err := d.direct.read(ctx, func(tx directTx) error {
+		return tx.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&kib)
+	})
+	if err != nil || kib != -directCacheKiB {
+		t.Fatalf("PRAGMA cache_size: got %d, %v, want %d", kib, err, -directCacheKiB)
+	}
+}
