@@ -180,7 +180,8 @@ type OutgoingMail struct {
 
 // ReleaseMailClaims makes the mails claimed by a sender that stopped
 // during an attempt (a crash) due again, with their Message-ID, and returns
-// how many. One sender serves a store, so it calls this when it starts.
+// how many. One sender serves a store, so it calls this when it starts,
+// and after the store failed during a batch it had claimed.
 func (db *DB) ReleaseMailClaims(ctx context.Context) (int, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (int, error) {
 		now := unix(db.now())

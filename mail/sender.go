@@ -99,24 +99,29 @@ func NewSender(opts Options) *Sender {
 
 // Run sends until ctx ends: at once when the store queues mail, and every
 // Poll for retries and reminders that came due. It first releases the
-// claims a crashed process left, and purges ended mails when it starts and
+// claims a crashed process left, and again after the store failed during a
+// batch (the batch's other mails stay claimed, and one sender serves a
+// store, so no claim is anyone else's); a release that fails is tried
+// again before the next batch. It purges ended mails when it starts and
 // about hourly after. The store's errors are logged and the work is taken
 // up at the next poll. When ctx ends, the attempt under way is cut off and
 // not recorded: its mail is sent again, with its Message-ID, after the next
 // start. Run returns nil.
 func (s *Sender) Run(ctx context.Context) error {
-	if n, err := s.store.ReleaseMailClaims(ctx); err != nil && ctx.Err() == nil {
-		s.log.Error("mail: cannot release the claims of the last run", "error", err.Error())
-	} else if n > 0 {
-		s.log.Info("mail: sending again the mails a stopped run had claimed", "count", n)
-	}
 	poll := time.NewTicker(s.poll)
 	defer poll.Stop()
 	s.purge(ctx)
 	purged := s.now()
+	claimsLeft := true
 	for {
-		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("mail: cannot send the due mails", "error", err.Error())
+		if claimsLeft {
+			claimsLeft = !s.releaseClaims(ctx)
+		}
+		if !claimsLeft {
+			if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("mail: cannot send the due mails", "error", err.Error())
+				claimsLeft = true
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -129,6 +134,22 @@ func (s *Sender) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// releaseClaims makes the mails left claimed due again, and reports
+// whether it could.
+func (s *Sender) releaseClaims(ctx context.Context) bool {
+	n, err := s.store.ReleaseMailClaims(ctx)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Error("mail: cannot release the mails left claimed", "error", err.Error())
+		}
+		return false
+	case n > 0:
+		s.log.Info("mail: sending again the mails left claimed", "count", n)
+	}
+	return true
 }
 
 // RunDue sends every mail due at Now and returns how many attempts it

@@ -3,6 +3,7 @@ package mail_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"regexp"
 	"strings"
 	"sync"
@@ -412,3 +413,56 @@ func firstID(msgs []mailpit.Message) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestClaimReleasedAfterStoreFailure: the store fails to record a mail as
+// sent while Run serves; once it works again, Run releases the claim it
+// left and the mail is sent again with its Message-ID and recorded, with
+// no restart.
+func TestClaimReleasedAfterStoreFailure(t *testing.T) {
+	f := newFixture(t)
+	raw, err := sql.Open("sqlite", "file:"+f.store.Path()+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	// A real failure of the store's write, for as long as the trigger stands.
+	if _, err := raw.Exec(`CREATE TRIGGER fail_sent BEFORE UPDATE OF status ON mail_outbox
+		WHEN NEW.status = 'sent' BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.InviteAccountantUser(f.ctx, f.firm.ID, db.AccountantUserInvite{Email: "erik@kanzlei.example",
+		Role: db.RoleRef{Name: "user"}, Mail: &db.Invitation{Locale: "en"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error)
+	go func() { done <- f.sender.Run(ctx) }()
+	first := f.pit.WaitFor(t, 1, 10*time.Second)
+	if _, err := raw.Exec(`DROP TRIGGER fail_sent`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stats, err := f.store.MailOutbox(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the mail is still pending (%d) after the store works again: its claim was never released", stats.Pending)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	msgs := f.pit.WaitFor(t, 2, 10*time.Second)
+	for _, m := range msgs {
+		if m.MessageID != first[0].MessageID {
+			t.Errorf("Message-ID %q, want every attempt's to be %q", m.MessageID, first[0].MessageID)
+		}
+	}
+}
