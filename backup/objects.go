@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,17 +50,7 @@ type objectLine struct {
 // object of every file the database at dbPath records, after checking that
 // the bucket holds an object of that size for each. It sets m's schema
 // version, file totals and objects digest.
-func listObjects(ctx context.Context, dbPath string, bucket Bucket, path string, m *Manifest) (err error) {
-	copied, err := db.Open(dbPath, db.Options{})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, copied.Close()) }()
-	state, err := copied.Schema(ctx)
-	if err != nil {
-		return err
-	}
-	m.SchemaVersion, m.Files = state.Version, FileTotals{}
+func listObjects(ctx context.Context, dbPath string, bucket Bucket, path string, m *Manifest) error {
 	listing := listInOrder(ctx, bucket)
 	defer listing.stop()
 
@@ -73,7 +62,7 @@ func listObjects(ctx context.Context, dbPath string, bucket Bucket, path string,
 	hash := sha256.New()
 	out := bufio.NewWriter(io.MultiWriter(f, hash))
 	enc := json.NewEncoder(out)
-	err = copied.FileDigests(ctx, func(d db.FileDigest) error {
+	err = eachFile(ctx, dbPath, false, m, func(d db.FileDigest) error {
 		size, err := listing.find(d.ID)
 		if err != nil {
 			return err
@@ -81,8 +70,6 @@ func listObjects(ctx context.Context, dbPath string, bucket Bucket, path string,
 		if size != d.Size {
 			return fmt.Errorf("the object of file %s in %s has %d bytes, its row records %d", d.ID, bucket, size, d.Size)
 		}
-		m.Files.Count++
-		m.Files.Bytes += d.Size
 		return enc.Encode(objectLine{Key: bucket.Key(d.ID), Size: d.Size, SHA256: hex.EncodeToString(d.SHA256)})
 	})
 	if err != nil {
