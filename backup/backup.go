@@ -91,7 +91,7 @@ func copyFiles(ctx context.Context, dirs durable.Syncer, dbPath string, check bo
 	if err != nil {
 		return err
 	}
-	if err := eachFile(ctx, dbPath, check, m, func(f db.FileDigest) error { return copyStoredFile(src, dst, f) }); err != nil {
+	if err := eachFile(ctx, dbPath, check, m, func(f db.FileDigest) error { return migrateFile(ctx, src, dst, f) }); err != nil {
 		return err
 	}
 	return errors.Join(dirs.Dir(dest), dirs.Dir(filepath.Dir(dest)))
@@ -125,22 +125,3 @@ func eachFile(ctx context.Context, dbPath string, check bool, m *Manifest, fn fu
 	})
 }
 
-// copyStoredFile copies one file's bytes between stores, refusing bytes that
-// do not match the file's row.
-func copyStoredFile(src, dst *filestore.Store, f db.FileDigest) error {
-	r, err := src.OpenFile(f.ID)
-	if err != nil {
-		return fmt.Errorf("the bytes of file %s: %w", f.ID, err)
-	}
-	defer r.Close()
-	p, err := dst.Write(r, f.Size)
-	if errors.Is(err, filestore.ErrTooLarge) {
-		return fmt.Errorf("the bytes of file %s are longer than the %d bytes its row records", f.ID, f.Size)
-	}
-	if err != nil {
-		return fmt.Errorf("the bytes of file %s: %w", f.ID, err)
-	}
-	// The row is already written: Keep's record step only compares the
-	// bytes with it, and Keep removes them again when they differ.
-	return dst.Keep(p, f.ID, func() error { return matchRow(p, f) })
-}

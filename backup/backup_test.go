@@ -2,6 +2,7 @@ package backup
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"io"
 	"os"
@@ -45,8 +46,8 @@ func TestCopyStoredFile(t *testing.T) {
 
 	t.Run("match", func(t *testing.T) {
 		dst, _ := mustOpenStore(t)
-		if err := copyStoredFile(src, dst, db.FileDigest{ID: id, Size: int64(len(content)), SHA256: sum[:]}); err != nil {
-			t.Fatalf("copyStoredFile: got %v, want nil", err)
+		if err := migrateFile(context.Background(), src, dst, db.FileDigest{ID: id, Size: int64(len(content)), SHA256: sum[:]}); err != nil {
+			t.Fatalf("migrateFile: got %v, want nil", err)
 		}
 		f, err := dst.OpenFile(id)
 		if err != nil {
@@ -70,9 +71,9 @@ func TestCopyStoredFile(t *testing.T) {
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
 			dst, dir := mustOpenStore(t)
-			err := copyStoredFile(src, dst, c.row)
+			err := migrateFile(context.Background(), src, dst, c.row)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("copyStoredFile: got %v, want an error naming %q", err, c.want)
+				t.Fatalf("migrateFile: got %v, want an error naming %q", err, c.want)
 			}
 			if f, err := dst.OpenFile(c.row.ID); err == nil {
 				f.Close()
