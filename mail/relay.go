@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -43,9 +44,9 @@ func ParseRelay(raw string) (*Relay, error) {
 	port := u.Port()
 	switch u.Scheme {
 	case "smtp":
-		port = cmpOr(port, "587")
+		port = cmp.Or(port, "587")
 	case "smtps":
-		port, r.implicit = cmpOr(port, "465"), true
+		port, r.implicit = cmp.Or(port, "465"), true
 	default:
 		return nil, fmt.Errorf("scheme %q: want smtp or smtps", u.Scheme)
 	}
@@ -74,13 +75,6 @@ func ParseRelay(raw string) (*Relay, error) {
 	}
 	r.addr = net.JoinHostPort(r.host, port)
 	return r, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Addr is the relay's host:port, without its credentials.
@@ -135,7 +129,7 @@ func (r *Relay) dialogue(conn net.Conn, tlsConfig *tls.Config, from, to string, 
 		return err
 	}
 	defer c.Close()
-	if err := c.Hello(cmpOr(r.hello, "localhost")); err != nil {
+	if err := c.Hello(cmp.Or(r.hello, "localhost")); err != nil {
 		return err
 	}
 	if !r.implicit {
