@@ -135,15 +135,14 @@ func acceptsGzip(accept string) bool {
 
 // pageHeaders are the headers of every page and redirect of the collect
 // routes: the token is in the address, so no page may pass it on as a
-// referrer, be kept by a cache, indexed or framed.
+// referrer or be indexed. (Every answer's securityHeaders already keep it
+// out of caches and frames.) The policy replaces the API's to let the page
+// load its own style and script.
 func pageHeaders(w http.ResponseWriter) {
 	header := w.Header()
 	header.Set("Content-Security-Policy", collectCSP)
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("X-Robots-Tag", "noindex")
-	header.Set("Cache-Control", "no-store")
-	header.Set("X-Frame-Options", "DENY")
-	header.Set("X-Content-Type-Options", "nosniff")
 }
 
 // pageLanguage is the language of a page: the collect's, unless the
@@ -368,8 +367,6 @@ func (page *collectPage) notice(q url.Values, maxUpload int64) {
 			}
 		}
 		page.Notice = n
-	case e == "busy":
-		page.Notice = &pageNotice{Kind: "error", Text: t["notice_busy"]}
 	case item == nil:
 	case e == "too_large":
 		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_too_large"], item.Title, pageSize(t, maxUpload))}
