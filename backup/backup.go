@@ -124,4 +124,3 @@ func eachFile(ctx context.Context, dbPath string, check bool, m *Manifest, fn fu
 		return fn(f)
 	})
 }
-
