@@ -22,6 +22,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"acctapi/db"
+	"acctapi/mail"
 )
 
 // The upload page at /collect/:token is what a firm's client sees of a
@@ -175,12 +176,6 @@ func pageLanguage(locale, acceptLanguage string) string {
 	return lang
 }
 
-// pageDate writes a date as the language does ("30 November 2026").
-func pageDate(t pageStrings, d time.Time) string {
-	d = d.UTC()
-	return fmt.Sprintf(t["date"], d.Day(), t[fmt.Sprintf("month_%02d", int(d.Month()))], d.Year())
-}
-
 // pageSize writes a file size in bytes, KB, MB or GB (powers of 1000) with
 // the language's decimal mark: one decimal below ten, none above.
 func pageSize(t pageStrings, n int64) string {
@@ -266,14 +261,14 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 		Title: c.Title, RequiredDone: true,
 		SubmitText:   fmt.Sprintf(t["submit_text"], view.FirmName),
 		SubmitAction: base + "/submit",
-		LinkUntil:    fmt.Sprintf(t["link_until"], pageDate(t, view.Session.ExpiresAt)),
+		LinkUntil:    fmt.Sprintf(t["link_until"], mail.FormatDate(view.Session.ExpiresAt, lang)),
 		Strings:      map[string]string{},
 	}
 	if c.Message != nil {
 		page.Message = *c.Message
 	}
 	if c.DueDate != nil {
-		page.Due = fmt.Sprintf(t["due"], pageDate(t, *c.DueDate))
+		page.Due = fmt.Sprintf(t["due"], mail.FormatDate(*c.DueDate, lang))
 	}
 	for _, it := range c.Items {
 		item := pageItem{
@@ -335,7 +330,7 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 		page.Thanks = fmt.Sprintf(t["thanks"], view.FirmName)
 		page.More = fmt.Sprintf(t["thanks_more"], view.FirmName)
 		if c.SubmittedAt != nil {
-			page.SubmittedOn = fmt.Sprintf(t["thanks_on"], pageDate(t, *c.SubmittedAt))
+			page.SubmittedOn = fmt.Sprintf(t["thanks_on"], mail.FormatDate(*c.SubmittedAt, lang))
 		}
 	}
 	return page

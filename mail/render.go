@@ -74,9 +74,9 @@ func render(m *db.OutgoingMail) (content, error) {
 	if c := m.Collect; c != nil {
 		v.Title, v.Message = c.Title, deref(c.Message)
 		if c.DueDate != nil {
-			v.DueDate = formatDate(*c.DueDate, locale)
+			v.DueDate = FormatDate(*c.DueDate, locale)
 		}
-		v.ExpiresAt = formatDate(m.LinkExpiresAt, locale)
+		v.ExpiresAt = FormatDate(m.LinkExpiresAt, locale)
 		for _, it := range c.Items {
 			v.Items = append(v.Items, viewItem{Title: it.Title, Required: it.Required})
 			if it.Required && it.Status != db.ItemReceived {
@@ -114,9 +114,10 @@ func deref(s *string) string {
 var germanMonths = [...]string{"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
 	"September", "Oktober", "November", "Dezember"}
 
-// formatDate writes a day as people of the locale write it, in UTC (the
-// API's time zone): "2 March 2026", "2. März 2026".
-func formatDate(t time.Time, locale string) string {
+// FormatDate writes a day as people of the locale (en or de) write it, in
+// UTC (the API's time zone): "2 March 2026", "2. März 2026". The mails and
+// the collect page both write their dates with it.
+func FormatDate(t time.Time, locale string) string {
 	t = t.UTC()
 	if locale == "de" {
 		return fmt.Sprintf("%d. %s %d", t.Day(), germanMonths[t.Month()-1], t.Year())
