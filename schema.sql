@@ -117,7 +117,7 @@ CREATE TABLE firms (
     name       TEXT    NOT NULL,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
-);
+, mail_from_name TEXT, locale TEXT NOT NULL DEFAULT 'en' CHECK (locale IN ('en', 'de')));
 
 CREATE TABLE folders (
     id           TEXT    NOT NULL PRIMARY KEY,

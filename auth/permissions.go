@@ -31,6 +31,8 @@ const (
 	WebhooksWrite        Permission = "webhooks:write"
 	CollectsRead         Permission = "collects:read"
 	CollectsWrite        Permission = "collects:write"
+	FirmRead             Permission = "firm:read"
+	FirmWrite            Permission = "firm:write"
 )
 
 // Kind is the kind of a key: the firm's own, or bound to one client.
@@ -46,12 +48,12 @@ var accountantPermissions = []Permission{
 	TasksRead, TasksWrite, WorkspacesRead, WorkspacesWrite, MembersRead, MembersWrite,
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
 	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
-	CollectsRead, CollectsWrite,
+	CollectsRead, CollectsWrite, FirmRead, FirmWrite,
 }
 
 // firmOnlyResources are the resources of the firm as a whole, which client
 // keys never reach.
-var firmOnlyResources = []string{"clients:", "accountant_users:", "webhooks:"}
+var firmOnlyResources = []string{"clients:", "accountant_users:", "webhooks:", "firm:"}
 
 // PermissionsFor returns every permission a key of the kind may hold.
 // Client keys never reach the firm's own resources (firmOnlyResources).

@@ -549,6 +549,57 @@ func (e FileLinkExpiresIn) Valid() bool {
 	}
 }
 
+// Defines values for FirmLocale.
+const (
+	FirmLocaleDe FirmLocale = "de"
+	FirmLocaleEn FirmLocale = "en"
+)
+
+// Valid indicates whether the value is a known member of the FirmLocale enum.
+func (e FirmLocale) Valid() bool {
+	switch e {
+	case FirmLocaleDe:
+		return true
+	case FirmLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FirmUpdateLocale.
+const (
+	FirmUpdateLocaleDe FirmUpdateLocale = "de"
+	FirmUpdateLocaleEn FirmUpdateLocale = "en"
+)
+
+// Valid indicates whether the value is a known member of the FirmUpdateLocale enum.
+func (e FirmUpdateLocale) Valid() bool {
+	switch e {
+	case FirmUpdateLocaleDe:
+		return true
+	case FirmUpdateLocaleEn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FirmUpdatedEventType.
+const (
+	FirmUpdatedEventTypeFirmUpdated FirmUpdatedEventType = "firm.updated"
+)
+
+// Valid indicates whether the value is a known member of the FirmUpdatedEventType enum.
+func (e FirmUpdatedEventType) Valid() bool {
+	switch e {
+	case FirmUpdatedEventTypeFirmUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk HealthStatus = "ok"
@@ -622,6 +673,8 @@ const (
 	PrincipalPermissionsCollectsWrite        PrincipalPermissions = "collects:write"
 	PrincipalPermissionsFilesRead            PrincipalPermissions = "files:read"
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
+	PrincipalPermissionsFirmRead             PrincipalPermissions = "firm:read"
+	PrincipalPermissionsFirmWrite            PrincipalPermissions = "firm:write"
 	PrincipalPermissionsMembersRead          PrincipalPermissions = "members:read"
 	PrincipalPermissionsMembersWrite         PrincipalPermissions = "members:write"
 	PrincipalPermissionsTasksRead            PrincipalPermissions = "tasks:read"
@@ -652,6 +705,10 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsFilesRead:
 		return true
 	case PrincipalPermissionsFilesWrite:
+		return true
+	case PrincipalPermissionsFirmRead:
+		return true
+	case PrincipalPermissionsFirmWrite:
 		return true
 	case PrincipalPermissionsMembersRead:
 		return true
@@ -918,6 +975,7 @@ const (
 	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
 	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
 	WebhookEventFilterFileCreated            WebhookEventFilter = "file.created"
+	WebhookEventFilterFirmUpdated            WebhookEventFilter = "firm.updated"
 	WebhookEventFilterTaskCreated            WebhookEventFilter = "task.created"
 	WebhookEventFilterTaskDeleted            WebhookEventFilter = "task.deleted"
 	WebhookEventFilterTaskUpdated            WebhookEventFilter = "task.updated"
@@ -951,6 +1009,8 @@ func (e WebhookEventFilter) Valid() bool {
 	case WebhookEventFilterCollectUpdated:
 		return true
 	case WebhookEventFilterFileCreated:
+		return true
+	case WebhookEventFilterFirmUpdated:
 		return true
 	case WebhookEventFilterTaskCreated:
 		return true
@@ -986,6 +1046,7 @@ const (
 	WebhookEventTypeCollectSubmitted       WebhookEventType = "collect.submitted"
 	WebhookEventTypeCollectUpdated         WebhookEventType = "collect.updated"
 	WebhookEventTypeFileCreated            WebhookEventType = "file.created"
+	WebhookEventTypeFirmUpdated            WebhookEventType = "firm.updated"
 	WebhookEventTypeTaskCreated            WebhookEventType = "task.created"
 	WebhookEventTypeTaskDeleted            WebhookEventType = "task.deleted"
 	WebhookEventTypeTaskUpdated            WebhookEventType = "task.updated"
@@ -1017,6 +1078,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeCollectUpdated:
 		return true
 	case WebhookEventTypeFileCreated:
+		return true
+	case WebhookEventTypeFirmUpdated:
 		return true
 	case WebhookEventTypeTaskCreated:
 		return true
@@ -1546,14 +1609,14 @@ type AccountantUserInvite struct {
 	// LastName Trimmed; 1 to 100 characters.
 	LastName *string `json:"lastName,omitempty"`
 
-	// Locale The language of the invitation mail.
+	// Locale The language of the invitation mail; the firm's locale (GET /v1/firm) when absent.
 	Locale *AccountantUserInviteLocale `json:"locale,omitempty"`
 
 	// Role "admin", "user", or the id of one of the firm's roles (a custom role). Anything else: 422 invalid_union; an unknown role id: 404.
 	Role AccountantUserInvite_Role `json:"role"`
 }
 
-// AccountantUserInviteLocale The language of the invitation mail.
+// AccountantUserInviteLocale The language of the invitation mail; the firm's locale (GET /v1/firm) when absent.
 type AccountantUserInviteLocale string
 
 // AccountantUserInviteRole0 defines model for AccountantUserInvite.Role.0.
@@ -1566,7 +1629,7 @@ type AccountantUserInvite_Role struct {
 
 // AccountantUserInvitedEvent A user of the firm was invited (POST /v1/admin/users). data: the user; clientId: null.
 type AccountantUserInvitedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -1606,7 +1669,7 @@ type AccountantUserUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -1657,7 +1720,7 @@ type ClientCreate struct {
 
 // ClientCreatedEvent A client was created (POST /v1/admin/clients). data: the client; clientId: the new client's id.
 type ClientCreatedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -1698,7 +1761,7 @@ type ClientUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -1744,7 +1807,7 @@ type ClientUserInvite struct {
 	// LastName Trimmed; 1 to 100 characters.
 	LastName *string `json:"lastName,omitempty"`
 
-	// Locale The language of the invitation mail.
+	// Locale The language of the invitation mail; the firm's locale (GET /v1/firm) when absent.
 	Locale *ClientUserInviteLocale `json:"locale,omitempty"`
 	Role   ClientUserInviteRole    `json:"role"`
 
@@ -1752,7 +1815,7 @@ type ClientUserInvite struct {
 	WorkspaceIds *[]Cuid `json:"workspaceIds,omitempty"`
 }
 
-// ClientUserInviteLocale The language of the invitation mail.
+// ClientUserInviteLocale The language of the invitation mail; the firm's locale (GET /v1/firm) when absent.
 type ClientUserInviteLocale string
 
 // ClientUserInviteRole defines model for ClientUserInvite.Role.
@@ -1807,8 +1870,10 @@ type Collect struct {
 type CollectCreate struct {
 	DueDate *time.Time          `json:"dueDate,omitempty"`
 	Items   []CollectItemCreate `json:"items"`
-	Locale  *CollectLocale      `json:"locale,omitempty"`
-	Message *string             `json:"message,omitempty"`
+
+	// Locale The language of the upload page and the mails; the firm's locale (GET /v1/firm) when absent.
+	Locale  *CollectLocale `json:"locale,omitempty"`
+	Message *string        `json:"message,omitempty"`
 
 	// TaskId A task of the workspace (else 404): uploaded files are attached to it.
 	TaskId *Cuid `json:"taskId,omitempty"`
@@ -1822,7 +1887,7 @@ type CollectCreate struct {
 
 // CollectCreatedEvent A collect request was created (POST /v1/collects). data: the collect.
 type CollectCreatedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -1892,7 +1957,7 @@ type CollectItemReceived struct {
 
 // CollectItemReceivedEvent The uploader sent a file for an item (POST /v1/collect-sessions/{token}/items/{itemId}/files, or the upload page). data: the collect after the upload, the item's id and the file's id. A file.created event for the file comes just before it.
 type CollectItemReceivedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2103,7 +2168,7 @@ type CollectStatus string
 
 // CollectSubmittedEvent The uploader submitted a collect (POST /v1/collect-sessions/{token}/submit, or the upload page). data: the collect, SUBMITTED.
 type CollectSubmittedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2153,7 +2218,7 @@ type CollectUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2239,7 +2304,7 @@ type DeliveryList struct {
 
 // FileCreatedEvent A document was uploaded (POST /v1/files). data: the file's record.
 type FileCreatedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2286,6 +2351,30 @@ type FileUpload struct {
 	WorkspaceId Cuid `json:"workspaceId"`
 }
 
+// Firm defines model for Firm.
+type Firm struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Locale The language of the collects and invitations whose request names none.
+	Locale FirmLocale `json:"locale"`
+
+	// MailFromName The sender name of the firm's mails; null: its name.
+	MailFromName *string `json:"mailFromName"`
+
+	// Name Shown to the firm's clients: at the top of every upload page, in the uploader's view (firmName) and in its mails.
+	Name string `json:"name"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+}
+
+// FirmLocale The language of the collects and invitations whose request names none.
+type FirmLocale string
+
 // FirmClient defines model for FirmClient.
 type FirmClient struct {
 	ArchivedAt *time.Time `json:"archivedAt"`
@@ -2307,6 +2396,40 @@ type FirmClient struct {
 	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	UpdatedAt DateTime `json:"updatedAt"`
 }
+
+// FirmUpdate Every field is optional; null for mailFromName makes the mails' sender name the firm's name.
+type FirmUpdate struct {
+	Locale *FirmUpdateLocale `json:"locale,omitempty"`
+
+	// MailFromName Trimmed; no control characters.
+	MailFromName *string `json:"mailFromName,omitempty"`
+
+	// Name Trimmed; no control characters.
+	Name *string `json:"name,omitempty"`
+}
+
+// FirmUpdateLocale defines model for FirmUpdate.Locale.
+type FirmUpdateLocale string
+
+// FirmUpdatedEvent The firm was changed (PATCH /v1/firm, acctapi firm set). data: the firm after the change; clientId: null; changes: the fields the request changed.
+type FirmUpdatedEvent struct {
+	// Changes The names of the fields the change set, as the API names them.
+	Changes []string `json:"changes"`
+
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+	Data      Firm     `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                 `json:"id"`
+	Type FirmUpdatedEventType `json:"type"`
+}
+
+// FirmUpdatedEventType defines model for FirmUpdatedEvent.Type.
+type FirmUpdatedEventType string
 
 // Folder defines model for Folder.
 type Folder struct {
@@ -2583,7 +2706,7 @@ type TaskCreate struct {
 
 // TaskCreatedEvent A task was created (POST /v1/tasks). data: the task.
 type TaskCreatedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2600,7 +2723,7 @@ type TaskCreatedEventType string
 
 // TaskDeletedEvent A task was deleted (DELETE /v1/tasks/{id}). data: the task as it was. Its subtasks go with it without events of their own.
 type TaskDeletedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2645,7 +2768,7 @@ type TaskUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2662,7 +2785,7 @@ type TaskUpdatedEventType string
 
 // UserInvitedEvent A client user was invited (POST /v1/users). data: the user.
 type UserInvitedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2682,7 +2805,7 @@ type UserUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2870,7 +2993,7 @@ type Workspace struct {
 
 // WorkspaceCreatedEvent A workspace was created (POST /v1/workspaces). data: the workspace.
 type WorkspaceCreatedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2920,7 +3043,7 @@ type WorkspaceMember struct {
 
 // WorkspaceMemberAddedEvent A user became a member of a workspace (POST /v1/workspaces/{id}/members, or POST /v1/users with workspaceIds: one event per workspace). data: the membership.
 type WorkspaceMemberAddedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2937,7 +3060,7 @@ type WorkspaceMemberAddedEventType string
 
 // WorkspaceMemberRemovedEvent A user left a workspace (DELETE /v1/workspaces/{id}/members). data: the membership as it was.
 type WorkspaceMemberRemovedEvent struct {
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -2963,7 +3086,7 @@ type WorkspaceUpdatedEvent struct {
 	// Changes The names of the fields the change set, as the API names them.
 	Changes []string `json:"changes"`
 
-	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*).
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
 
 	// CreatedAt When the change was made.
@@ -3257,6 +3380,12 @@ type DownloadFileParams struct {
 type DownloadFileHeadParams struct {
 	Expires   int    `form:"expires" json:"expires"`
 	Signature string `form:"signature" json:"signature"`
+}
+
+// UpdateFirmParams defines parameters for UpdateFirm.
+type UpdateFirmParams struct {
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTasksParams defines parameters for ListTasks.
@@ -3610,6 +3739,18 @@ type OnFileCreatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnFirmUpdatedParams defines parameters for OnFirmUpdated.
+type OnFirmUpdatedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnTaskCreatedParams defines parameters for OnTaskCreated.
 type OnTaskCreatedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -3751,6 +3892,9 @@ type CreateCollectSessionJSONRequestBody = CollectSessionCreate
 // UploadFileMultipartRequestBody defines body for UploadFile for multipart/form-data ContentType.
 type UploadFileMultipartRequestBody = FileUpload
 
+// UpdateFirmJSONRequestBody defines body for UpdateFirm for application/json ContentType.
+type UpdateFirmJSONRequestBody = FirmUpdate
+
 // CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
 type CreateTaskJSONRequestBody = TaskCreate
 
@@ -3813,6 +3957,9 @@ type OnCollectUpdatedJSONRequestBody = CollectUpdatedEvent
 
 // OnFileCreatedJSONRequestBody defines body for OnFileCreated for application/json ContentType.
 type OnFileCreatedJSONRequestBody = FileCreatedEvent
+
+// OnFirmUpdatedJSONRequestBody defines body for OnFirmUpdated for application/json ContentType.
+type OnFirmUpdatedJSONRequestBody = FirmUpdatedEvent
 
 // OnTaskCreatedJSONRequestBody defines body for OnTaskCreated for application/json ContentType.
 type OnTaskCreatedJSONRequestBody = TaskCreatedEvent
@@ -4399,6 +4546,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 	DownloadFileHead(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFirm Read the firm
+	//
+	// Needs firm:read (accountant keys only: a client key is answered 403 missing_scope). The firm of the calling key.
+	//
+	// Corresponds with GET /firm (the `GetFirm` operationId).
+	GetFirm(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateFirmWithBody Update the firm
+	//
+	// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+	UpdateFirmWithBody(ctx context.Context, params *UpdateFirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateFirm Update the firm
+	//
+	// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+	UpdateFirm(ctx context.Context, params *UpdateFirmParams, body UpdateFirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetHealth Liveness and database health
 	//
@@ -5381,6 +5553,61 @@ func (c *Client) DownloadFile(ctx context.Context, id Id, params *DownloadFilePa
 // Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 func (c *Client) DownloadFileHead(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDownloadFileHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFirm Read the firm
+//
+// Needs firm:read (accountant keys only: a client key is answered 403 missing_scope). The firm of the calling key.
+//
+// Corresponds with GET /firm (the `GetFirm` operationId).
+func (c *Client) GetFirm(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFirmRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateFirmWithBody Update the firm
+//
+// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+func (c *Client) UpdateFirmWithBody(ctx context.Context, params *UpdateFirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateFirmRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateFirm Update the firm
+//
+// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+func (c *Client) UpdateFirm(ctx context.Context, params *UpdateFirmParams, body UpdateFirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateFirmRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7800,6 +8027,88 @@ func NewDownloadFileHeadRequest(server string, id Id, params *DownloadFileHeadPa
 	return req, nil
 }
 
+// NewGetFirmRequest constructs an http.Request for the GetFirm method
+func NewGetFirmRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/firm")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateFirmRequest calls the generic UpdateFirm builder with application/json body
+func NewUpdateFirmRequest(server string, params *UpdateFirmParams, body UpdateFirmJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateFirmRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewUpdateFirmRequestWithBody constructs an http.Request for the UpdateFirm method, with any body, and a specified content type
+func NewUpdateFirmRequestWithBody(server string, params *UpdateFirmParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/firm")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetHealthRequest constructs an http.Request for the GetHealth method
 func NewGetHealthRequest(server string) (*http.Request, error) {
 	var err error
@@ -9956,6 +10265,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 	DownloadFileHeadWithResponse(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*DownloadFileHeadResponse, error)
+
+	// GetFirmWithResponse Read the firm
+	//
+	// Needs firm:read (accountant keys only: a client key is answered 403 missing_scope). The firm of the calling key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /firm (the `GetFirm` operationId).
+	GetFirmWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFirmResponse, error)
+
+	// UpdateFirmWithBodyWithResponse Update the firm
+	//
+	// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+	UpdateFirmWithBodyWithResponse(ctx context.Context, params *UpdateFirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFirmResponse, error)
+
+	// UpdateFirmWithResponse Update the firm
+	//
+	// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+	UpdateFirmWithResponse(ctx context.Context, params *UpdateFirmParams, body UpdateFirmJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFirmResponse, error)
 
 	// GetHealthWithResponse Liveness and database health
 	//
@@ -14269,6 +14605,292 @@ func (r DownloadFileHeadResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DownloadFileHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFirmResponse200Headers the declared response headers of an HTTP 200 response for GetFirm
+type GetFirmResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetFirmResponse405Headers the declared response headers of an HTTP 405 response for GetFirm
+type GetFirmResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetFirmResponse429Headers the declared response headers of an HTTP 429 response for GetFirm
+type GetFirmResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetFirmResponse503Headers the declared response headers of an HTTP 503 response for GetFirm
+type GetFirmResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetFirmResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Firm
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFirmResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetFirmResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFirmResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFirmResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFirmResponse) GetJSON200() *Firm {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFirmResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetFirmResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFirmResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetFirmResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFirmResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFirmResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFirmResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFirmResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFirmResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFirmResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFirmResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateFirmResponse200Headers the declared response headers of an HTTP 200 response for UpdateFirm
+type UpdateFirmResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateFirmResponse405Headers the declared response headers of an HTTP 405 response for UpdateFirm
+type UpdateFirmResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateFirmResponse429Headers the declared response headers of an HTTP 429 response for UpdateFirm
+type UpdateFirmResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateFirmResponse503Headers the declared response headers of an HTTP 503 response for UpdateFirm
+type UpdateFirmResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateFirmResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Firm
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateFirmResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateFirmResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateFirmResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateFirmResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateFirmResponse) GetJSON200() *Firm {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateFirmResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateFirmResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateFirmResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateFirmResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateFirmResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateFirmResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateFirmResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateFirmResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateFirmResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateFirmResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateFirmResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateFirmResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateFirmResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateFirmResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateFirmResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateFirmResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18659,6 +19281,51 @@ func (c *ClientWithResponses) DownloadFileHeadWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseDownloadFileHeadResponse(rsp)
+}
+
+// GetFirmWithResponse Read the firm
+//
+// Needs firm:read (accountant keys only: a client key is answered 403 missing_scope). The firm of the calling key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /firm (the `GetFirm` operationId).
+func (c *ClientWithResponses) GetFirmWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFirmResponse, error) {
+	rsp, err := c.GetFirm(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFirmResponse(rsp)
+}
+
+// UpdateFirmWithBodyWithResponse Update the firm
+//
+// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+func (c *ClientWithResponses) UpdateFirmWithBodyWithResponse(ctx context.Context, params *UpdateFirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFirmResponse, error) {
+	rsp, err := c.UpdateFirmWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateFirmResponse(rsp)
+}
+
+// UpdateFirmWithResponse Update the firm
+//
+// Needs firm:write (accountant keys only: a client key is answered 403 missing_scope). The upload pages, the uploader's view (firmName) and every mail sent from now on, those already queued included, use the new names at once. Sends firm.updated, with changes naming the fields sent.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /firm (the `UpdateFirm` operationId).
+func (c *ClientWithResponses) UpdateFirmWithResponse(ctx context.Context, params *UpdateFirmParams, body UpdateFirmJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFirmResponse, error) {
+	rsp, err := c.UpdateFirm(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateFirmResponse(rsp)
 }
 
 // GetHealthWithResponse Liveness and database health
@@ -24640,6 +25307,382 @@ func ParseDownloadFileHeadResponse(rsp *http.Response) (*DownloadFileHeadRespons
 	return response, nil
 }
 
+// ParseGetFirmResponse parses an HTTP response from a GetFirmWithResponse call
+func ParseGetFirmResponse(rsp *http.Response) (*GetFirmResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFirmResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Firm
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFirmResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetFirmResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetFirmResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFirmResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateFirmResponse parses an HTTP response from a UpdateFirmWithResponse call
+func ParseUpdateFirmResponse(rsp *http.Response) (*UpdateFirmResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateFirmResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Firm
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateFirmResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateFirmResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateFirmResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateFirmResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetHealthResponse parses an HTTP response from a GetHealthWithResponse call
 func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -29704,6 +30747,11 @@ type WebhookInitiatorInterface interface {
 
 	OnFileCreated(ctx context.Context, targetURL string, params *OnFileCreatedParams, body OnFileCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnFirmUpdatedWithBody fires the firm.updated webhook with any body
+	OnFirmUpdatedWithBody(ctx context.Context, targetURL string, params *OnFirmUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnFirmUpdated(ctx context.Context, targetURL string, params *OnFirmUpdatedParams, body OnFirmUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnTaskCreatedWithBody fires the task.created webhook with any body
 	OnTaskCreatedWithBody(ctx context.Context, targetURL string, params *OnTaskCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -29956,6 +31004,30 @@ func (p *WebhookInitiator) OnFileCreatedWithBody(ctx context.Context, targetURL 
 
 func (p *WebhookInitiator) OnFileCreated(ctx context.Context, targetURL string, params *OnFileCreatedParams, body OnFileCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnFileCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnFirmUpdatedWithBody(ctx context.Context, targetURL string, params *OnFirmUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFirmUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnFirmUpdated(ctx context.Context, targetURL string, params *OnFirmUpdatedParams, body OnFirmUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFirmUpdatedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -30683,6 +31755,67 @@ func NewOnFileCreatedWebhookRequest(targetURL string, params *OnFileCreatedParam
 
 // NewOnFileCreatedWebhookRequestWithBody builds a POST request for the file.created webhook with any body
 func NewOnFileCreatedWebhookRequestWithBody(targetURL string, params *OnFileCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnFirmUpdatedWebhookRequest builds a application/json POST request for the firm.updated webhook
+func NewOnFirmUpdatedWebhookRequest(targetURL string, params *OnFirmUpdatedParams, body OnFirmUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnFirmUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnFirmUpdatedWebhookRequestWithBody builds a POST request for the firm.updated webhook with any body
+func NewOnFirmUpdatedWebhookRequestWithBody(targetURL string, params *OnFirmUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,8 +50,8 @@ differs from this binary's: run acctapi migrate first.`,
 	flags.StringVar(&cfg.Addr, "addr", envOr("ACCTAPI_ADDR", "127.0.0.1:8080"), "address to listen on; :443 by default with --tls-domain (env ACCTAPI_ADDR)")
 	flags.StringVar(&cfg.BaseURL, "base-url", envOr("ACCTAPI_BASE_URL", ""),
 		"public address including /v1, used in download links and the OpenAPI document; default derived from --addr (env ACCTAPI_BASE_URL)")
-	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", "Accounting firm"),
-		"name of the firm created on first start (env ACCTAPI_FIRM_NAME)")
+	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", ""),
+		`name of the firm created on first start, "`+defaultFirmName+`" by default; an existing firm keeps its name: change it with acctapi firm set (env ACCTAPI_FIRM_NAME)`)
 	flags.BoolVar(&cfg.Demo, "demo", false, "seed a demo client, workspace and users when the firm has no clients")
 	flags.StringVar(&cfg.LogFormat, "log-format", envOr("ACCTAPI_LOG_FORMAT", "json"), "request log format: json or text (env ACCTAPI_LOG_FORMAT)")
 	flags.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish on SIGTERM")
@@ -221,8 +222,14 @@ func (s *Server) bootstrap(ctx context.Context) error {
 		return err
 	}
 	firm, err := s.store.DeploymentFirm(ctx)
-	if db.ErrorCode(err) == db.ENOTFOUND {
+	switch {
+	case db.ErrorCode(err) == db.ENOTFOUND:
 		firm, err = s.createFirm(ctx)
+	case err == nil && s.cfg.FirmName != "" && s.cfg.FirmName != firm.Name:
+		// The name may have been changed since over the API: a flag or an
+		// environment variable left in place would undo that at every start.
+		s.log.Warn("--firm-name names the firm on the first start only: the firm keeps its name; change it with acctapi firm set --name or PATCH /v1/firm",
+			"firm", firm.Name, "firm_name_flag", s.cfg.FirmName)
 	}
 	if err != nil {
 		return err
@@ -276,7 +283,7 @@ func (s *Server) sweepBucket(ctx context.Context) {
 }
 
 func (s *Server) createFirm(ctx context.Context) (*db.Firm, error) {
-	firm, err := s.store.CreateFirm(ctx, s.cfg.FirmName)
+	firm, err := s.store.CreateFirm(ctx, cmp.Or(s.cfg.FirmName, defaultFirmName))
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ type CollectCreate struct {
 	Title       string
 	Message     *string
 	DueDate     *time.Time
-	Locale      string // "en" when ""
+	Locale      string // the firm's when ""
 	Items       []CollectItemCreate
 }
 
@@ -228,7 +228,10 @@ func (db *DB) CreateCollect(ctx context.Context, clientID string, in CollectCrea
 		}
 		locale := in.Locale
 		if locale == "" {
-			locale = "en"
+			if err := tx.QueryRowContext(ctx, `SELECT f.locale FROM clients c JOIN firms f ON f.id = c.firm_id
+				WHERE c.id = ?`, clientID).Scan(&locale); err != nil {
+				return nil, fmt.Errorf("create collect: %w", err)
+			}
 		}
 		if locale != "en" && locale != "de" {
 			return nil, &Error{Code: EINVALID, Field: []any{"Locale"}, Message: "locale must be en or de, not " + strconv.Quote(locale)}

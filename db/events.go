@@ -27,6 +27,7 @@ const (
 	EventCollectUpdated         = "collect.updated"
 	EventCollectItemReceived    = "collect.item_received"
 	EventCollectSubmitted       = "collect.submitted"
+	EventFirmUpdated            = "firm.updated"
 )
 
 // EventTypes lists every event type, in the catalogue's order.
@@ -36,6 +37,7 @@ var EventTypes = []string{
 	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
 	EventAccountantUserInvited, EventAccountantUserUpdated,
 	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectSubmitted,
+	EventFirmUpdated,
 }
 
 // Event is a change the store records, in the transaction of the change,
@@ -47,8 +49,8 @@ type Event struct {
 	// ClientID is the client the change is of; nil for a change of the firm.
 	ClientID *string
 	// Record is the record as the change left it: a *Task, *File,
-	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect
-	// or *CollectItemReceived.
+	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect,
+	// *CollectItemReceived or *Firm.
 	Record any
 	// Changes names the fields an update set, as the store's types name
 	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.

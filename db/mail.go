@@ -40,7 +40,8 @@ var ReminderTimes = []time.Duration{72 * time.Hour, 24 * time.Hour}
 // kept, for the session list's mail state, before the sender purges it.
 const MailRetention = 30 * 24 * time.Hour
 
-// Invitation asks for an invitation to be mailed in Locale ("en" or "de").
+// Invitation asks for an invitation to be mailed in Locale ("en" or "de";
+// "": the firm's).
 type Invitation struct {
 	Locale string
 }
@@ -162,6 +163,10 @@ type OutgoingMail struct {
 	// Attempt is the number of the attempt this claim is for, from 1.
 	Attempt  int
 	FirmName string
+	// FromName is the sender's name: the firm's mail sender name, else
+	// its name. Both are read when the mail is sent, so a renamed firm's
+	// mails already queued carry the new name.
+	FromName string
 	// ClientName is "" for a mail of the firm's own (an accountant's
 	// invitation).
 	ClientName string
@@ -285,8 +290,9 @@ func (db *DB) claimMail(ctx context.Context, tx *txn, id string, now int64) (*Ou
 	err := tx.QueryRowContext(ctx, `UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, updated_at = ?
 		WHERE id = ? AND status = 'queued'
 		RETURNING kind, recipient, locale, message_id, attempts, client_id, session_id, remind_before, data,
-			(SELECT name FROM firms WHERE id = mail_outbox.firm_id)`, now, id).
-		Scan(&m.Kind, &m.To, &m.Locale, &m.MessageID, &m.Attempt, &clientID, &sessionID, &before, &data, &m.FirmName)
+			(SELECT name FROM firms WHERE id = mail_outbox.firm_id),
+			(SELECT coalesce(mail_from_name, name) FROM firms WHERE id = mail_outbox.firm_id)`, now, id).
+		Scan(&m.Kind, &m.To, &m.Locale, &m.MessageID, &m.Attempt, &clientID, &sessionID, &before, &data, &m.FirmName, &m.FromName)
 	if err != nil {
 		return nil, fmt.Errorf("claim mail %s: %w", id, err)
 	}
@@ -447,6 +453,11 @@ func (db *DB) queueInvitation(ctx context.Context, tx *txn, inv *Invitation, m q
 		}
 	} else {
 		m.kind = MailAccountantInvitation
+	}
+	if m.locale == "" {
+		if err := tx.QueryRowContext(ctx, `SELECT locale FROM firms WHERE id = ?`, m.firmID).Scan(&m.locale); err != nil {
+			return fmt.Errorf("queue invitation: %w", err)
+		}
 	}
 	return db.queueMail(ctx, tx, m)
 }

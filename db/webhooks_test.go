@@ -177,6 +177,10 @@ func TestWebhookEvents(t *testing.T) {
 	if _, err := store.SubmitCollect(ctx, token); err != nil {
 		t.Fatal(err)
 	}
+	firmName := "Renamed firm"
+	if _, err := store.UpdateFirm(ctx, firm.ID, db.FirmUpdate{Name: db.Update[string]{Set: true, Value: &firmName}}); err != nil {
+		t.Fatal(err)
+	}
 	// A write that fails writes no event.
 	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: "cnosuchworkspace000000000", Title: "x"}); err == nil {
 		t.Fatal("CreateTask in a missing workspace succeeded")
@@ -203,6 +207,7 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventCollectItemReceived, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventCollectSubmitted, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventFirmUpdated, Changes: []string{"Name"}, To: []string{all.ID}},
 	}
 	got := whEvents(t, store)
 	if len(got) != len(want) {

@@ -60,6 +60,8 @@ func eventData(record any) (any, error) {
 		return newAccountantUserResponse(r), nil
 	case *db.Collect:
 		return newCollectResponse(r), nil
+	case *db.Firm:
+		return newFirmResponse(r), nil
 	case *db.CollectItemReceived:
 		return collectItemReceivedData{Collect: newCollectResponse(r.Collect), ItemID: r.ItemID, FileID: r.FileID}, nil
 	}

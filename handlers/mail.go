@@ -2,18 +2,15 @@ package handlers
 
 import "acctapi/db"
 
-// mailLocales are the languages of invitations; the first is the default.
+// mailLocales are the languages of invitations.
 var mailLocales = db.MailLocales
 
-// invitation is what asks the store to mail an invitation in locale: nil
-// when mail is off, so that nothing is queued and the answer says
-// mailed: false.
+// invitation is what asks the store to mail an invitation in locale (the
+// firm's when unset): nil when mail is off, so that nothing is queued and
+// the answer says mailed: false.
 func (h *Handler) invitation(locale field[string]) *db.Invitation {
 	if !h.mail {
 		return nil
-	}
-	if !locale.Set {
-		locale.Value = mailLocales[0]
 	}
 	return &db.Invitation{Locale: locale.Value}
 }

@@ -170,6 +170,8 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPost, "/collect/:token/submit", endpoint{access: public}, h.collectPageSubmit},
 		{http.MethodGet, "/collect-assets/:name", endpoint{access: public}, h.collectAssetFile},
 		{http.MethodGet, "/v1/me", endpoint{access: keyed}, h.me},
+		{http.MethodGet, "/v1/firm", endpoint{access: keyed, permission: auth.FirmRead}, h.getFirm},
+		{http.MethodPatch, "/v1/firm", endpoint{access: keyed, permission: auth.FirmWrite}, h.updateFirm},
 		{http.MethodGet, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksRead}, h.listTasks},
 		{http.MethodPost, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.createTask},
 		{http.MethodPatch, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.updateTask},

@@ -170,6 +170,8 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 		request{method: "POST", path: "/v1/admin/users", body: map[string]any{"email": "erika@firm.example", "role": "admin", "firstName": "Erika"}}, http.StatusCreated)
 	call("change the accountant user's role", []string{db.EventAccountantUserUpdated},
 		request{method: "PATCH", path: "/v1/admin/users/" + accountant["id"].(string), body: map[string]any{"role": "user"}}, http.StatusOK)
+	call("rename the firm", []string{db.EventFirmUpdated},
+		request{method: "PATCH", path: "/v1/firm", body: map[string]any{"name": "Steuerkanzlei Weber", "locale": "de"}}, http.StatusOK)
 	ws := call("create a workspace", []string{db.EventWorkspaceCreated},
 		request{method: "POST", path: "/v1/workspaces", clientID: clientID, body: map[string]any{"name": "Bookkeeping 2026"}}, http.StatusCreated)
 	wsID := ws["id"].(string)
@@ -266,7 +268,7 @@ func TestWebhookEveryEventDelivered(t *testing.T) {
 			t.Errorf("%s does not match its OpenAPI schema: %v\n%s", e.Type, err, r.body)
 		}
 		wantClient := &clientID
-		if strings.HasPrefix(e.Type, "accountant_user.") {
+		if strings.HasPrefix(e.Type, "accountant_user.") || strings.HasPrefix(e.Type, "firm.") {
 			wantClient = nil
 		}
 		if (e.ClientID == nil) != (wantClient == nil) || (e.ClientID != nil && *e.ClientID != clientID) {

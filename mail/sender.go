@@ -241,13 +241,13 @@ func Domain(address string) string {
 // fail the same way.
 var errCompose = errors.New("cannot write the mail")
 
-// compose writes the mail with the firm's name beside the sender address.
+// compose writes the mail with the firm's sender name beside the sender address.
 func (s *Sender) compose(m *db.OutgoingMail, at time.Time) ([]byte, error) {
 	c, err := render(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errCompose, err)
 	}
-	b, err := message{from: mail.Address{Name: m.FirmName, Address: s.from}, to: m.To, subject: c.subject,
+	b, err := message{from: mail.Address{Name: m.FromName, Address: s.from}, to: m.To, subject: c.subject,
 		date: at, messageID: m.MessageID, text: c.text, html: c.html}.bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errCompose, err)
