@@ -870,6 +870,30 @@ func (e TaskUpdatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for TaskWithAssetsActorType.
+const (
+	TaskWithAssetsActorTypeAI     TaskWithAssetsActorType = "AI"
+	TaskWithAssetsActorTypeAPI    TaskWithAssetsActorType = "API"
+	TaskWithAssetsActorTypeSYSTEM TaskWithAssetsActorType = "SYSTEM"
+	TaskWithAssetsActorTypeUSER   TaskWithAssetsActorType = "USER"
+)
+
+// Valid indicates whether the value is a known member of the TaskWithAssetsActorType enum.
+func (e TaskWithAssetsActorType) Valid() bool {
+	switch e {
+	case TaskWithAssetsActorTypeAI:
+		return true
+	case TaskWithAssetsActorTypeAPI:
+		return true
+	case TaskWithAssetsActorTypeSYSTEM:
+		return true
+	case TaskWithAssetsActorTypeUSER:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserInvitedEventType.
 const (
 	UserInvitedEventTypeUserInvited UserInvitedEventType = "user.invited"
@@ -2783,6 +2807,44 @@ type TaskUpdatedEvent struct {
 // TaskUpdatedEventType defines model for TaskUpdatedEvent.Type.
 type TaskUpdatedEventType string
 
+// TaskWithAssets A task read on its own (GET /tasks/{id}): the Task with the ids of the files attached to it.
+type TaskWithAssets struct {
+	ActorType TaskWithAssetsActorType `json:"actorType"`
+
+	// AssetFileIds The files attached to the task (PATCH /tasks/{id} assetFileIds), in the order they were made; [] when none.
+	AssetFileIds []Cuid `json:"assetFileIds"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// CreatedById The creating user; null for tasks created with an API key.
+	CreatedById *string `json:"createdById"`
+
+	// DestinationFolderId The folder where files assigned to the task are stored.
+	DestinationFolderId *string `json:"destinationFolderId"`
+
+	// DueDate UTC, to the second; null when the task has no due date.
+	DueDate *time.Time `json:"dueDate"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// ParentId The parent task.
+	ParentId *string    `json:"parentId"`
+	Status   TaskStatus `json:"status"`
+	Text     *string    `json:"text"`
+	Title    string     `json:"title"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+
+	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	WorkspaceId Cuid `json:"workspaceId"`
+}
+
+// TaskWithAssetsActorType defines model for TaskWithAssets.ActorType.
+type TaskWithAssetsActorType string
+
 // UserInvitedEvent A client user was invited (POST /v1/users). data: the user.
 type UserInvitedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
@@ -3425,6 +3487,12 @@ type CreateTaskParams struct {
 
 // DeleteTaskParams defines parameters for DeleteTask.
 type DeleteTaskParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// GetTaskParams defines parameters for GetTask.
+type GetTaskParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
 	XClientId ClientId `json:"x-client-id"`
 }
@@ -4625,6 +4693,13 @@ type ClientInterface interface {
 	// Corresponds with DELETE /tasks/{id} (the `DeleteTask` operationId).
 	DeleteTask(ctx context.Context, id Id, params *DeleteTaskParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetTask Read a task
+	//
+	// Needs tasks:read. The client's task, with assetFileIds, the files attached to it. A task of another client, or deleted, is 404.
+	//
+	// Corresponds with GET /tasks/{id} (the `GetTask` operationId).
+	GetTask(ctx context.Context, id Id, params *GetTaskParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdateTaskWithBody Update a task
 	//
 	// Needs tasks:write. updatedAt moves; createdAt never does.
@@ -5731,6 +5806,23 @@ func (c *Client) CreateTask(ctx context.Context, params *CreateTaskParams, body 
 // Corresponds with DELETE /tasks/{id} (the `DeleteTask` operationId).
 func (c *Client) DeleteTask(ctx context.Context, id Id, params *DeleteTaskParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteTaskRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTask Read a task
+//
+// Needs tasks:read. The client's task, with assetFileIds, the files attached to it. A task of another client, or deleted, is 404.
+//
+// Corresponds with GET /tasks/{id} (the `GetTask` operationId).
+func (c *Client) GetTask(ctx context.Context, id Id, params *GetTaskParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaskRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8428,6 +8520,53 @@ func NewDeleteTaskRequest(server string, id Id, params *DeleteTaskParams) (*http
 	return req, nil
 }
 
+// NewGetTaskRequest constructs an http.Request for the GetTask method
+func NewGetTaskRequest(server string, id Id, params *GetTaskParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tasks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewUpdateTaskRequest calls the generic UpdateTask builder with application/json body
 func NewUpdateTaskRequest(server string, id Id, params *UpdateTaskParams, body UpdateTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -10355,6 +10494,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /tasks/{id} (the `DeleteTask` operationId).
 	DeleteTaskWithResponse(ctx context.Context, id Id, params *DeleteTaskParams, reqEditors ...RequestEditorFn) (*DeleteTaskResponse, error)
+
+	// GetTaskWithResponse Read a task
+	//
+	// Needs tasks:read. The client's task, with assetFileIds, the files attached to it. A task of another client, or deleted, is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /tasks/{id} (the `GetTask` operationId).
+	GetTaskWithResponse(ctx context.Context, id Id, params *GetTaskParams, reqEditors ...RequestEditorFn) (*GetTaskResponse, error)
 
 	// UpdateTaskWithBodyWithResponse Update a task
 	//
@@ -15573,6 +15721,145 @@ func (r DeleteTaskResponse) ContentType() string {
 	return ""
 }
 
+// GetTaskResponse200Headers the declared response headers of an HTTP 200 response for GetTask
+type GetTaskResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetTaskResponse405Headers the declared response headers of an HTTP 405 response for GetTask
+type GetTaskResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetTaskResponse429Headers the declared response headers of an HTTP 429 response for GetTask
+type GetTaskResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetTaskResponse503Headers the declared response headers of an HTTP 503 response for GetTask
+type GetTaskResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetTaskResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaskWithAssets
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTaskResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetTaskResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTaskResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTaskResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaskResponse) GetJSON200() *TaskWithAssets {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTaskResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTaskResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTaskResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTaskResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetTaskResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetTaskResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTaskResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTaskResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTaskResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaskResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaskResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaskResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaskResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // UpdateTaskResponse200Headers the declared response headers of an HTTP 200 response for UpdateTask
 type UpdateTaskResponse200Headers struct {
 	IdempotentReplayed *string
@@ -19431,6 +19718,21 @@ func (c *ClientWithResponses) DeleteTaskWithResponse(ctx context.Context, id Id,
 		return nil, err
 	}
 	return ParseDeleteTaskResponse(rsp)
+}
+
+// GetTaskWithResponse Read a task
+//
+// Needs tasks:read. The client's task, with assetFileIds, the files attached to it. A task of another client, or deleted, is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /tasks/{id} (the `GetTask` operationId).
+func (c *ClientWithResponses) GetTaskWithResponse(ctx context.Context, id Id, params *GetTaskParams, reqEditors ...RequestEditorFn) (*GetTaskResponse, error) {
+	rsp, err := c.GetTask(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaskResponse(rsp)
 }
 
 // UpdateTaskWithBodyWithResponse Update a task
@@ -26514,6 +26816,187 @@ func ParseDeleteTaskResponse(rsp *http.Response) (*DeleteTaskResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteTaskResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTaskResponse parses an HTTP response from a GetTaskWithResponse call
+func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaskResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaskWithAssets
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTaskResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetTaskResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTaskResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTaskResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -130,6 +130,44 @@ func findTask(ctx context.Context, q querier, clientID, id string) (*Task, error
 	return t, err
 }
 
+// TaskWithAssets is a task with the ids of the files attached to it.
+type TaskWithAssets struct {
+	*Task
+	AssetFileIDs []string
+}
+
+// GetTask returns the client's task with the ids of its attached files, in
+// id order (the order they were made). Returns ENOTFOUND.
+func (db *DB) GetTask(ctx context.Context, clientID, id string) (*TaskWithAssets, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	t, err := findTask(ctx, tx, clientID, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT a.file_id FROM task_asset_files a JOIN tasks t ON t.id = a.task_id
+		WHERE t.client_id = ? AND a.task_id = ? ORDER BY a.file_id`, clientID, id)
+	if err != nil {
+		return nil, fmt.Errorf("task asset files: %w", err)
+	}
+	defer rows.Close()
+	out := &TaskWithAssets{Task: t, AssetFileIDs: []string{}}
+	for rows.Next() {
+		var fileID string
+		if err := rows.Scan(&fileID); err != nil {
+			return nil, fmt.Errorf("task asset files: %w", err)
+		}
+		out.AssetFileIDs = append(out.AssetFileIDs, fileID)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("task asset files: %w", err)
+	}
+	return out, nil
+}
+
 // UpdateTask changes the fields of the client's task that u sets. Returns
 // ENOTFOUND for a task, folder, parent or file that is not the client's (or
 // not in the task's workspace), and EINVALID for a parent that would make the

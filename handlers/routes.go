@@ -174,6 +174,7 @@ func (h *Handler) routeTable() []route {
 		{http.MethodPatch, "/v1/firm", endpoint{access: keyed, permission: auth.FirmWrite}, h.updateFirm},
 		{http.MethodGet, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksRead}, h.listTasks},
 		{http.MethodPost, "/v1/tasks", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.createTask},
+		{http.MethodGet, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksRead}, h.getTask},
 		{http.MethodPatch, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.updateTask},
 		{http.MethodDelete, "/v1/tasks/:id", endpoint{access: clientScoped, permission: auth.TasksWrite}, h.deleteTask},
 		{http.MethodGet, "/v1/workspaces", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listWorkspaces},

@@ -113,6 +113,20 @@ func taskUpdate(body *object) db.TaskUpdate {
 	}
 }
 
+// taskWithAssetsResponse is a task read on its own: with the ids of the
+// files attached to it, which the task's other answers leave out.
+type taskWithAssetsResponse struct {
+	taskResponse
+	AssetFileIDs []string `json:"assetFileIds"`
+}
+
+// getTask answers GET /v1/tasks/{id}.
+func (h *Handler) getTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.GetTask, func(t *db.TaskWithAssets) taskWithAssetsResponse {
+		return taskWithAssetsResponse{newTaskResponse(t.Task), t.AssetFileIDs}
+	})
+}
+
 // deleteTask answers DELETE /v1/tasks/{id}.
 func (h *Handler) deleteTask(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	serveOne(h, w, r, p, clientOf, h.store.DeleteTask, newTaskResponse)
