@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"acctapi/db"
@@ -75,12 +77,38 @@ func readManifest(dir string) (*Manifest, error) {
 	if m.Format != Format {
 		return nil, fmt.Errorf("the backup in %s has format %d; this binary restores format %d", dir, m.Format, Format)
 	}
+	if missing := incomplete(data, &m); len(missing) > 0 {
+		return nil, fmt.Errorf("the backup in %s is incomplete: its manifest %s lacks %s, which acctapi backup always writes",
+			dir, ManifestName, strings.Join(missing, ", "))
+	}
 	if latest := db.LatestVersion(); m.SchemaVersion > latest {
 		return nil, fmt.Errorf("the backup in %s has schema version %d, newer than this binary's %d: restore it with the acctapi %s that wrote it, or a newer one",
 			dir, m.SchemaVersion, latest, m.AcctapiVersion)
 	}
 	return &m, nil
 }
+
+// incomplete names what a manifest lacks, so that a cut or hand-made one is
+// refused for what it is rather than as a database that differs from it.
+func incomplete(data []byte, m *Manifest) []string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return []string{"every field"}
+	}
+	var missing []string
+	for _, name := range []string{"createdAt", "schemaVersion", "database", "files"} {
+		if _, ok := fields[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if _, ok := fields["database"]; ok && (m.Database.Size <= 0 || !sha256Hex.MatchString(m.Database.SHA256)) {
+		missing = append(missing, "the database's size and sha256")
+	}
+	return missing
+}
+
+// sha256Hex is a SHA-256 as the manifest writes it.
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // copyFiles copies the bytes of every file the database at dbPath records
 // from src into a new file store at dest, each checked against its row,

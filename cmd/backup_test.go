@@ -466,6 +466,17 @@ func TestBackupRestoreRefusals(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"manifest without its digests", "is incomplete: its manifest backup.json lacks schemaVersion, database, files", func(dir string) {
+			if err := os.WriteFile(filepath.Join(dir, backup.ManifestName), []byte(`{"format":1,"createdAt":"2026-11-21T12:00:00Z"}`), 0o640); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"manifest with an empty database digest", "lacks the database's size and sha256", func(dir string) {
+			manifest := `{"format":1,"createdAt":"2026-11-21T12:00:00Z","schemaVersion":1,"database":{},"files":{"count":0,"bytes":0}}`
+			if err := os.WriteFile(filepath.Join(dir, backup.ManifestName), []byte(manifest), 0o640); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"no manifest", backup.ManifestName, func(dir string) {
 			if err := os.Remove(filepath.Join(dir, backup.ManifestName)); err != nil {
 				t.Fatal(err)

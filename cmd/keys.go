@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +80,14 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Mint an API key and print it (shown once)",
-		Args:  cobra.NoArgs,
+		Long: `Mint an API key. It is printed once, alone on stdout, and stored only as a
+hash; its id, which keys list and keys revoke name, goes to stderr.
+
+Permissions (--permissions, comma-separated; default all the key's kind may hold):
+` + permissionLines(permissionNames(auth.Accountant)) + `
+Client keys (--client) may hold all but these:
+` + permissionLines(firmOnly()),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("permissions") {
 				spec.Permissions = strings.Split(perms, ",")
@@ -98,12 +106,20 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 			}
 			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
 				key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
+				if db.ErrorCode(err) == db.ENOTFOUND && spec.ClientID != "" {
+					return fmt.Errorf("no client %s in the firm %q: --client takes the id of one of its clients", spec.ClientID, firm.Name)
+				}
 				if err != nil {
 					return err
 				}
 				if asJSON {
 					return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
 				}
+				kind := "an accountant key"
+				if spec.ClientID != "" {
+					kind = "a client key of " + spec.ClientID
+				}
+				fmt.Fprintf(cfg.Stderr, "acctapi: minted %s, id %s. The key is shown this once and stored only as a hash: keep it now.\n", kind, stored.ID)
 				fmt.Fprintln(cfg.Stdout, key)
 				return nil
 			})
@@ -118,6 +134,40 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 	flags.DurationVar(&expiresIn, "expires-in", 0, "expire the key after this long, e.g. 720h (default: never)")
 	flags.BoolVar(&asJSON, "json", false, "print the key and its record as JSON")
 	return cmd
+}
+
+// permissionNames lists the permissions a key of the kind may hold.
+func permissionNames(kind auth.Kind) []string {
+	var names []string
+	for _, p := range auth.PermissionsFor(kind) {
+		names = append(names, string(p))
+	}
+	return names
+}
+
+// permissionLines writes permissions one resource, read and write, a line.
+func permissionLines(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i%2 == 0 {
+			b.WriteString("\n  " + n)
+		} else {
+			b.WriteString(" " + n)
+		}
+	}
+	return strings.TrimPrefix(b.String(), "\n")
+}
+
+// firmOnly lists the permissions only accountant keys may hold.
+func firmOnly() []string {
+	client := permissionNames(auth.Client)
+	var names []string
+	for _, p := range permissionNames(auth.Accountant) {
+		if !slices.Contains(client, p) {
+			names = append(names, p)
+		}
+	}
+	return names
 }
 
 func newKeysListCmd(cfg *Config) *cobra.Command {

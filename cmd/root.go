@@ -6,12 +6,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -112,10 +114,20 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(stderr, "acctapi:", err)
+		fmt.Fprintln(stderr, "acctapi:", sentence(err))
 		return 1
 	}
 	return 0
+}
+
+// sentence is err as a person reads it: a store error's code, which the
+// API's answers carry for programs, is left out.
+func sentence(err error) string {
+	var e *db.Error
+	if errors.As(err, &e) {
+		return strings.Replace(err.Error(), e.Error(), e.Message, 1)
+	}
+	return err.Error()
 }
 
 func newRootCmd(cfg *Config) *cobra.Command {

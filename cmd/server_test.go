@@ -686,10 +686,22 @@ func TestKeysCommands(t *testing.T) {
 		t.Errorf("accountantId %q vs %q", client.str("accountantId"), acct.str("accountantId"))
 	}
 
-	// Plain output is the key alone.
-	plain := strings.TrimSpace(mustExecute(t, append([]string{"keys", "create", "--client", clientID, "--name", "plain"}, dd...)...))
-	if !keyRE.MatchString(plain) || keyRE.FindString(plain) != plain {
-		t.Errorf("keys create prints %q, want only the key", plain)
+	// Plain output is the key alone on stdout; its id, and that it is
+	// shown once, go to stderr.
+	code, stdout, errOut := execute(append([]string{"keys", "create", "--client", clientID, "--name", "plain"}, dd...)...)
+	plain := strings.TrimSpace(stdout)
+	if code != 0 || !keyRE.MatchString(plain) || keyRE.FindString(plain) != plain {
+		t.Errorf("keys create: exit %d, stdout %q, want only the key", code, stdout)
+	}
+	if want := "minted a client key of " + clientID + ", id " + keyID(plain) + ". The key is shown this once"; !strings.Contains(errOut, want) ||
+		strings.Contains(errOut, secretOf(plain)) {
+		t.Errorf("keys create: stderr %q, want %q and no secret", errOut, want)
+	}
+	help := mustExecute(t, "keys", "create", "--help")
+	for _, p := range append(allPermissions, "Client keys (--client) may hold all but these:\n  clients:read clients:write") {
+		if !strings.Contains(help, p) {
+			t.Errorf("keys create --help does not name %q:\n%s", p, help)
+		}
 	}
 
 	// Refused: admin permissions on a client key, unknown permissions, unknown
@@ -704,6 +716,18 @@ func TestKeysCommands(t *testing.T) {
 		{"keys", "create", "extra-arg"},
 	} {
 		mustFail(t, append(args, dd...)...)
+	}
+	// Errors read as sentences, without the API's codes.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "create", "--client", "cnotaclient000000000000000"}, "acctapi: no client cnotaclient000000000000000 in the firm \"Test firm\": --client takes the id of one of its clients\n"},
+		{[]string{"keys", "revoke", "cnotakey00000000000000000"}, "acctapi: api key cnotakey00000000000000000 not found\n"},
+	} {
+		if got := mustFail(t, append(c.args, dd...)...); got != c.want {
+			t.Errorf("acctapi %v: stderr %q, want %q", c.args, got, c.want)
+		}
 	}
 
 	// The minted keys work against a server on the same data dir.
