@@ -107,33 +107,33 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	measured := newServeMetrics(cfg)
-	store, err := openStoreObserved(cfg, measured.batchObserver())
-	if err != nil {
-		return nil, err
-	}
 	maxUpload := cfg.MaxUploadBytes
 	switch {
 	case maxUpload == 0:
 		maxUpload = defaultMaxUpload
 	case maxUpload < 0:
-		store.Close()
 		return nil, fmt.Errorf("--max-upload-bytes must be positive")
 	}
+	measured := newServeMetrics(cfg)
+	s := &Server{cfg: cfg, log: logger, metrics: measured}
+	// Listen before anything is written: a start that cannot listen (the
+	// address is taken) then leaves no database, no file store and no key
+	// behind. Connections that arrive meanwhile wait in the backlog.
+	if err := s.listen(); err != nil {
+		return nil, err
+	}
+	store, err := openStoreObserved(cfg, measured.batchObserver())
+	if err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	s.store = store
 	files, err := openFiles(ctx, cfg.Storage, cfg.FilesPath(), maxUpload, cfg.Now)
 	if err != nil {
-		store.Close()
+		s.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: store, files: files, log: logger, metrics: measured}
-	// Listen before bootstrap writes the firm, its first key or the demo: a
-	// start that cannot listen (the address is taken) then prints no key
-	// and leaves nothing that a later start would not write the same way.
-	// Connections that arrive meanwhile wait in the backlog.
-	if err := s.listen(); err != nil {
-		store.Close()
-		return nil, err
-	}
+	s.files = files
 	baseURL := cfg.BaseURL
 	if baseURL == "" {
 		baseURL = defaultBaseURL(s.listener.Addr().(*net.TCPAddr), cfg.https(), cfg.TLSDomain)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -1218,10 +1219,10 @@ func TestServerTakenAddressWritesNothing(t *testing.T) {
 	t.Run("an empty data dir", func(t *testing.T) {
 		empty := filepath.Join(t.TempDir(), "data")
 		failedDemoStart(t, empty)
-		// No schema, so no firm and no key: the next start begins afresh.
-		path := filepath.Join(empty, "acctapi.db")
-		if got := rawCount(t, path, "SELECT count(*) FROM sqlite_schema"); got != 0 {
-			t.Errorf("the failed start left %d schema objects, want 0", got)
+		// Nothing at all: no database (which a later keys list would call
+		// one to migrate), no file store, not even the data dir.
+		if entries, err := os.ReadDir(empty); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the failed start left the data dir with %v (%v), want none", entries, err)
 		}
 	})
 	if err := r.stop(); err != nil {
