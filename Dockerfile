@@ -19,5 +19,8 @@ ENV ACCTAPI_ADDR=0.0.0.0:8080 \
     ACCTAPI_DATA_DIR=/data
 VOLUME ["/data"]
 EXPOSE 8080
+# distroless has no shell or curl: the binary asks the server itself.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+    CMD ["/usr/local/bin/acctapi", "health"]
 ENTRYPOINT ["/usr/local/bin/acctapi"]
 CMD ["serve"]

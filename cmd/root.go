@@ -143,7 +143,7 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newHealthCmd(cfg), newVersionCmd(cfg))
 	return root
 }
 
