@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"acctapi/webhooks": 2,
 	"acctapi/mail":     2,
 	"acctapi/auth":     2,
+	"acctapi/certs":    2,
 	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,

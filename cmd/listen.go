@@ -66,7 +66,7 @@ func (s *Server) listen() (err error) {
 		if setup, err = newTLS(cfg, s.log); err != nil {
 			return err
 		}
-		s.acme = setup.cache
+		s.acme = setup.acme
 	}
 	tcp, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -146,7 +146,7 @@ func (s *Server) closeListeners() error {
 		}
 	}
 	if s.acme != nil {
-		s.acme.close()
+		s.acme.Close()
 	}
 	return err
 }

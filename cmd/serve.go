@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/auth"
+	"acctapi/certs"
 	"acctapi/db"
 	"acctapi/db/seed"
 	"acctapi/filestore"
@@ -82,7 +83,7 @@ type Server struct {
 	// metrics is what --metrics-addr measures; acme caches certificates.
 	side    []sideServer
 	metrics *serveMetrics
-	acme    *acmeCache
+	acme    *certs.ACME
 	// dispatcher delivers the webhook outbox while Run runs.
 	dispatcher *webhooks.Dispatcher
 	// sender sends the mail outbox while Run runs; nil when mail is off.
