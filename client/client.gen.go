@@ -1962,6 +1962,8 @@ type CollectItemCreate struct {
 
 	// FolderId A folder of the collect's workspace (else 404).
 	FolderId *Cuid `json:"folderId,omitempty"`
+
+	// Required Whether the collect needs the item; true when absent.
 	Required *bool `json:"required,omitempty"`
 
 	// Title Trimmed; at least one character.
@@ -2062,16 +2064,16 @@ type CollectSession struct {
 
 // CollectSessionCreate defines model for CollectSessionCreate.
 type CollectSessionCreate struct {
-	// Email Mail the link to this address (trimmed and lower-cased), in the collect's locale, with the firm's name as the sender. The answer's mailed says whether it was queued.
+	// Email Mail the link to this address (trimmed and lower-cased), in the collect's locale, with the firm's sender name (mailFromName, else its name). The answer's mailed says whether it was queued.
 	Email *openapi_types.Email `json:"email,omitempty"`
 
-	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days, 14 days by default.
+	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days; 1209600 (14 days) when absent.
 	ExpiresIn *int `json:"expiresIn,omitempty"`
 
 	// Label Whom the link is for; trimmed, empty is none.
 	Label *string `json:"label,omitempty"`
 
-	// Reminders With email: also remind the address 3 days and 1 day before the collect's dueDate while required items are missing (once each; never after the collect is submitted, closed or cancelled, or the link revoked or expired). false turns them off.
+	// Reminders With email: also remind the address 3 days and 1 day before the collect's dueDate while required items are missing (once each; never after the collect is submitted, closed or cancelled, or the link revoked or expired). false turns them off. true when absent.
 	Reminders *bool `json:"reminders,omitempty"`
 }
 
