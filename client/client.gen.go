@@ -3407,12 +3407,6 @@ type RevokeCollectSessionParams struct {
 	XClientId ClientId `json:"x-client-id"`
 }
 
-// GetReferenceAssetParams defines parameters for GetReferenceAsset.
-type GetReferenceAssetParams struct {
-	// IfNoneMatch The ETag of a copy the caller holds.
-	IfNoneMatch *string `json:"If-None-Match,omitempty"`
-}
-
 // UploadFileParams defines parameters for UploadFile.
 type UploadFileParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
@@ -4566,20 +4560,6 @@ type ClientInterface interface {
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetReference The interactive reference of this document
-	//
-	// Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
-	//
-	// Corresponds with GET /docs (the `GetReference` operationId).
-	GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// GetReferenceAsset A file of the interactive reference
-	//
-	// Needs no API key. The files the page at /docs loads: init.js, swagger-ui-bundle.js, swagger-ui.css and favicon-32x32.png, with the licenses of Swagger UI (LICENSE, NOTICE, swagger-ui-bundle.js.LICENSE.txt). They change only with the server's version: a request whose If-None-Match is the ETag of the file is answered 304.
-	//
-	// Corresponds with GET /docs/{asset} (the `GetReferenceAsset` operationId).
-	GetReferenceAsset(ctx context.Context, asset string, params *GetReferenceAssetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// UploadFileWithBody Upload a file
 	//
 	// Needs files:write. The content streams to disk and is recorded only when complete. The task, folder and labels must be of the workspace (else 404). Over the size limit: 413, and nothing is kept.
@@ -5509,40 +5489,6 @@ func (c *Client) CreateCollectSession(ctx context.Context, id Id, params *Create
 // Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 func (c *Client) RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeCollectSessionRequest(c.Server, id, sessionId, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// GetReference The interactive reference of this document
-//
-// Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
-//
-// Corresponds with GET /docs (the `GetReference` operationId).
-func (c *Client) GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetReferenceRequest(c.Server)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// GetReferenceAsset A file of the interactive reference
-//
-// Needs no API key. The files the page at /docs loads: init.js, swagger-ui-bundle.js, swagger-ui.css and favicon-32x32.png, with the licenses of Swagger UI (LICENSE, NOTICE, swagger-ui-bundle.js.LICENSE.txt). They change only with the server's version: a request whose If-None-Match is the ETag of the file is answered 304.
-//
-// Corresponds with GET /docs/{asset} (the `GetReferenceAsset` operationId).
-func (c *Client) GetReferenceAsset(ctx context.Context, asset string, params *GetReferenceAssetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetReferenceAssetRequest(c.Server, asset, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7762,82 +7708,6 @@ func NewRevokeCollectSessionRequest(server string, id Id, sessionId Cuid, params
 		}
 
 		req.Header.Set("x-client-id", headerParam0)
-
-	}
-
-	return req, nil
-}
-
-// NewGetReferenceRequest constructs an http.Request for the GetReference method
-func NewGetReferenceRequest(server string) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/docs")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewGetReferenceAssetRequest constructs an http.Request for the GetReferenceAsset method
-func NewGetReferenceAssetRequest(server string, asset string, params *GetReferenceAssetParams) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "asset", asset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/docs/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-
-		if params.IfNoneMatch != nil {
-			var headerParam0 string
-
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
-			if err != nil {
-				return nil, err
-			}
-
-			req.Header.Set("If-None-Match", headerParam0)
-		}
 
 	}
 
@@ -10343,24 +10213,6 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSessionWithResponse(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*RevokeCollectSessionResponse, error)
-
-	// GetReferenceWithResponse The interactive reference of this document
-	//
-	// Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /docs (the `GetReference` operationId).
-	GetReferenceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReferenceResponse, error)
-
-	// GetReferenceAssetWithResponse A file of the interactive reference
-	//
-	// Needs no API key. The files the page at /docs loads: init.js, swagger-ui-bundle.js, swagger-ui.css and favicon-32x32.png, with the licenses of Swagger UI (LICENSE, NOTICE, swagger-ui-bundle.js.LICENSE.txt). They change only with the server's version: a request whose If-None-Match is the ETag of the file is answered 304.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	//
-	// Corresponds with GET /docs/{asset} (the `GetReferenceAsset` operationId).
-	GetReferenceAssetWithResponse(ctx context.Context, asset string, params *GetReferenceAssetParams, reqEditors ...RequestEditorFn) (*GetReferenceAssetResponse, error)
 
 	// UploadFileWithBodyWithResponse Upload a file
 	//
@@ -13938,143 +13790,6 @@ func (r RevokeCollectSessionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RevokeCollectSessionResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// GetReferenceResponse200Headers the declared response headers of an HTTP 200 response for GetReference
-type GetReferenceResponse200Headers struct {
-	ContentSecurityPolicy *string
-	XRequestId            *string
-}
-
-// GetReferenceResponse405Headers the declared response headers of an HTTP 405 response for GetReference
-type GetReferenceResponse405Headers struct {
-	Allow      *string
-	XRequestId *string
-}
-
-type GetReferenceResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON405 the response for an HTTP 405 `application/json` response
-	JSON405 *MethodNotAllowed
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetReferenceResponse200Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *GetReferenceResponse405Headers
-}
-
-// GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r GetReferenceResponse) GetJSON405() *MethodNotAllowed {
-	return r.JSON405
-}
-
-// GetBody returns the raw response body bytes
-func (r GetReferenceResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r GetReferenceResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r GetReferenceResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetReferenceResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-// GetReferenceAssetResponse200Headers the declared response headers of an HTTP 200 response for GetReferenceAsset
-type GetReferenceAssetResponse200Headers struct {
-	CacheControl *string
-	ETag         *string
-	XRequestId   *string
-}
-
-// GetReferenceAssetResponse304Headers the declared response headers of an HTTP 304 response for GetReferenceAsset
-type GetReferenceAssetResponse304Headers struct {
-	ETag       *string
-	XRequestId *string
-}
-
-// GetReferenceAssetResponse404Headers the declared response headers of an HTTP 404 response for GetReferenceAsset
-type GetReferenceAssetResponse404Headers struct {
-	XRequestId *string
-}
-
-// GetReferenceAssetResponse405Headers the declared response headers of an HTTP 405 response for GetReferenceAsset
-type GetReferenceAssetResponse405Headers struct {
-	Allow      *string
-	XRequestId *string
-}
-
-type GetReferenceAssetResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *ApiError
-	// JSON405 the response for an HTTP 405 `application/json` response
-	JSON405 *MethodNotAllowed
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetReferenceAssetResponse200Headers
-	// Headers304 the parsed response headers for an HTTP 304 response
-	Headers304 *GetReferenceAssetResponse304Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *GetReferenceAssetResponse404Headers
-	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *GetReferenceAssetResponse405Headers
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetReferenceAssetResponse) GetJSON404() *ApiError {
-	return r.JSON404
-}
-
-// GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r GetReferenceAssetResponse) GetJSON405() *MethodNotAllowed {
-	return r.JSON405
-}
-
-// GetBody returns the raw response body bytes
-func (r GetReferenceAssetResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r GetReferenceAssetResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r GetReferenceAssetResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetReferenceAssetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19467,36 +19182,6 @@ func (c *ClientWithResponses) RevokeCollectSessionWithResponse(ctx context.Conte
 	return ParseRevokeCollectSessionResponse(rsp)
 }
 
-// GetReferenceWithResponse The interactive reference of this document
-//
-// Needs no API key. An HTML page that renders this document with Swagger UI (every operation, schema, example and webhook event). Its scripts and styles are served from /docs/{asset} and embedded in the binary; its Content-Security-Policy lets it load nothing from any other host. Only GET is served: HEAD and the other methods are answered 405.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /docs (the `GetReference` operationId).
-func (c *ClientWithResponses) GetReferenceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReferenceResponse, error) {
-	rsp, err := c.GetReference(ctx, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGetReferenceResponse(rsp)
-}
-
-// GetReferenceAssetWithResponse A file of the interactive reference
-//
-// Needs no API key. The files the page at /docs loads: init.js, swagger-ui-bundle.js, swagger-ui.css and favicon-32x32.png, with the licenses of Swagger UI (LICENSE, NOTICE, swagger-ui-bundle.js.LICENSE.txt). They change only with the server's version: a request whose If-None-Match is the ETag of the file is answered 304.
-//
-// Returns a wrapper object for the known response body format(s).
-//
-// Corresponds with GET /docs/{asset} (the `GetReferenceAsset` operationId).
-func (c *ClientWithResponses) GetReferenceAssetWithResponse(ctx context.Context, asset string, params *GetReferenceAssetParams, reqEditors ...RequestEditorFn) (*GetReferenceAssetResponse, error) {
-	rsp, err := c.GetReferenceAsset(ctx, asset, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGetReferenceAssetResponse(rsp)
-}
-
 // UploadFileWithBodyWithResponse Upload a file
 //
 // Needs files:write. The content streams to disk and is recorded only when complete. The task, folder and labels must be of the workspace (else 404). Over the size limit: 413, and nothing is kept.
@@ -24423,176 +24108,6 @@ func ParseRevokeCollectSessionResponse(rsp *http.Response) (*RevokeCollectSessio
 			headers.RetryAfter = &value
 		}
 		response.Headers503 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseGetReferenceResponse parses an HTTP response from a GetReferenceWithResponse call
-func ParseGetReferenceResponse(rsp *http.Response) (*GetReferenceResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &GetReferenceResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
-		var dest MethodNotAllowed
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON405 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetReferenceResponse200Headers
-		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ContentSecurityPolicy = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 405:
-		var headers GetReferenceResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers405 = &headers
-	}
-
-	return response, nil
-}
-
-// ParseGetReferenceAssetResponse parses an HTTP response from a GetReferenceAssetWithResponse call
-func ParseGetReferenceAssetResponse(rsp *http.Response) (*GetReferenceAssetResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &GetReferenceAssetResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case rsp.StatusCode == 304:
-		break // No content-type
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest ApiError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
-		var dest MethodNotAllowed
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON405 = &dest
-
-	}
-
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetReferenceAssetResponse200Headers
-		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.CacheControl = &value
-		}
-		if values := rsp.Header.Values("ETag"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ETag = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers200 = &headers
-	case rsp.StatusCode == 304:
-		var headers GetReferenceAssetResponse304Headers
-		if values := rsp.Header.Values("ETag"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ETag = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers304 = &headers
-	case rsp.StatusCode == 404:
-		var headers GetReferenceAssetResponse404Headers
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers404 = &headers
-	case rsp.StatusCode == 405:
-		var headers GetReferenceAssetResponse405Headers
-		if values := rsp.Header.Values("Allow"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.Allow = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = &value
-		}
-		response.Headers405 = &headers
 	}
 
 	return response, nil

@@ -379,8 +379,8 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	t.Run("every route is documented", func(t *testing.T) {
 		for _, rt := range api.handler.routeTable() {
-			if !strings.HasPrefix(rt.path, "/v1/") {
-				continue // the collect page: HTML for people, outside the API the document describes
+			if !strings.HasPrefix(rt.path, "/v1/") || rt.path == "/v1/docs" || strings.HasPrefix(rt.path, "/v1/docs/") {
+				continue // the collect page and the reference: pages for people, outside the API the document describes
 			}
 			path := openAPIPath(rt.path)
 			item := doc.Paths.Value(path)
@@ -408,6 +408,28 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReferenceNotAnOperation: the reference page and its files are pages
+// for people, not operations of the API the reference shows.
+func TestReferenceNotAnOperation(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openAPISource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/docs", "/docs/{asset}"} {
+		if doc.Paths.Value(path) != nil {
+			t.Errorf("openapi.json lists %s as an operation", path)
+		}
+	}
+	for _, tag := range doc.Tags {
+		if strings.Contains(tag.Description, "reference") {
+			t.Errorf("tag %s says it holds the reference: %q", tag.Name, tag.Description)
+		}
+	}
+	if !strings.Contains(doc.Info.Description, "the Accounting Collaboration API") || strings.Contains(doc.Info.Description, "the interface specification") {
+		t.Errorf("the intro does not name the interface it documents: %q", doc.Info.Description)
+	}
 }
 
 // openAPIPath turns a router path (/v1/tasks/:id) into the document's (/tasks/{id}).

@@ -181,6 +181,19 @@ func TestReferenceInBrowser(t *testing.T) {
 		if width > view.width {
 			t.Errorf("%s: the page is %d px wide, wider than the %d px screen", view.name, width, view.width)
 		}
+		if view.width == 360 {
+			// A group's description is under its name, not squeezed beside it.
+			beside, err := chromedp.Run(run, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".opblock-tag")].
+				filter(h => { const s = h.querySelector("small"), a = h.querySelector("a"); return s && a &&
+					s.getBoundingClientRect().top < a.getBoundingClientRect().bottom - 1 }).
+				map(h => h.querySelector("a").textContent.trim())`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(beside) > 0 {
+				t.Errorf("360px: the descriptions of %v are beside their names, not under them", beside)
+			}
+		}
 		png, err := chromedp.Run(run, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
