@@ -240,6 +240,21 @@ func (e CollectCreatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for CollectItemFileRemovedEventType.
+const (
+	CollectItemFileRemovedEventTypeCollectItemFileRemoved CollectItemFileRemovedEventType = "collect.item_file_removed"
+)
+
+// Valid indicates whether the value is a known member of the CollectItemFileRemovedEventType enum.
+func (e CollectItemFileRemovedEventType) Valid() bool {
+	switch e {
+	case CollectItemFileRemovedEventTypeCollectItemFileRemoved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CollectItemReceivedEventType.
 const (
 	CollectItemReceivedEventTypeCollectItemReceived CollectItemReceivedEventType = "collect.item_received"
@@ -995,6 +1010,7 @@ const (
 	WebhookEventFilterClientCreated          WebhookEventFilter = "client.created"
 	WebhookEventFilterClientUpdated          WebhookEventFilter = "client.updated"
 	WebhookEventFilterCollectCreated         WebhookEventFilter = "collect.created"
+	WebhookEventFilterCollectItemFileRemoved WebhookEventFilter = "collect.item_file_removed"
 	WebhookEventFilterCollectItemReceived    WebhookEventFilter = "collect.item_received"
 	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
 	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
@@ -1025,6 +1041,8 @@ func (e WebhookEventFilter) Valid() bool {
 	case WebhookEventFilterClientUpdated:
 		return true
 	case WebhookEventFilterCollectCreated:
+		return true
+	case WebhookEventFilterCollectItemFileRemoved:
 		return true
 	case WebhookEventFilterCollectItemReceived:
 		return true
@@ -1066,6 +1084,7 @@ const (
 	WebhookEventTypeClientCreated          WebhookEventType = "client.created"
 	WebhookEventTypeClientUpdated          WebhookEventType = "client.updated"
 	WebhookEventTypeCollectCreated         WebhookEventType = "collect.created"
+	WebhookEventTypeCollectItemFileRemoved WebhookEventType = "collect.item_file_removed"
 	WebhookEventTypeCollectItemReceived    WebhookEventType = "collect.item_received"
 	WebhookEventTypeCollectSubmitted       WebhookEventType = "collect.submitted"
 	WebhookEventTypeCollectUpdated         WebhookEventType = "collect.updated"
@@ -1094,6 +1113,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeClientUpdated:
 		return true
 	case WebhookEventTypeCollectCreated:
+		return true
+	case WebhookEventTypeCollectItemFileRemoved:
 		return true
 	case WebhookEventTypeCollectItemReceived:
 		return true
@@ -1969,6 +1990,34 @@ type CollectItemCreate struct {
 	// Title Trimmed; at least one character.
 	Title string `json:"title"`
 }
+
+// CollectItemFileRemoved defines model for CollectItemFileRemoved.
+type CollectItemFileRemoved struct {
+	Collect Collect `json:"collect"`
+
+	// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	FileId Cuid `json:"fileId"`
+
+	// ItemId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	ItemId Cuid `json:"itemId"`
+}
+
+// CollectItemFileRemovedEvent The uploader took back a file of an item (DELETE /v1/collect-sessions/{token}/items/{itemId}/files/{fileId}, or the upload page). data: the collect after the removal, the item's id and the file's id. The file stays a file of the workspace.
+type CollectItemFileRemovedEvent struct {
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime               `json:"createdAt"`
+	Data      CollectItemFileRemoved `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                            `json:"id"`
+	Type CollectItemFileRemovedEventType `json:"type"`
+}
+
+// CollectItemFileRemovedEventType defines model for CollectItemFileRemovedEvent.Type.
+type CollectItemFileRemovedEventType string
 
 // CollectItemReceived defines model for CollectItemReceived.
 type CollectItemReceived struct {
@@ -3755,6 +3804,18 @@ type OnCollectCreatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnCollectItemFileRemovedParams defines parameters for OnCollectItemFileRemoved.
+type OnCollectItemFileRemovedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnCollectItemReceivedParams defines parameters for OnCollectItemReceived.
 type OnCollectItemReceivedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -4009,6 +4070,9 @@ type OnClientUpdatedJSONRequestBody = ClientUpdatedEvent
 
 // OnCollectCreatedJSONRequestBody defines body for OnCollectCreated for application/json ContentType.
 type OnCollectCreatedJSONRequestBody = CollectCreatedEvent
+
+// OnCollectItemFileRemovedJSONRequestBody defines body for OnCollectItemFileRemoved for application/json ContentType.
+type OnCollectItemFileRemovedJSONRequestBody = CollectItemFileRemovedEvent
 
 // OnCollectItemReceivedJSONRequestBody defines body for OnCollectItemReceived for application/json ContentType.
 type OnCollectItemReceivedJSONRequestBody = CollectItemReceivedEvent
@@ -4427,6 +4491,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
 	UploadCollectFileWithBody(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveCollectFile Take back an uploaded file
+	//
+	// No API key: the token is the credential. While the collect is OPEN, the uploader takes back a file uploaded for the item through a link of this collect: the file leaves the item, which goes back to PENDING when it was its last file (an item asked again stays REJECTED), and stays a file of the collect's workspace that the accountant reads with GET /files/{id}. Sends collect.item_file_removed. An item that is not one of this collect's, or a file that is not one of the item's, is 404. 409 once the collect is SUBMITTED; 410 once it is closed or cancelled, or the link expired. The upload page offers it beside each file it lists.
+	//
+	// Corresponds with DELETE /collect-sessions/{token}/items/{itemId}/files/{fileId} (the `RemoveCollectFile` operationId).
+	RemoveCollectFile(ctx context.Context, token string, itemId Cuid, fileId Cuid, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitCollect Submit the collect
 	//
@@ -5197,6 +5268,23 @@ func (c *Client) OpenCollectSession(ctx context.Context, token string, reqEditor
 // Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
 func (c *Client) UploadCollectFileWithBody(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUploadCollectFileRequestWithBody(c.Server, token, itemId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveCollectFile Take back an uploaded file
+//
+// No API key: the token is the credential. While the collect is OPEN, the uploader takes back a file uploaded for the item through a link of this collect: the file leaves the item, which goes back to PENDING when it was its last file (an item asked again stays REJECTED), and stays a file of the collect's workspace that the accountant reads with GET /files/{id}. Sends collect.item_file_removed. An item that is not one of this collect's, or a file that is not one of the item's, is 404. 409 once the collect is SUBMITTED; 410 once it is closed or cancelled, or the link expired. The upload page offers it beside each file it lists.
+//
+// Corresponds with DELETE /collect-sessions/{token}/items/{itemId}/files/{fileId} (the `RemoveCollectFile` operationId).
+func (c *Client) RemoveCollectFile(ctx context.Context, token string, itemId Cuid, fileId Cuid, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveCollectFileRequest(c.Server, token, itemId, fileId)
 	if err != nil {
 		return nil, err
 	}
@@ -6924,6 +7012,54 @@ func NewUploadCollectFileRequestWithBody(server string, token string, itemId Cui
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRemoveCollectFileRequest constructs an http.Request for the RemoveCollectFile method
+func NewRemoveCollectFileRequest(server string, token string, itemId Cuid, fileId Cuid) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "fileId", fileId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/collect-sessions/%s/items/%s/files/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -10070,6 +10206,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /collect-sessions/{token}/items/{itemId}/files (the `UploadCollectFile` operationId).
 	UploadCollectFileWithBodyWithResponse(ctx context.Context, token string, itemId Cuid, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCollectFileResponse, error)
 
+	// RemoveCollectFileWithResponse Take back an uploaded file
+	//
+	// No API key: the token is the credential. While the collect is OPEN, the uploader takes back a file uploaded for the item through a link of this collect: the file leaves the item, which goes back to PENDING when it was its last file (an item asked again stays REJECTED), and stays a file of the collect's workspace that the accountant reads with GET /files/{id}. Sends collect.item_file_removed. An item that is not one of this collect's, or a file that is not one of the item's, is 404. 409 once the collect is SUBMITTED; 410 once it is closed or cancelled, or the link expired. The upload page offers it beside each file it lists.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /collect-sessions/{token}/items/{itemId}/files/{fileId} (the `RemoveCollectFile` operationId).
+	RemoveCollectFileWithResponse(ctx context.Context, token string, itemId Cuid, fileId Cuid, reqEditors ...RequestEditorFn) (*RemoveCollectFileResponse, error)
+
 	// SubmitCollectWithResponse Submit the collect
 	//
 	// No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
@@ -12117,6 +12262,158 @@ func (r UploadCollectFileResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UploadCollectFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RemoveCollectFileResponse200Headers the declared response headers of an HTTP 200 response for RemoveCollectFile
+type RemoveCollectFileResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// RemoveCollectFileResponse404Headers the declared response headers of an HTTP 404 response for RemoveCollectFile
+type RemoveCollectFileResponse404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// RemoveCollectFileResponse405Headers the declared response headers of an HTTP 405 response for RemoveCollectFile
+type RemoveCollectFileResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// RemoveCollectFileResponse410Headers the declared response headers of an HTTP 410 response for RemoveCollectFile
+type RemoveCollectFileResponse410Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// RemoveCollectFileResponse429Headers the declared response headers of an HTTP 429 response for RemoveCollectFile
+type RemoveCollectFileResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// RemoveCollectFileResponse503Headers the declared response headers of an HTTP 503 response for RemoveCollectFile
+type RemoveCollectFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RemoveCollectFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CollectSessionView
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *CollectTokenNotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *CollectTokenExpired
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *CollectTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RemoveCollectFileResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RemoveCollectFileResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *RemoveCollectFileResponse405Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *RemoveCollectFileResponse410Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RemoveCollectFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveCollectFileResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON200() *CollectSessionView {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON404() *CollectTokenNotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON410() *CollectTokenExpired {
+	return r.JSON410
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON429() *CollectTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r RemoveCollectFileResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveCollectFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveCollectFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveCollectFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveCollectFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18942,6 +19239,21 @@ func (c *ClientWithResponses) UploadCollectFileWithBodyWithResponse(ctx context.
 	return ParseUploadCollectFileResponse(rsp)
 }
 
+// RemoveCollectFileWithResponse Take back an uploaded file
+//
+// No API key: the token is the credential. While the collect is OPEN, the uploader takes back a file uploaded for the item through a link of this collect: the file leaves the item, which goes back to PENDING when it was its last file (an item asked again stays REJECTED), and stays a file of the collect's workspace that the accountant reads with GET /files/{id}. Sends collect.item_file_removed. An item that is not one of this collect's, or a file that is not one of the item's, is 404. 409 once the collect is SUBMITTED; 410 once it is closed or cancelled, or the link expired. The upload page offers it beside each file it lists.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /collect-sessions/{token}/items/{itemId}/files/{fileId} (the `RemoveCollectFile` operationId).
+func (c *ClientWithResponses) RemoveCollectFileWithResponse(ctx context.Context, token string, itemId Cuid, fileId Cuid, reqEditors ...RequestEditorFn) (*RemoveCollectFileResponse, error) {
+	rsp, err := c.RemoveCollectFile(ctx, token, itemId, fileId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveCollectFileResponse(rsp)
+}
+
 // SubmitCollectWithResponse Submit the collect
 //
 // No API key: the token is the credential. Every required item must have a file and not be REJECTED: else 422, with one issue per such item (path ["items", position]). The collect becomes SUBMITTED and its links read-only (uploads 409) until the accountant reopens it. Sends collect.submitted. A second submit is 409.
@@ -21893,6 +22205,242 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UploadCollectFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRemoveCollectFileResponse parses an HTTP response from a RemoveCollectFileWithResponse call
+func ParseRemoveCollectFileResponse(rsp *http.Response) (*RemoveCollectFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveCollectFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CollectSessionView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest CollectTokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest CollectTokenExpired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest CollectTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RemoveCollectFileResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers RemoveCollectFileResponse404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers RemoveCollectFileResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 410:
+		var headers RemoveCollectFileResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers410 = &headers
+	case rsp.StatusCode == 429:
+		var headers RemoveCollectFileResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemoveCollectFileResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -30727,6 +31275,11 @@ type WebhookInitiatorInterface interface {
 
 	OnCollectCreated(ctx context.Context, targetURL string, params *OnCollectCreatedParams, body OnCollectCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnCollectItemFileRemovedWithBody fires the collect.item_file_removed webhook with any body
+	OnCollectItemFileRemovedWithBody(ctx context.Context, targetURL string, params *OnCollectItemFileRemovedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCollectItemFileRemoved(ctx context.Context, targetURL string, params *OnCollectItemFileRemovedParams, body OnCollectItemFileRemovedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnCollectItemReceivedWithBody fires the collect.item_received webhook with any body
 	OnCollectItemReceivedWithBody(ctx context.Context, targetURL string, params *OnCollectItemReceivedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -30908,6 +31461,30 @@ func (p *WebhookInitiator) OnCollectCreatedWithBody(ctx context.Context, targetU
 
 func (p *WebhookInitiator) OnCollectCreated(ctx context.Context, targetURL string, params *OnCollectCreatedParams, body OnCollectCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnCollectCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectItemFileRemovedWithBody(ctx context.Context, targetURL string, params *OnCollectItemFileRemovedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectItemFileRemovedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCollectItemFileRemoved(ctx context.Context, targetURL string, params *OnCollectItemFileRemovedParams, body OnCollectItemFileRemovedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCollectItemFileRemovedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -31511,6 +32088,67 @@ func NewOnCollectCreatedWebhookRequest(targetURL string, params *OnCollectCreate
 
 // NewOnCollectCreatedWebhookRequestWithBody builds a POST request for the collect.created webhook with any body
 func NewOnCollectCreatedWebhookRequestWithBody(targetURL string, params *OnCollectCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCollectItemFileRemovedWebhookRequest builds a application/json POST request for the collect.item_file_removed webhook
+func NewOnCollectItemFileRemovedWebhookRequest(targetURL string, params *OnCollectItemFileRemovedParams, body OnCollectItemFileRemovedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCollectItemFileRemovedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCollectItemFileRemovedWebhookRequestWithBody builds a POST request for the collect.item_file_removed webhook with any body
+func NewOnCollectItemFileRemovedWebhookRequestWithBody(targetURL string, params *OnCollectItemFileRemovedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -334,10 +334,10 @@ func TestServerDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the demo collect's token: %v, want it to open its session", err)
 	}
-	if c := view.Collect; c.Title != seed.CollectTitle || c.Status != db.CollectOpen || c.ClientID != clientID || len(c.Items) != 3 ||
+	if c := view.Collect; c.Title != seed.CollectTitle || c.Locale != "de" || c.Status != db.CollectOpen || c.ClientID != clientID || len(c.Items) != 3 ||
 		c.Items[0].Status != db.ItemReceived || len(c.Items[0].FileIDs) != 1 || view.Files[c.Items[0].FileIDs[0]].Name != seed.StatementName ||
 		c.Items[1].Status != db.ItemPending || c.Items[2].Status != db.ItemPending {
-		t.Errorf("the demo collect: got %+v, want %q, OPEN, of the demo client, three items, the first received with the statement", c, seed.CollectTitle)
+		t.Errorf("the demo collect: got %+v, want %q in de, OPEN, of the demo client, three items, the first received with the statement", c, seed.CollectTitle)
 	}
 	var public struct{ Collect struct{ Title string } }
 	getJSON(t, r.base+"/collect-sessions/"+page[2], "", "", &public)

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -169,6 +170,15 @@ type CollectView struct {
 // CollectItemReceived is the record of a collect.item_received event: the
 // collect as the upload left it, the item and the new file.
 type CollectItemReceived struct {
+	Collect *Collect
+	ItemID  string
+	FileID  string
+}
+
+// CollectItemFileRemoved is the record of a collect.item_file_removed
+// event: the collect as the removal left it, the item and the file taken
+// back.
+type CollectItemFileRemoved struct {
 	Collect *Collect
 	ItemID  string
 	FileID  string
@@ -912,6 +922,64 @@ func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID s
 		}
 		return f, db.emit(ctx, tx, event{typ: EventCollectItemReceived, clientID: &c.ClientID,
 			record: &CollectItemReceived{Collect: c, ItemID: it.ID, FileID: f.ID}})
+	})
+}
+
+// RemoveCollectFile takes a file back from an item of the collect of a
+// token hash's session, for the uploader: the file loses its link to the
+// item and stays a file of the workspace, for the firm. An item left
+// without files goes back to PENDING (one asked again stays REJECTED).
+// Emits collect.item_file_removed and returns the view. Returns what
+// openSession does, ECONFLICT for a submitted collect, and ENOTFOUND for an
+// item not of the collect (Field "ItemID") or a file not uploaded for it
+// (Field "FileID").
+func (db *DB) RemoveCollectFile(ctx context.Context, tokenHash []byte, itemID, fileID string) (*CollectView, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*CollectView, error) {
+		now := db.now().UTC().Truncate(time.Second)
+		s, c, err := openSession(ctx, tx, tokenHash, now)
+		if err != nil {
+			return nil, err
+		}
+		if c.Status == CollectSubmitted {
+			return nil, errSubmitted
+		}
+		var it *CollectItem
+		for _, candidate := range c.Items {
+			if candidate.ID == itemID {
+				it = candidate
+			}
+		}
+		if it == nil {
+			return nil, &Error{Code: ENOTFOUND, Field: []any{"ItemID"}, Message: "item " + itemID + " not found in this request"}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM collect_item_files WHERE client_id = ? AND collect_id = ? AND item_id = ? AND file_id = ?`,
+			c.ClientID, c.ID, it.ID, fileID)
+		if err != nil {
+			return nil, fmt.Errorf("remove collect file: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("remove collect file: %w", err)
+		}
+		if n == 0 {
+			return nil, &Error{Code: ENOTFOUND, Field: []any{"FileID"}, Message: "file " + fileID + " was not uploaded for this item"}
+		}
+		it.FileIDs = slices.DeleteFunc(it.FileIDs, func(id string) bool { return id == fileID })
+		if len(it.FileIDs) == 0 && it.Status == ItemReceived {
+			it.Status = ItemPending
+			if _, err := tx.ExecContext(ctx, `UPDATE collect_items SET status = ?, updated_at = ?
+				WHERE client_id = ? AND collect_id = ? AND id = ?`, ItemPending, unix(now), c.ClientID, c.ID, it.ID); err != nil {
+				return nil, fmt.Errorf("remove collect file: %w", err)
+			}
+		}
+		if err := touchCollect(ctx, tx, c, now); err != nil {
+			return nil, err
+		}
+		if err := db.emit(ctx, tx, event{typ: EventCollectItemFileRemoved, clientID: &c.ClientID,
+			record: &CollectItemFileRemoved{Collect: c, ItemID: it.ID, FileID: fileID}}); err != nil {
+			return nil, err
+		}
+		return collectView(ctx, tx, s, c)
 	})
 }
 

@@ -28,6 +28,7 @@ const (
 	EventCollectItemReceived    = "collect.item_received"
 	EventCollectSubmitted       = "collect.submitted"
 	EventFirmUpdated            = "firm.updated"
+	EventCollectItemFileRemoved = "collect.item_file_removed"
 )
 
 // EventTypes lists every event type, in the catalogue's order.
@@ -36,7 +37,7 @@ var EventTypes = []string{
 	EventWorkspaceCreated, EventWorkspaceUpdated, EventWorkspaceMemberAdded, EventWorkspaceMemberRemoved,
 	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
 	EventAccountantUserInvited, EventAccountantUserUpdated,
-	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectSubmitted,
+	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectItemFileRemoved, EventCollectSubmitted,
 	EventFirmUpdated,
 }
 
@@ -50,7 +51,7 @@ type Event struct {
 	ClientID *string
 	// Record is the record as the change left it: a *Task, *File,
 	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect,
-	// *CollectItemReceived or *Firm.
+	// *CollectItemReceived, *CollectItemFileRemoved or *Firm.
 	Record any
 	// Changes names the fields an update set, as the store's types name
 	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.

@@ -174,6 +174,14 @@ func TestWebhookEvents(t *testing.T) {
 		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
 		t.Fatal(err)
 	}
+	wrong, err := store.ReceiveCollectFile(ctx, token, collect.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "wrong.pdf",
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RemoveCollectFile(ctx, token, collect.Items[0].ID, wrong.ID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := store.SubmitCollect(ctx, token); err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +214,9 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventCollectUpdated, ClientID: &client.ID, Changes: []string{"Title"}, To: []string{all.ID}},
 		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventCollectItemReceived, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventCollectItemReceived, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventCollectItemFileRemoved, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventCollectSubmitted, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventFirmUpdated, Changes: []string{"Name"}, To: []string{all.ID}},
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"embed"
@@ -176,7 +177,7 @@ func pageLanguage(locale, acceptLanguage string) string {
 	return lang
 }
 
-// pageSize writes a file size in bytes, KB, MB or GB (powers of 1000) with
+// pageSize writes a file size in B, kB, MB or GB (powers of 1000) with
 // the language's decimal mark: one decimal below ten, none above.
 func pageSize(t pageStrings, n int64) string {
 	if n < 1000 {
@@ -246,8 +247,9 @@ type pageItem struct {
 	Notice                   *pageNotice
 }
 
-// pageFile is a file already uploaded for an item.
-type pageFile struct{ Name, Size string }
+// pageFile is a file already uploaded for an item, and the action of its
+// button that takes it back.
+type pageFile struct{ Name, Size, Remove, RemoveLabel string }
 
 // newCollectPage builds the page of a collect in lang.
 func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *collectPage {
@@ -270,6 +272,7 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 	if c.DueDate != nil {
 		page.Due = fmt.Sprintf(t["due"], mail.FormatDate(*c.DueDate, lang))
 	}
+	var required, requiredMissing int
 	for _, it := range c.Items {
 		item := pageItem{
 			T: t, ID: it.ID, Title: it.Title, Required: it.Required,
@@ -297,28 +300,34 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 			item.State = "optional"
 		}
 		item.StateText = t["state_"+item.State]
+		if it.Required {
+			required++
+		}
 		if item.State != "received" {
 			page.Missing++
 			if it.Required {
+				requiredMissing++
 				page.RequiredDone = false
 			}
 		}
 		for _, id := range it.FileIDs {
 			if f, ok := view.Files[id]; ok {
-				item.Files = append(item.Files, pageFile{f.Name, pageSize(t, f.Size)})
+				item.Files = append(item.Files, pageFile{f.Name, pageSize(t, f.Size),
+					item.Action + "/files/" + url.PathEscape(f.ID) + "/remove", fmt.Sprintf(t["remove_label"], f.Name)})
 			}
 		}
 		page.Items = append(page.Items, item)
 	}
-	// Once everything required is here, an optional item not added is not
-	// "missing": the count says how many are here, beside "you can submit".
+	// An optional item is never "missing": while required ones are, the
+	// count names those alone; once they are here, it says how many of all
+	// are here, beside "you can submit".
 	switch {
 	case page.Missing == 0:
 		page.Count = fmt.Sprintf(t["count_done"], len(page.Items))
 	case page.RequiredDone:
 		page.Count = fmt.Sprintf(t["count_here"], len(page.Items)-page.Missing, len(page.Items))
 	default:
-		page.Count = fmt.Sprintf(t["count_missing"], page.Missing, len(page.Items))
+		page.Count = fmt.Sprintf(t["count_missing"], requiredMissing, required)
 	}
 	for key, text := range t {
 		if name, ok := strings.CutPrefix(key, "js_"); ok {
@@ -341,10 +350,7 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 // or what the whole page must say first.
 func (page *collectPage) notice(q url.Values, maxUpload int64) {
 	t := page.T
-	id := q.Get("received")
-	if id == "" {
-		id = q.Get("item")
-	}
+	id := cmp.Or(q.Get("received"), q.Get("removed"), q.Get("item"))
 	var item *pageItem
 	for i := range page.Items {
 		if page.Items[i].ID == id {
@@ -354,6 +360,8 @@ func (page *collectPage) notice(q url.Values, maxUpload int64) {
 	switch e := q.Get("error"); {
 	case q.Get("received") != "" && item != nil:
 		item.Notice = &pageNotice{Kind: "ok", Text: fmt.Sprintf(t["notice_received"], item.Title)}
+	case q.Get("removed") != "" && item != nil:
+		item.Notice = &pageNotice{Kind: "ok", Text: fmt.Sprintf(t["notice_removed"], item.Title)}
 	case e == "missing" && !page.RequiredDone:
 		n := &pageNotice{Kind: "error", Text: t["notice_missing"], After: t["notice_missing_after"]}
 		for _, it := range page.Items {
@@ -502,6 +510,33 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 	default:
 		h.failPage(w, r, err, status, kind)
 	}
+}
+
+// collectPageRemove answers POST /collect/:token/items/:itemId/files/:fileId/remove,
+// the button beside each file the page lists: the file is taken back, and
+// the page says so at its item.
+func (h *Handler) collectPageRemove(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	pageHeaders(w)
+	token, itemID := p.ByName("token"), p.ByName("itemId")
+	_, err := h.removeCollectUpload(w, r, token, itemID, p.ByName("fileId"))
+	q := url.Values{}
+	if err == nil {
+		q.Set("removed", itemID)
+		h.pageRedirect(w, r, token, q, itemID)
+		return
+	}
+	if errors.Is(err, errCollectFileNotFound) {
+		// Taken back already (a second press): the page shows the item.
+		h.pageRedirect(w, r, token, q, itemID)
+		return
+	}
+	status, kind := h.pageFailure(w, r, err)
+	if kind == "conflict" {
+		// Submitted meanwhile: the page shows the confirmation.
+		h.pageRedirect(w, r, token, q, "")
+		return
+	}
+	h.failPage(w, r, err, status, kind)
 }
 
 // pageDrainLimit bounds what the form route reads and drops of an upload

@@ -294,8 +294,8 @@ func TestCollectPageInBrowser(t *testing.T) {
 			t.Errorf("progress bars finished: got %d (%v), want 3", finished, err)
 		}
 		tab.wantText(t, statements+" .state", "Received")
-		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB")
-		tab.wantText(t, payslips+" .files", "payslip-october.pdf 120 KB IMG_20261102_093015.jpg 900 KB")
+		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 kB Remove")
+		tab.wantText(t, payslips+" .files", "payslip-october.pdf 120 kB Remove IMG_20261102_093015.jpg 900 kB Remove")
 		tab.wantText(t, "#summary", "2 of 3 documents are here Everything required is here: you can submit now.")
 		tab.wantText(t, "#live", "“Payslips” received.")
 		tab.shoot(t, dir, "uploaded")
@@ -310,7 +310,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.do(t, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("html.js "+statements+".item-rejected")))
 		tab.wantText(t, statements+" .state", "Asked again")
 		tab.wantText(t, statements+" .reason", "Firm One asks again: The statement of the second account is missing.")
-		tab.wantText(t, "#summary", "2 of 3 still missing")
+		tab.wantText(t, "#summary", "1 of 2 required documents still missing")
 		tab.shoot(t, dir, "asked-again")
 		tab.do(t, chromedp.Evaluate[chromedp.Void](`(() => {
 			const files = new DataTransfer();
@@ -319,7 +319,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 			at.dispatchEvent(new DragEvent("dragover", {dataTransfer: files, bubbles: true, cancelable: true}));
 			at.dispatchEvent(new DragEvent("drop", {dataTransfer: files, bubbles: true, cancelable: true}));
 		})()`), chromedp.WaitVisible(chromedp.CSS(statements+".item-received .files li:nth-child(2)")))
-		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB statement-account-2.pdf 23 bytes")
+		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 kB Remove statement-account-2.pdf 23 B Remove")
 		tab.wantText(t, "#summary", "2 of 3 documents are here Everything required is here: you can submit now.")
 
 		tab.do(t, chromedp.Click(chromedp.CSS(".submit button")), chromedp.WaitVisible(chromedp.CSS(".thanks")))
@@ -359,9 +359,24 @@ func TestCollectPageInBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(statements+".item-received")),
 		)
 		tab.wantText(t, statements+" .notice", "„Bank statements“ erhalten. Vielen Dank.")
-		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 KB")
-		tab.wantText(t, "#summary", "2 von 3 fehlen noch")
+		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 kB Entfernen")
+		tab.wantText(t, "#summary", "1 von 2 erforderlichen Unterlagen fehlen noch")
 		tab.shoot(t, dir, "nojs-received")
+
+		// The file was the wrong one: its button takes it back, and the
+		// item is missing again until the right one comes.
+		tab.do(t,
+			chromedp.Click(chromedp.CSS(statements+" .remove button")),
+			chromedp.WaitVisible(chromedp.CSS(statements+".item-missing .notice")),
+		)
+		tab.wantText(t, statements+" .notice", "„Bank statements“: Die Datei wurde aus dieser Anfrage zurückgenommen.")
+		tab.wantText(t, "#summary", "2 von 2 erforderlichen Unterlagen fehlen noch")
+		tab.shoot(t, dir, "nojs-removed")
+		tab.do(t,
+			chromedp.SetUploadFiles(chromedp.CSS(statements+" input.file"), []string{statement}),
+			chromedp.Click(chromedp.CSS(statements+" .send")),
+			chromedp.WaitVisible(chromedp.CSS(statements+".item-received")),
+		)
 
 		tab.do(t,
 			chromedp.SetUploadFiles(chromedp.CSS(payslips+" input.file"), []string{photo}),

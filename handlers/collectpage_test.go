@@ -153,7 +153,7 @@ func TestCollectPage(t *testing.T) {
 		wantPage(t, res, http.StatusOK, `<html lang="en">`, "Firm One", "Secure document upload for Client One",
 			"<h1>Documents for October 2026</h1>", "Dear Client One,\nplease send", "Please send by 30 November 2026",
 			"Bank statements", "All accounts, October 2026, as PDF.", "Required", "Optional", "Missing", "Not added yet",
-			"3 of 3 still missing", "Submit documents", "This link works until 5 December 2026.",
+			"2 of 2 required documents still missing", "Submit documents", "This link works until 5 December 2026.",
 			`action="/collect/`+pc.token+`/items/`+pc.collect.Items[0].ID+`"`, `enctype="multipart/form-data"`,
 			`action="/collect/`+pc.token+`/submit"`,
 			`data-upload="/v1/collect-sessions/`+pc.token+`/items/`+pc.collect.Items[1].ID+`/files"`,
@@ -308,8 +308,8 @@ func TestCollectPageLanguage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := api.page("GET", "/collect/"+c.pc.token, http.Header{"Accept-Language": {c.accept}}, nil)
 			words := map[string][]string{
-				"en": {`<html lang="en">`, "3 of 3 still missing", "Please send by 30 November 2026", "Required"},
-				"de": {`<html lang="de">`, "3 von 3 fehlen noch", "Bitte bis 30. November 2026 senden", "Erforderlich"},
+				"en": {`<html lang="en">`, "2 of 2 required documents still missing", "Please send by 30 November 2026", "Required"},
+				"de": {`<html lang="de">`, "2 von 2 erforderlichen Unterlagen fehlen noch", "Bitte bis 30. November 2026 senden", "Erforderlich"},
 			}
 			wantPage(t, res, http.StatusOK, words[c.want]...)
 		})
@@ -354,8 +354,8 @@ func TestPageSize(t *testing.T) {
 		n      int64
 		en, de string
 	}{
-		{0, "0 bytes", "0 Byte"}, {999, "999 bytes", "999 Byte"}, {1000, "1.0 KB", "1,0 KB"}, {1234, "1.2 KB", "1,2 KB"},
-		{99_400, "99 KB", "99 KB"}, {999_960, "1.0 MB", "1,0 MB"}, {1 << 20, "1.0 MB", "1,0 MB"},
+		{0, "0 B", "0 B"}, {999, "999 B", "999 B"}, {1000, "1.0 kB", "1,0 kB"}, {1234, "1.2 kB", "1,2 kB"},
+		{99_400, "99 kB", "99 kB"}, {999_960, "1.0 MB", "1,0 MB"}, {1 << 20, "1.0 MB", "1,0 MB"},
 		{25_300_000, "25 MB", "25 MB"}, {3_210_000_000, "3.2 GB", "3,2 GB"},
 	} {
 		if got := pageSize(collectStrings["en"], c.n); got != c.en {
@@ -395,8 +395,8 @@ func TestCollectPageForms(t *testing.T) {
 	t.Run("upload", func(t *testing.T) {
 		header, body := pageForm(t, "statement-october.pdf", bytes.Repeat([]byte("x"), 2500))
 		res := follow(t, api.page("POST", base+"/items/"+statements, header, body), base+"?received="+statements+"#item-"+statements)
-		wantPage(t, res, http.StatusOK, "“Bank statements” received. Thank you.", "statement-october.pdf", "2.5 KB",
-			"Received", "2 of 3 still missing", "Add another file")
+		wantPage(t, res, http.StatusOK, "“Bank statements” received. Thank you.", "statement-october.pdf", "2.5 kB",
+			"Received", "1 of 2 required documents still missing", "Add another file")
 		files, err := api.store.OpenCollectSession(context.Background(), auth.HashCollectToken(pc.token))
 		if err != nil {
 			t.Fatal(err)
@@ -404,6 +404,24 @@ func TestCollectPageForms(t *testing.T) {
 		if got := files.Collect.Items[0]; got.Status != db.ItemReceived || len(got.FileIDs) != 1 {
 			t.Errorf("item: got %s with %d files, want RECEIVED with 1", got.Status, len(got.FileIDs))
 		}
+	})
+	t.Run("remove", func(t *testing.T) {
+		view, err := api.store.OpenCollectSession(context.Background(), auth.HashCollectToken(pc.token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		action := base + "/items/" + statements + "/files/" + view.Collect.Items[0].FileIDs[0] + "/remove"
+		page := api.page("GET", base, nil, nil)
+		wantPage(t, page, http.StatusOK, `<form class="remove" method="post" action="`+action+`"><button type="submit" aria-label="Remove “statement-october.pdf”">Remove</button></form>`)
+		res := follow(t, api.page("POST", action, nil, nil), base+"?removed="+statements+"#item-"+statements)
+		wantPage(t, res, http.StatusOK, "“Bank statements”: the file was taken back from this request.", "2 of 2 required documents still missing")
+		if strings.Contains(res.body, "statement-october.pdf") {
+			t.Error("the page still lists the file taken back")
+		}
+		// A second press finds it gone: back to the page.
+		follow(t, api.page("POST", action, nil, nil), base+"#item-"+statements)
+		header, body := pageForm(t, "statement-october.pdf", bytes.Repeat([]byte("x"), 2500))
+		follow(t, api.page("POST", base+"/items/"+statements, header, body), base+"?received="+statements+"#item-"+statements)
 	})
 	t.Run("no file", func(t *testing.T) {
 		var body bytes.Buffer

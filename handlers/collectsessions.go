@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -31,6 +32,7 @@ var (
 	// collect, whatever the reason: it never says whether it existed.
 	errCollectTokenNotFound = errNotFound("no collect for this link: check that it was copied whole")
 	errCollectItemNotFound  = errNotFound("no such item in this collect")
+	errCollectFileNotFound  = errNotFound("no such file uploaded for this item through this collect's links")
 )
 
 // collectCall meters a request of a public collect route and runs call with
@@ -116,6 +118,29 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 		return err
 	})
 	return f, err
+}
+
+// removeCollectUpload meters the request, checks the link, the item and
+// the file, and takes the file back from the item. The upload page uses it
+// too.
+func (h *Handler) removeCollectUpload(w http.ResponseWriter, r *http.Request, token, itemID, fileID string) (*db.CollectView, error) {
+	view, err := h.collectSession(w, r, token)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	itemID, itemOK := checkID(&v, nil, itemID)
+	fileID, fileOK := checkID(&v, nil, fileID)
+	i := slices.IndexFunc(view.Collect.Items, func(it *db.CollectItem) bool { return it.ID == itemID })
+	switch {
+	case !itemOK || i < 0:
+		return nil, errCollectItemNotFound
+	case !fileOK || !slices.Contains(view.Collect.Items[i].FileIDs, fileID):
+		return nil, errCollectFileNotFound
+	case view.Collect.Status == db.CollectSubmitted:
+		return nil, errCollectSubmitted
+	}
+	return h.store.RemoveCollectFile(r.Context(), auth.HashCollectToken(token), itemID, fileID)
 }
 
 // errCollectSubmitted answers an upload to a submitted collect before its
@@ -215,6 +240,12 @@ func (h *Handler) getCollectSession(w http.ResponseWriter, r *http.Request, p ht
 func (h *Handler) uploadCollectFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	f, err := h.receiveCollectUpload(w, r, p.ByName("token"), p.ByName("itemId"))
 	respond(h, w, r, http.StatusCreated, f, err, newUploadedFileResponse)
+}
+
+// removeCollectFile answers DELETE /v1/collect-sessions/{token}/items/{itemId}/files/{fileId}.
+func (h *Handler) removeCollectFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	view, err := h.removeCollectUpload(w, r, p.ByName("token"), p.ByName("itemId"), p.ByName("fileId"))
+	respond(h, w, r, http.StatusOK, view, err, newCollectViewResponse)
 }
 
 // submitCollectSession answers POST /v1/collect-sessions/{token}/submit.

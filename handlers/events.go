@@ -64,12 +64,16 @@ func eventData(record any) (any, error) {
 		return newFirmResponse(r), nil
 	case *db.CollectItemReceived:
 		return collectItemReceivedData{Collect: newCollectResponse(r.Collect), ItemID: r.ItemID, FileID: r.FileID}, nil
+	case *db.CollectItemFileRemoved:
+		return collectItemReceivedData{Collect: newCollectResponse(r.Collect), ItemID: r.ItemID, FileID: r.FileID}, nil
 	}
 	return nil, fmt.Errorf("no event form for a %T", record)
 }
 
-// collectItemReceivedData is the data of a collect.item_received event: the
-// collect after the upload, and which item got which file.
+// collectItemReceivedData is the data of a collect.item_received event (the
+// collect after the upload, and which item got which file) and of a
+// collect.item_file_removed one (after the removal, and which file left
+// which item).
 type collectItemReceivedData struct {
 	Collect collectResponse `json:"collect"`
 	ItemID  string          `json:"itemId"`

@@ -214,6 +214,14 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 	api.clMustUpload(t, token, itemID, flFilePart("statement-2026-03.pdf", "application/pdf", []byte("%PDF-1.7 march")))
 	changes = append(changes, whChange{"upload through the link", []string{db.EventFileCreated, db.EventCollectItemReceived}})
 	api.clock.Advance(time.Minute)
+	wrong := api.clMustUpload(t, token, itemID, flFilePart("statement-2026-02.pdf", "application/pdf", []byte("%PDF-1.7 february")))
+	changes = append(changes, whChange{"upload the wrong file through the link", []string{db.EventFileCreated, db.EventCollectItemReceived}})
+	api.clock.Advance(time.Minute)
+	if res := api.do(request{method: "DELETE", path: "/v1/collect-sessions/" + token + "/items/" + itemID + "/files/" + wrong.ID}); res.status != http.StatusOK {
+		t.Fatalf("take the wrong file back: got %d %s, want 200", res.status, res.body)
+	}
+	changes = append(changes, whChange{"take the wrong file back", []string{db.EventCollectItemFileRemoved}})
+	api.clock.Advance(time.Minute)
 	if res := api.do(request{method: "POST", path: "/v1/collect-sessions/" + token + "/submit"}); res.status != http.StatusOK {
 		t.Fatalf("submit: got %d %s, want 200", res.status, res.body)
 	}

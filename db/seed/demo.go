@@ -119,22 +119,24 @@ trailer << /Root 1 0 R >>
 %%EOF
 `
 
-// CollectTitle is the title of the collect request Demo makes.
-const CollectTitle = "Documents for Q3 2026"
+// CollectTitle is the title of the collect request Demo makes: in German,
+// as the demo client, a Berlin GmbH, would be asked.
+const CollectTitle = "Unterlagen für das 3. Quartal 2026"
 
-// demoCollect makes an open collect request of three documents in the
-// workspace and a session valid for 14 days, and uploads the bank statement
-// through it as the client would: bytes in place first, then the record. It
-// returns the collect as the upload left it and the session's token.
+// demoCollect makes an open collect request of three documents, in German,
+// in the workspace and a session valid for 14 days, and uploads the bank
+// statement through it as the client would: bytes in place first, then the
+// record. It returns the collect as the upload left it and the session's
+// token.
 func demoCollect(ctx context.Context, store *db.DB, files Files, clientID, workspaceID, receiptsFolder string, now time.Time) (*db.Collect, string, error) {
 	due := now.Add(14 * 24 * time.Hour)
 	collect, err := store.CreateCollect(ctx, clientID, db.CollectCreate{
-		WorkspaceID: workspaceID, Title: CollectTitle, DueDate: &due,
-		Message: ptr("Please upload the documents for the third quarter by the due date. Thank you!"),
+		WorkspaceID: workspaceID, Title: CollectTitle, DueDate: &due, Locale: "de",
+		Message: ptr("Bitte laden Sie die Unterlagen für das dritte Quartal bis zum Fälligkeitsdatum hoch. Vielen Dank!"),
 		Items: []db.CollectItemCreate{
-			{Title: "Bank statements July to September", Description: ptr("Every account, every page"), Required: true},
-			{Title: "Receipts", Description: ptr("Photos or scans of every receipt over 50 EUR"), Required: true, FolderID: &receiptsFolder},
-			{Title: "Payroll records", Required: false},
+			{Title: "Kontoauszüge Juli bis September", Description: ptr("Alle Konten, alle Seiten"), Required: true},
+			{Title: "Belege", Description: ptr("Fotos oder Scans aller Belege über 50 EUR"), Required: true, FolderID: &receiptsFolder},
+			{Title: "Lohnunterlagen", Required: false},
 		},
 	})
 	if err != nil {
