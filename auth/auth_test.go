@@ -178,8 +178,9 @@ func TestPermissions(t *testing.T) {
 			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 12)
 		}
 		for _, p := range perms {
-			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") {
-				t.Errorf("PermissionsFor(Client) holds %v, want no clients:*, accountant_users:* or webhooks:*", p)
+			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") ||
+				strings.HasPrefix(string(p), "firm:") {
+				t.Errorf("PermissionsFor(Client) holds %v, want no clients:*, accountant_users:*, webhooks:* or firm:*", p)
 			}
 		}
 	})
@@ -190,7 +191,7 @@ func TestPermissions(t *testing.T) {
 			auth.MembersRead, auth.MembersWrite, auth.UsersRead, auth.UsersWrite,
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
 			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
-			auth.CollectsRead, auth.CollectsWrite,
+			auth.CollectsRead, auth.CollectsWrite, auth.FirmRead, auth.FirmWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {
@@ -204,7 +205,8 @@ func TestPermissions(t *testing.T) {
 	})
 
 	t.Run("client may not hold admin permissions", func(t *testing.T) {
-		for _, p := range []string{"clients:read", "clients:write", "accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write"} {
+		for _, p := range []string{"clients:read", "clients:write", "accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write",
+			"firm:read", "firm:write"} {
 			if _, err := auth.ParsePermissions(auth.Client, []string{p}); err == nil {
 				t.Errorf("ParsePermissions(Client, [%s]): got nil, want an error", p)
 			}
