@@ -82,6 +82,8 @@ type DB struct {
 	eventsWritten chan struct{}
 	mailsQueued   chan struct{}
 	mailHost      string
+	// analysesQueued wakes the analysis worker (see AnalysesQueued).
+	analysesQueued chan struct{}
 
 	idempotencyKey IdempotencyKeyFinder
 
@@ -154,7 +156,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		direct: newDirectReads(path, readers),
 		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
-		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"),
+		mailsQueued: make(chan struct{}, 1), analysesQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil

@@ -48,25 +48,29 @@ const (
 var uploadFields = map[string]bool{"workspaceId": true, "taskId": true, "folderId": true, "documentDate": true, "labelIds": true}
 
 type fileResponse struct {
-	ID           string    `json:"id"`
-	DocumentDate timestamp `json:"documentDate"`
-	CreatedAt    timestamp `json:"createdAt"`
-	UpdatedAt    timestamp `json:"updatedAt"`
-	Name         string    `json:"name"`
-	MimeType     string    `json:"mimetype"`
-	Size         int64     `json:"size"`
-	WorkspaceID  string    `json:"workspaceId"`
-	CreatedByID  *string   `json:"createdById"`
-	TaskID       *string   `json:"taskId"`
-	FolderID     *string   `json:"folderId"`
-	LabelIDs     []string  `json:"labelIds"`
+	ID                 string           `json:"id"`
+	DocumentDate       timestamp        `json:"documentDate"`
+	DocumentDateSource *string          `json:"documentDateSource"`
+	CreatedAt          timestamp        `json:"createdAt"`
+	UpdatedAt          timestamp        `json:"updatedAt"`
+	Name               string           `json:"name"`
+	MimeType           string           `json:"mimetype"`
+	Size               int64            `json:"size"`
+	WorkspaceID        string           `json:"workspaceId"`
+	CreatedByID        *string          `json:"createdById"`
+	TaskID             *string          `json:"taskId"`
+	FolderID           *string          `json:"folderId"`
+	LabelIDs           []string         `json:"labelIds"`
+	Kind               *string          `json:"kind"`
+	Analysis           analysisResponse `json:"analysis"`
 }
 
 func newFileResponse(f *db.File) fileResponse {
 	return fileResponse{
-		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
+		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), DocumentDateSource: f.DocumentDateSource,
+		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
-		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs,
+		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis),
 	}
 }
 
@@ -274,12 +278,7 @@ func mimeType(partType string, head []byte) string {
 
 // getFile answers GET /v1/files/{id}.
 func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
-	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
+	serveOne(h, w, r, p, clientOf, h.store.FindFile, newFileResponse)
 }
 
 // fileLink answers GET /v1/files/{id}/content with a signed download link:
