@@ -193,13 +193,18 @@ func (db *DB) DeferAnalysis(ctx context.Context, j *AnalysisJob, at time.Time) e
 	})
 }
 
-// ReleaseAnalysis puts the job back for another attempt at the given time,
-// its attempt counted: the reading broke off.
-func (db *DB) ReleaseAnalysis(ctx context.Context, j *AnalysisJob, at time.Time) error {
+// ReleaseAnalysis puts the job back for another attempt at the given time:
+// counted when the reading broke off (a panic in a reader), uncounted when
+// it was cut off by a stop.
+func (db *DB) ReleaseAnalysis(ctx context.Context, j *AnalysisJob, at time.Time, counted bool) error {
+	attempts := j.Attempts
+	if !counted {
+		attempts--
+	}
 	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		_, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, next_attempt_at = ?
+		_, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = ?, next_attempt_at = ?
 			WHERE file_id = ? AND client_id = ? AND claimed_at IS NOT NULL AND attempts = ? AND retries = ?`,
-			unix(at), j.FileID, j.ClientID, j.Attempts, j.Retries)
+			attempts, unix(at), j.FileID, j.ClientID, j.Attempts, j.Retries)
 		if err != nil {
 			return fmt.Errorf("release analysis: %w", err)
 		}
