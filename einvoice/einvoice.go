@@ -106,6 +106,11 @@ func IsEInvoiceAttachment(name string) bool {
 // the root element was recognised gives the fields read before the break,
 // with Partial and Reason set.
 func Parse(data []byte) (*Invoice, error) {
+	return parse(data, MaxTokens)
+}
+
+// parse is Parse with a token limit that tests can lower.
+func parse(data []byte, maxTokens int) (*Invoice, error) {
 	if len(data) > MaxSize {
 		return nil, refuse("the file is %d bytes, over the %d bytes an e-invoice may have", len(data), MaxSize)
 	}
@@ -120,8 +125,8 @@ func Parse(data []byte) (*Invoice, error) {
 
 	r := reader{inv: &Invoice{}}
 	for tokens := 0; ; tokens++ {
-		if tokens == MaxTokens {
-			return nil, refuse("the XML has more than %d tokens", MaxTokens)
+		if tokens == maxTokens {
+			return nil, refuse("the XML has more than %d tokens", maxTokens)
 		}
 		tok, err := d.Token()
 		if err != nil {
@@ -151,25 +156,30 @@ func Parse(data []byte) (*Invoice, error) {
 // broken decides what a decoding error means: a refusal before the root
 // element was recognised, a partial read after.
 func (r *reader) broken(err error) (*Invoice, error) {
-	var why string
 	var syntax *xml.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		why = fmt.Sprintf("the XML is not well-formed at line %d: %s", syntax.Line, syntax.Msg)
-	case errors.Is(err, io.EOF):
-		why = "the XML ends before its root element is closed"
-	default:
-		why = "the XML cannot be read: " + err.Error()
-	}
+	isSyntax := errors.As(err, &syntax)
+	cut := isSyntax && syntax.Msg == "unexpected EOF"
 	if r.dialect == nil {
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil, refuse("the file holds no XML element")
+		case cut:
+			return nil, refuse("the XML ends before its root element")
+		case isSyntax:
+			return nil, refuse("the XML is not well-formed at line %d: %s", syntax.Line, syntax.Msg)
 		}
-		return nil, refuse("%s", why)
+		return nil, refuse("the XML cannot be read: %v", err)
 	}
 	r.finish()
 	r.inv.Partial = true
-	r.inv.Reason = why
+	switch {
+	case errors.Is(err, io.EOF) || cut:
+		r.inv.Reason = "the XML ends before its root element is closed"
+	case isSyntax:
+		r.inv.Reason = fmt.Sprintf("the XML is not well-formed at line %d: %s", syntax.Line, syntax.Msg)
+	default:
+		r.inv.Reason = "the XML cannot be read: " + err.Error()
+	}
 	return r.inv, nil
 }
 
