@@ -73,10 +73,10 @@
 // Parse takes at most MaxSize bytes (20 MiB, far above any real invoice
 // header; an invoice with its attachments embedded in base64 rarely reaches
 // a few MiB), elements nested at most MaxDepth deep and at most MaxTokens
-// XML tokens; a document over any of them is refused. A DOCTYPE anywhere is
-// refused (an e-invoice never has one), so no DTD, internal or external
-// entity is ever read; only XML's five named entities and character
-// references are expanded. The text of one element is kept up to 4 KiB.
+// XML tokens; a document over any of them is refused. A DOCTYPE is refused
+// (an e-invoice never has one), so no DTD, internal or external entity is
+// ever read; only XML's five named entities and character references are
+// expanded. Nothing after the end of the root element is read. The text of one element is kept up to 4 KiB.
 // Documents are UTF-8 (with or without a byte order mark), US-ASCII or
 // ISO-8859-1; UTF-16 and other encodings are refused. Memory stays a small
 // multiple of the input.

@@ -107,8 +107,8 @@ var (
 )
 
 // root names the dialect of a root element, or nil when it is not an
-// e-invoice.
-func root(name xml.Name) (*dialect, bool) {
+// e-invoice; credit is set for a UBL CreditNote.
+func root(name xml.Name) (d *dialect, credit bool) {
 	ns := name.Space
 	switch name.Local {
 	case "CrossIndustryInvoice":
@@ -192,7 +192,7 @@ func (r *reader) start(t xml.StartElement) error {
 	if r.foreign > 0 || r.capturing != termNone {
 		return nil
 	}
-	if string(r.path) == r.dialect.taxGroup {
+	if r.inTaxGroup() {
 		r.companyID, r.taxScheme = "", ""
 		return nil
 	}
@@ -227,10 +227,8 @@ func (r *reader) end() bool {
 		r.foreign--
 		return false
 	}
-	if depth > 1 && r.foreign == 0 && string(r.path) == r.dialect.taxGroup {
-		if r.inv.SellerVATID == "" && strings.EqualFold(r.taxScheme, "VAT") {
-			r.inv.SellerVATID = r.companyID
-		}
+	if r.foreign == 0 && r.inTaxGroup() && r.inv.SellerVATID == "" && strings.EqualFold(r.taxScheme, "VAT") {
+		r.inv.SellerVATID = r.companyID
 	}
 	r.path = r.path[:l.pathLen]
 	return depth == 1
@@ -249,6 +247,14 @@ func (r *reader) text(t xml.CharData) {
 	r.capText = append(r.capText, t...)
 }
 
+// inTaxGroup reports whether the open element pairs a UBL tax id with its
+// scheme.
+func (r *reader) inTaxGroup() bool {
+	return r.dialect.taxGroup != "" && string(r.path) == r.dialect.taxGroup
+}
+
+// ours reports whether an element in namespace ns may be one of the
+// dialect's.
 func (r *reader) ours(ns string) bool {
 	for _, p := range r.dialect.namespaces {
 		if strings.HasPrefix(ns, p) {
