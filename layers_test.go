@@ -39,6 +39,9 @@ var layers = map[string]int{
 	// Test support: finds the real programs the tests run, and imports
 	// nothing of ours.
 	"acctapi/testprog": 0,
+	// Turns a document's bytes into text and embedded files, and imports
+	// nothing of ours.
+	"acctapi/docread": 1,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,
