@@ -24,6 +24,8 @@ var layers = map[string]int{
 	"acctapi/metrics":  3,
 	"acctapi/webhooks": 2,
 	"acctapi/mail":     2,
+	// Reads the stored files in the background with the document readers.
+	"acctapi/analysis": 2,
 	"acctapi/auth":     2,
 	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,

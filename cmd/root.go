@@ -89,6 +89,9 @@ type Config struct {
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
 
+	// AnalysisWorkers is how many stored files are read at once.
+	AnalysisWorkers int
+
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -131,7 +134,7 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newAnalyzeCmd(cfg), newVersionCmd(cfg))
 	return root
 }
 

@@ -15,9 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"acctapi/analysis"
 	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/db/seed"
+	"acctapi/docread"
 	"acctapi/filestore"
 	"acctapi/handlers"
 	"acctapi/mail"
@@ -62,6 +64,7 @@ differs from this binary's: run acctapi migrate first.`,
 	addStorageFlags(cmd, &cfg.Storage)
 	addSweepFlag(cmd, &cfg.Storage)
 	addMailFlags(cmd, cfg)
+	addAnalysisFlags(cmd, cfg)
 	return cmd
 }
 
@@ -86,6 +89,9 @@ type Server struct {
 	dispatcher *webhooks.Dispatcher
 	// sender sends the mail outbox while Run runs; nil when mail is off.
 	sender *mail.Sender
+	// analysis reads the stored files while Run runs, with reader.
+	analysis *analysis.Worker
+	reader   *docread.Reader
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -194,6 +200,10 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		logger.Info("mail is sent", "relay", relay.Addr(), "from", mailFrom)
 	} else {
 		logger.Info("mail is off: no --smtp-url; collect links and invitations are not mailed")
+	}
+	if s.analysis, s.reader, err = openAnalysis(ctx, cfg, s); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
@@ -347,9 +357,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	var sweeping sync.WaitGroup
 	sweeping.Go(func() { s.sweepBucket(dispatchCtx) })
+	// The reading of files stops with the server: a reading cut off is
+	// given back, to be done after the next start.
+	reading := make(chan error, 1)
+	go func() { reading <- s.analysis.Run(dispatchCtx) }()
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
+	err = errors.Join(err, <-reading)
 	return errors.Join(err, <-dispatched, <-mailed)
 }
 
@@ -397,9 +412,14 @@ func (s *Server) serve(ctx context.Context) error {
 	return err
 }
 
-// Close releases the listeners and closes the database cleanly.
+// Close releases the listeners and the document reader, and closes the
+// database cleanly.
 func (s *Server) Close() error {
-	return errors.Join(s.closeListeners(), s.store.Close())
+	var reader error
+	if s.reader != nil {
+		reader = s.reader.Close()
+	}
+	return errors.Join(s.closeListeners(), reader, s.store.Close())
 }
 
 // defaultBaseURL is the base URL of a server listening on addr: on the

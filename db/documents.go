@@ -292,6 +292,9 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		}
 		if u.LabelIDs.Set {
 			labels := slices.Compact(slices.Sorted(slices.Values(*u.LabelIDs.Value)))
+			if labels == nil {
+				labels = []string{}
+			}
 			for i, label := range *u.LabelIDs.Value {
 				if err := findInWorkspace(ctx, tx, clientID, f.WorkspaceID, label,
 					inWorkspace{"labels", "label", "the file's workspace", []any{"LabelIDs", i}}); err != nil {

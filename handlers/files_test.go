@@ -35,9 +35,9 @@ import (
 
 // ---- helpers ---------------------------------------------------------------
 
-// flFileFields are the twelve fields of a file in the API, every one always present.
-var flFileFields = []string{"createdAt", "createdById", "documentDate", "folderId", "id", "labelIds",
-	"mimetype", "name", "size", "taskId", "updatedAt", "workspaceId"}
+// flFileFields are the fifteen fields of a file in the API, every one always present.
+var flFileFields = []string{"analysis", "createdAt", "createdById", "documentDate", "documentDateSource", "folderId", "id",
+	"kind", "labelIds", "mimetype", "name", "size", "taskId", "updatedAt", "workspaceId"}
 
 // flFile is a File as the API answers it.
 type flFile struct {
@@ -53,6 +53,20 @@ type flFile struct {
 	TaskID       *string  `json:"taskId"`
 	FolderID     *string  `json:"folderId"`
 	LabelIDs     []string `json:"labelIds"`
+
+	DocumentDateSource *string    `json:"documentDateSource"`
+	Kind               *string    `json:"kind"`
+	Analysis           flAnalysis `json:"analysis"`
+}
+
+// flAnalysis is a File's analysis as the API answers it.
+type flAnalysis struct {
+	Status     string          `json:"status"`
+	Source     *string         `json:"source"`
+	Reason     *string         `json:"reason"`
+	Language   *string         `json:"language"`
+	AnalyzedAt *string         `json:"analyzedAt"`
+	Fields     json.RawMessage `json:"fields"`
 }
 
 // flLinkBody is a File download link.
