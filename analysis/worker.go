@@ -186,7 +186,9 @@ func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
 		w.record(job, func(ctx context.Context) error { return w.store.DeferAnalysis(ctx, job, w.now().Add(delay)) })
 	case err != nil:
 		w.log.Error("analysis: the reading broke off", "file_id", job.FileID, "attempt", job.Attempts, "error", err)
-		w.record(job, func(ctx context.Context) error { return w.store.ReleaseAnalysis(ctx, job, w.now().Add(brokenDelay), true) })
+		w.record(job, func(ctx context.Context) error {
+			return w.store.ReleaseAnalysis(ctx, job, w.now().Add(brokenDelay), true)
+		})
 	default:
 		w.finish(job, result)
 	}
