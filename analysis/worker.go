@@ -238,7 +238,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 	case err != nil:
 		return db.AnalysisResult{}, &storeError{err}
 	}
-	return resultOf(ctx, doc, src, size), nil
+	return resultOf(doc, src, size), nil
 }
 
 // open gives random access to the job's bytes: the local file itself, or a
