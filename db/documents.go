@@ -158,7 +158,21 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 		return nil, err
 	}
 	defer tx.Rollback()
+	page, err := paginate(ctx, tx, fileList(clientID, f), req, func(s scanner) (*File, string, error) {
+		file, err := scanFile(s)
+		if err != nil {
+			return nil, "", err
+		}
+		return file, file.ID, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, loadFileLabels(ctx, tx, clientID, page.Items)
+}
 
+// fileList is the list of the client's files that f selects.
+func fileList(clientID string, f FileFilter) list {
 	var filters []condition
 	add := func(value, sql string) {
 		if value != "" {
@@ -187,17 +201,7 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 		l.table, l.tableArgs = fileMatches, []any{f.Query.match}
 		l.sorts = withKey(fileSortKeys, SortRelevance, column("relevance"))
 	}
-	page, err := paginate(ctx, tx, l, req, func(s scanner) (*File, string, error) {
-		file, err := scanFile(s)
-		if err != nil {
-			return nil, "", err
-		}
-		return file, file.ID, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return page, loadFileLabels(ctx, tx, clientID, page.Items)
+	return l
 }
 
 // withKey returns a copy of m with one more key.
