@@ -120,13 +120,18 @@ CREATE TABLE 'file_search_docsize'(id INTEGER PRIMARY KEY, sz BLOB, origin INTEG
 
 CREATE TABLE 'file_search_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 
-CREATE TABLE file_texts (
+CREATE TABLE file_search_rows (
     seq       INTEGER NOT NULL PRIMARY KEY,
     file_id   TEXT    NOT NULL UNIQUE REFERENCES files (id) ON DELETE CASCADE,
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE
+);
+
+CREATE TABLE file_texts (
+    file_id   TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
     client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    source    TEXT             CHECK (source IN ('einvoice', 'text', 'ocr')),
-    pages     INTEGER NOT NULL DEFAULT 0,
-    text      TEXT    NOT NULL DEFAULT ''
+    source    TEXT    NOT NULL CHECK (source IN ('einvoice', 'text', 'ocr')),
+    pages     INTEGER NOT NULL,
+    text      TEXT    NOT NULL
 );
 
 CREATE TABLE files (
@@ -523,7 +528,7 @@ BEGIN
       AND session_id IN (SELECT id FROM collect_sessions WHERE client_id = NEW.client_id AND collect_id = NEW.id);
 END;
 
-CREATE TRIGGER file_texts_after_delete AFTER DELETE ON file_texts BEGIN
+CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BEGIN
     DELETE FROM file_search WHERE rowid = old.seq;
 END;
 

@@ -161,14 +161,14 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 			unix(f.DocumentDate), f.DocumentDateSource, unix(now), j.ClientID, j.FileID); err != nil {
 			return fmt.Errorf("end analysis: %w", err)
 		}
-		text := FileText{}
-		var source *string
-		if r.Text != nil {
-			text, source = *r.Text, &r.Text.Source
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE file_texts SET source = ?, pages = ?, text = ? WHERE client_id = ? AND file_id = ?`,
-			source, text.Pages, text.Text, j.ClientID, j.FileID); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM file_texts WHERE client_id = ? AND file_id = ?`, j.ClientID, j.FileID); err != nil {
 			return fmt.Errorf("end analysis: %w", err)
+		}
+		if t := r.Text; t != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO file_texts (file_id, client_id, source, pages, text) VALUES (?, ?, ?, ?, ?)`,
+				j.FileID, j.ClientID, t.Source, t.Pages, t.Text); err != nil {
+				return fmt.Errorf("end analysis: %w", err)
+			}
 		}
 		if err := reindexFile(ctx, tx, j.ClientID, j.FileID); err != nil {
 			return err

@@ -96,9 +96,9 @@ func ptr[T any](v T) *T { return &v }
 // until it is read, and queues its analysis, in the transaction of its row.
 func (db *DB) queueNewFile(ctx context.Context, tx *txn, f *File) error {
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO file_texts (file_id, client_id) VALUES (?, ?) RETURNING seq`,
+	if err := tx.QueryRowContext(ctx, `INSERT INTO file_search_rows (file_id, client_id) VALUES (?, ?) RETURNING seq`,
 		f.ID, f.ClientID).Scan(&seq); err != nil {
-		return fmt.Errorf("file text: %w", err)
+		return fmt.Errorf("index file: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO file_search (rowid, name, text, fields) VALUES (?, ?, '', '')`,
 		seq, f.Name); err != nil {
@@ -144,12 +144,37 @@ var fileSortKeys = map[string]sortKey{
 	"size":         column("size"),
 }
 
-// fileMatches is the files a search matches with their relevance (higher is
-// better), driven from the search index so that a rare word costs only its
-// matches. A match in the name weighs most, then the fields, then the text.
-const fileMatches = `(SELECT files.*, -m.score AS relevance FROM
-	(SELECT rowid AS seq, bm25(file_search, 10.0, 1.0, 5.0) AS score FROM file_search WHERE file_search MATCH ?) m
-	CROSS JOIN file_texts t ON t.seq = m.seq CROSS JOIN files ON files.id = t.file_id)`
+// A search is run one of two ways. With few matches it starts from the
+// full-text index and sorts what it found (fileMatches); with many it walks
+// the sort's index and keeps the files that match (matchFilter), which
+// stops after a page. Both count the matches in the narrow file_search_rows.
+const (
+	// fileMatches is the files a search matches, with their relevance
+	// (higher is better) where rankedMatches is used: a match in the name
+	// weighs most, then the fields, then the text.
+	fileMatches = `(SELECT files.* FROM file_search CROSS JOIN file_search_rows r ON r.seq = file_search.rowid
+	CROSS JOIN files ON files.id = r.file_id WHERE file_search MATCH ?)`
+	rankedMatches = `(SELECT files.*, -bm25(file_search, 10.0, 1.0, 5.0) AS relevance FROM file_search
+	CROSS JOIN file_search_rows r ON r.seq = file_search.rowid CROSS JOIN files ON files.id = r.file_id
+	WHERE file_search MATCH ?)`
+	matchFilter = `id IN (SELECT r.file_id FROM file_search_rows r WHERE r.seq IN
+	(SELECT rowid FROM file_search WHERE file_search MATCH ?))`
+	// manyMatches is where a search stops sorting its matches and walks the
+	// sort's index instead: beyond it, a page of the index holds matches
+	// soon enough.
+	manyMatches = 2000
+)
+
+// countMatches counts the client's files a search matches.
+func countMatches(ctx context.Context, tx pageSource, clientID string, q *SearchQuery) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM file_search CROSS JOIN file_search_rows r ON r.seq = file_search.rowid
+		WHERE file_search MATCH ? AND r.client_id = ?`, q.match, clientID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count matches: %w", err)
+	}
+	return n, nil
+}
 
 // ListFiles returns a page of the client's files. Returns EINVALIDCURSOR.
 func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req PageRequest) (*Page[*File], error) {
@@ -158,7 +183,15 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 		return nil, err
 	}
 	defer tx.Rollback()
-	page, err := paginate(ctx, tx, fileList(clientID, f), req, func(s scanner) (*File, string, error) {
+	l := fileList(clientID, f)
+	if f.Query != nil {
+		matches, err := countMatches(ctx, poolTx{tx}, clientID, f.Query)
+		if err != nil {
+			return nil, err
+		}
+		l = searchList(l, f, req, matches)
+	}
+	page, err := paginate(ctx, tx, l, req, func(s scanner) (*File, string, error) {
 		file, err := scanFile(s)
 		if err != nil {
 			return nil, "", err
@@ -171,7 +204,8 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 	return page, loadFileLabels(ctx, tx, clientID, page.Items)
 }
 
-// fileList is the list of the client's files that f selects.
+// fileList is the list of the client's files that f selects, but for its
+// search (see searchList).
 func fileList(clientID string, f FileFilter) list {
 	var filters []condition
 	add := func(value, sql string) {
@@ -190,17 +224,31 @@ func fileList(clientID string, f FileFilter) list {
 	if f.DocumentDateTo != nil {
 		filters = append(filters, condition{"document_date <= ?", []any{unix(*f.DocumentDateTo)}})
 	}
-	l := list{
+	return list{
 		table:   "files",
 		columns: fileColumns,
 		tenant:  condition{"client_id = ?", []any{clientID}},
 		filters: filters,
 		sorts:   fileSortKeys,
 	}
-	if f.Query != nil {
-		l.table, l.tableArgs = fileMatches, []any{f.Query.match}
-		l.sorts = withKey(fileSortKeys, SortRelevance, column("relevance"))
+}
+
+// searchList is l narrowed to f's search, which matches the client's files
+// the given number of times.
+func searchList(l list, f FileFilter, req PageRequest, matches int) list {
+	if len(l.filters) == 0 {
+		// The count is the total: nothing else narrows the list.
+		l.total = func(context.Context, pageSource) (int, error) { return matches, nil }
 	}
+	switch {
+	case req.Sort == SortRelevance:
+		l.table, l.tableArgs = rankedMatches, []any{f.Query.match}
+	case matches <= manyMatches:
+		l.table, l.tableArgs = fileMatches, []any{f.Query.match}
+	default:
+		l.filters = append(l.filters, condition{matchFilter, []any{f.Query.match}})
+	}
+	l.sorts = withKey(fileSortKeys, SortRelevance, column("relevance"))
 	return l
 }
 
@@ -385,8 +433,9 @@ func reindexFile(ctx context.Context, tx *txn, clientID, id string) error {
 	var seq int64
 	var name, text string
 	var fields sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT t.seq, f.name, t.text, f.analysis_fields FROM files f
-		JOIN file_texts t ON t.file_id = f.id WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields)
+	err := tx.QueryRowContext(ctx, `SELECT r.seq, f.name, coalesce(t.text, ''), f.analysis_fields FROM files f
+		JOIN file_search_rows r ON r.file_id = f.id LEFT JOIN file_texts t ON t.file_id = f.id
+		WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields)
 	if err != nil {
 		return fmt.Errorf("reindex file: %w", err)
 	}
@@ -418,18 +467,13 @@ type FileText struct {
 // when there is no such file, or it has no text (yet).
 func (db *DB) FindFileText(ctx context.Context, clientID, id string) (*FileText, error) {
 	var t FileText
-	var source sql.NullString
 	err := db.read.QueryRowContext(ctx, `SELECT text, pages, source FROM file_texts WHERE client_id = ? AND file_id = ?`,
-		clientID, id).Scan(&t.Text, &t.Pages, &source)
+		clientID, id).Scan(&t.Text, &t.Pages, &t.Source)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENOTFOUND, "file %s not found", id)
+		return nil, Errorf(ENOTFOUND, "file %s not found, or it has no text", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("file text: %w", err)
 	}
-	if !source.Valid {
-		return nil, Errorf(ENOTFOUND, "file %s has no text yet", id)
-	}
-	t.Source = source.String
 	return &t, nil
 }

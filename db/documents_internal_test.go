@@ -69,7 +69,7 @@ func TestFileListPlans(t *testing.T) {
 		}
 		ids = append(ids, f.ID)
 	}
-	explain := func(f FileFilter, req PageRequest) []string {
+	explain := func(f FileFilter, req PageRequest, matches ...int) []string {
 		t.Helper()
 		tx, err := d.beginRead(ctx)
 		if err != nil {
@@ -77,7 +77,15 @@ func TestFileListPlans(t *testing.T) {
 		}
 		defer tx.Rollback()
 		rec := &planRecorder{poolTx: poolTx{tx}, t: t}
-		if _, err := paginateFrom(ctx, rec, fileList(client.ID, f), req, func(s scanner) (*File, string, error) {
+		l := fileList(client.ID, f)
+		if f.Query != nil {
+			n, err := countMatches(ctx, rec, client.ID, f.Query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l = searchList(l, f, req, append(matches, n)[0])
+		}
+		if _, err := paginateFrom(ctx, rec, l, req, func(s scanner) (*File, string, error) {
 			file, err := scanFile(s)
 			if err != nil {
 				return nil, "", err
@@ -110,13 +118,29 @@ func TestFileListPlans(t *testing.T) {
 			}
 		}
 	}
+	// A search with few matches starts from the full-text index; so does
+	// one by relevance. The count reads only the narrow rows of the index.
 	search, _ := ParseSearch("telekom")
-	for _, sort := range []string{"createdAt", SortRelevance} {
+	for _, sort := range []string{"createdAt", "name", SortRelevance} {
 		plans := explain(FileFilter{Query: search}, PageRequest{Limit: 2, Sort: sort, Desc: true})
 		for _, plan := range plans {
 			if !strings.Contains(plan, "VIRTUAL TABLE INDEX") || strings.Contains(plan, "SCAN files") {
 				t.Errorf("a search by %s does not start from the index:\n%s", sort, plan)
 			}
+		}
+		if !strings.Contains(plans[0], "SEARCH r USING INTEGER PRIMARY KEY") || strings.Contains(plans[0], "files") {
+			t.Errorf("the count of a search reads more than its rows:\n%s", plans[0])
+		}
+	}
+	// One with many walks the sort's index, as a list does.
+	for sort, index := range indexes {
+		plans := explain(FileFilter{Query: search}, PageRequest{Limit: 2, Sort: sort, Desc: true}, manyMatches+1)
+		page := plans[1]
+		if !strings.Contains(page, "INDEX "+index) || strings.Contains(page, "TEMP B-TREE") {
+			t.Errorf("a search with many matches by %s does not walk %s:\n%s", sort, index, page)
+		}
+		if len(plans) != 2 {
+			t.Errorf("a search with many matches counts them again: %d queries", len(plans))
 		}
 	}
 }

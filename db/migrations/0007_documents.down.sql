@@ -1,5 +1,6 @@
 DROP TABLE analysis_jobs;
-DROP TRIGGER file_texts_after_delete;
+DROP TRIGGER file_search_rows_after_delete;
+DROP TABLE file_search_rows;
 DROP TABLE file_search;
 DROP TABLE file_texts;
 DROP INDEX files_client_created;

@@ -36,16 +36,14 @@ CREATE INDEX files_client_document_date ON files (client_id, document_date, id);
 CREATE INDEX files_client_name ON files (client_id, name, id);
 CREATE INDEX files_client_size ON files (client_id, size, id);
 
--- The text of each file, once: seq is its row in the search index, which
--- keeps no copy of the text (contentless). source is null until the
--- analysis read some text.
+-- The text of each file, once: the search index keeps no copy of it
+-- (contentless). A file has a row here once a reading found text.
 CREATE TABLE file_texts (
-    seq       INTEGER NOT NULL PRIMARY KEY,
-    file_id   TEXT    NOT NULL UNIQUE REFERENCES files (id) ON DELETE CASCADE,
+    file_id   TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
     client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    source    TEXT             CHECK (source IN ('einvoice', 'text', 'ocr')),
-    pages     INTEGER NOT NULL DEFAULT 0,
-    text      TEXT    NOT NULL DEFAULT ''
+    source    TEXT    NOT NULL CHECK (source IN ('einvoice', 'text', 'ocr')),
+    pages     INTEGER NOT NULL,
+    text      TEXT    NOT NULL
 );
 
 -- The full-text index of each file's name, text and fields. Accents and
@@ -57,7 +55,15 @@ CREATE VIRTUAL TABLE file_search USING fts5 (
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 
-CREATE TRIGGER file_texts_after_delete AFTER DELETE ON file_texts BEGIN
+-- Each file's row in the search index, with its tenant: narrow, so that
+-- a search counts and filters its matches without reading the files.
+CREATE TABLE file_search_rows (
+    seq       INTEGER NOT NULL PRIMARY KEY,
+    file_id   TEXT    NOT NULL UNIQUE REFERENCES files (id) ON DELETE CASCADE,
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE
+);
+
+CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BEGIN
     DELETE FROM file_search WHERE rowid = old.seq;
 END;
 
@@ -78,9 +84,10 @@ CREATE TABLE analysis_jobs (
 );
 CREATE INDEX analysis_jobs_due ON analysis_jobs (claimed_at, next_attempt_at);
 
--- The files stored before this version are read too.
-INSERT INTO file_texts (file_id, client_id) SELECT id, client_id FROM files ORDER BY created_at, id;
+-- The files stored before this version are found by their names, and
+-- read.
+INSERT INTO file_search_rows (file_id, client_id) SELECT id, client_id FROM files ORDER BY created_at, id;
 INSERT INTO file_search (rowid, name, text, fields)
-    SELECT t.seq, f.name, '', '' FROM file_texts t JOIN files f ON f.id = t.file_id;
+    SELECT r.seq, f.name, '', '' FROM file_search_rows r JOIN files f ON f.id = r.file_id;
 INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
     SELECT id, client_id, created_at, created_at FROM files;
