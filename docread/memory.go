@@ -1,6 +1,8 @@
 package docread
 
 import (
+	"runtime"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -11,7 +13,8 @@ import (
 // where wazero's default copies a Go slice at each growth, and it goes back
 // to the system when the instance closes instead of waiting for Go's
 // collector: the memory of the process stays the sum of the pages PDFium
-// touched.
+// touched. The mapping itself is removed only once nothing refers to it: a
+// killed instance may still be running when it is freed.
 type mappedMemory struct {
 	buf []byte
 }
@@ -22,7 +25,9 @@ func allocateMapped(capacity, max uint64) experimental.LinearMemory {
 		// No room to map: a plain Go slice, as wazero's default.
 		return &sliceMemory{}
 	}
-	return &mappedMemory{buf: buf}
+	m := &mappedMemory{buf: buf}
+	runtime.AddCleanup(m, func(buf []byte) { unix.Munmap(buf) }, buf)
+	return m
 }
 
 func (m *mappedMemory) Reallocate(size uint64) []byte {
@@ -32,11 +37,9 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 	return m.buf[:size:size]
 }
 
+// Free gives the pages back; they read as zeros if touched again.
 func (m *mappedMemory) Free() {
-	if m.buf != nil {
-		unix.Munmap(m.buf)
-		m.buf = nil
-	}
+	unix.Madvise(m.buf, unix.MADV_DONTNEED)
 }
 
 // sliceMemory is wazero's default memory: a Go slice copied as it grows.
