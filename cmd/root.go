@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -40,6 +41,10 @@ type Config struct {
 	LogFormat       string
 	ShutdownTimeout time.Duration
 	MaxUploadBytes  int64
+	// TrustedProxies are the reverse proxies, as addresses or CIDR
+	// prefixes, whose X-Forwarded-For or Forwarded header names the caller
+	// that the limits per address count.
+	TrustedProxies []string
 	// Storage says where the bytes of uploads are kept.
 	Storage StorageConfig
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -140,6 +145,15 @@ func envOr(name, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// envList splits a comma-separated environment variable; nil when unset.
+func envList(name string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }
 
 func envBool(name string, fallback bool) bool {

@@ -324,7 +324,7 @@ func (h *Handler) localLink(ctx context.Context, id string) (string, error) {
 // link of its own. It streams the bytes, with Range and ETag support, once
 // they are known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	addr := h.limiter.Allow("download-addr:"+remoteHost(r), downloadAddrLimit, time.Minute)
+	addr := h.limiter.Allow("download-addr:"+h.clientHost(r), downloadAddrLimit, time.Minute)
 	if err := rateLimited(w, addr); err != nil {
 		h.fail(w, r, err)
 		return
