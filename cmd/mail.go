@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"acctapi/db"
 	"acctapi/mail"
 )
 
@@ -17,6 +18,21 @@ func addMailFlags(cmd *cobra.Command, cfg *Config) {
 			"?insecure=true for a relay on this machine) or smtps://user:pass@host:465; no mail is sent when empty (env ACCTAPI_SMTP_URL)")
 	flags.StringVar(&cfg.MailFrom, "mail-from", envOr("ACCTAPI_MAIL_FROM", ""),
 		"sender address of the mails, shown beside the firm's name; required with --smtp-url (env ACCTAPI_MAIL_FROM)")
+	flags.IntVar(&cfg.MailQuota, "mail-quota", int(envInt("ACCTAPI_MAIL_QUOTA", db.DefaultMailQuota)),
+		fmt.Sprintf("mails a firm may send an hour, at least %d: past it a request that would mail answers 429 and queues nothing, "+
+			"and reminders wait (env ACCTAPI_MAIL_QUOTA)", minMailQuota))
+}
+
+// minMailQuota is the lowest --mail-quota: below it a firm's ordinary
+// month of links, reminders and invitations would not go out.
+const minMailQuota = 100
+
+// checkMailQuota refuses a --mail-quota below minMailQuota.
+func checkMailQuota(cfg *Config) error {
+	if cfg.MailQuota != 0 && cfg.MailQuota < minMailQuota {
+		return fmt.Errorf("--mail-quota must be at least %d mails an hour, not %d", minMailQuota, cfg.MailQuota)
+	}
+	return nil
 }
 
 // mailRelay reads --smtp-url and --mail-from: nil when mail is off.

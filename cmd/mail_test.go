@@ -236,3 +236,15 @@ func mailIDs(t *testing.T, path string) map[string]string {
 	}
 	return ids
 }
+
+func TestMailQuotaFlag(t *testing.T) {
+	t.Setenv("ACCTAPI_MAIL_QUOTA", "")
+	if def := newServeCmd(&Config{}).Flags().Lookup("mail-quota").DefValue; def != "1000" {
+		t.Errorf("default --mail-quota: got %s, want 1000", def)
+	}
+	for quota, ok := range map[int]bool{0: true, 99: false, 100: true, 5000: true, -1: false} {
+		if err := checkMailQuota(&Config{MailQuota: quota}); (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "--mail-quota")) {
+			t.Errorf("--mail-quota %d: got %v", quota, err)
+		}
+	}
+}

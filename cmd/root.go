@@ -90,6 +90,9 @@ type Config struct {
 	// SMTPURL is the relay that sends the mails, and MailFrom their sender
 	// address; both "" sends none.
 	SMTPURL, MailFrom string
+	// MailQuota is how many mails a firm may send an hour; 0 is
+	// db.DefaultMailQuota.
+	MailQuota int
 	// SMTPRootCAs verifies the relay's certificate; nil (the only value
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
@@ -182,7 +185,7 @@ func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 	return db.Open(cfg.DatabasePath(), db.Options{
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
-		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom),
+		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom), MailQuota: cfg.MailQuota,
 	})
 }
 

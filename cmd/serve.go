@@ -133,6 +133,9 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMailQuota(cfg); err != nil {
+		return nil, err
+	}
 	measured := newServeMetrics(cfg)
 	store, err := openStoreObserved(cfg, measured.batchObserver())
 	if err != nil {

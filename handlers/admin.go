@@ -211,8 +211,13 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 	}) {
 		return
 	}
+	invitation, err := h.invitation(r, locale)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	in := db.AccountantUserInvite{
-		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last), Mail: h.invitation(locale),
+		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last), Mail: invitation,
 	}
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, in)
 	respond(h, w, r, http.StatusCreated, u, err, func(u *db.AccountantUser) invitedAccountantUserResponse {

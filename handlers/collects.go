@@ -290,6 +290,10 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 	if email.Set {
 		in.Mail = &db.SessionMail{Email: email.Value, NoReminders: reminders.Set && !reminders.Value}
 		if h.mail {
+			if err := mayMail(r); err != nil {
+				h.fail(w, r, err)
+				return
+			}
 			in.Mail.Link = h.collectPageURL(token)
 		}
 	}
