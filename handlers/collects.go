@@ -298,6 +298,7 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 		}
 	}
 	s, err := h.store.CreateCollectSession(r.Context(), stateOf(r).clientID, id, in)
+	stateOf(r).shownOnce = true
 	respond(h, w, r, http.StatusCreated, s, err, func(s *db.CollectSession) collectSessionCreatedResponse {
 		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token), s.Mail != nil}
 	})
