@@ -61,9 +61,9 @@ func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
 }
 
 var (
-	clientName = stringRule{trim: true, min: 1, max: maxName}
+	clientName = stringRule{trim: true, name: true, min: 1, max: maxName}
 	customID   = stringRule{presence: nullable, trim: true, min: 1, max: maxCustomID}
-	legalName  = stringRule{presence: nullable, trim: true, min: 1, max: maxName}
+	legalName  = stringRule{presence: nullable, trim: true, name: true, min: 1, max: maxName}
 	addressRow = stringRule{presence: nullable, trim: true, max: maxName}
 	postalCode = stringRule{presence: nullable, trim: true, max: maxPostalCode}
 )

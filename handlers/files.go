@@ -118,13 +118,17 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 // checkFile adds an issue to v for an upload without a file part, or with a
-// name the store does not take, and returns the name to record: "upload"
-// when the part gave none.
+// name the store does not take, and returns the name to record, without
+// control and format characters: "upload" when the part gave none.
 func (up *upload) checkFile(v *validator) string {
 	if up.file == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
 	name := up.name
+	if utf8.ValidString(name) {
+		// filename* can carry any byte, a NUL included.
+		name = strings.TrimSpace(dropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp))
+	}
 	if name == "" {
 		name = "upload"
 	}

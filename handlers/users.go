@@ -11,7 +11,7 @@ import (
 // maxPersonName bounds first and last names.
 const maxPersonName = 100
 
-var personName = stringRule{trim: true, min: 1, max: maxPersonName}
+var personName = stringRule{trim: true, name: true, min: 1, max: maxPersonName}
 
 // clientUserResponse is a client user as the API answers it; firstName and
 // lastName only when provided, absent rather than null otherwise.

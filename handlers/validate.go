@@ -161,11 +161,13 @@ func (o *object) get(name, expected string, p presence) (json.RawMessage, bool, 
 
 // stringRule constrains a string field. Lengths count characters, after
 // trimming when trim is set. No string may hold a control character, but
-// free text (text set) keeps its tabs and line breaks.
+// free text (text set) keeps its tabs and line breaks. A name (name set)
+// loses its format characters and line and paragraph separators.
 type stringRule struct {
 	presence presence
 	trim     bool
 	text     bool
+	name     bool
 	min, max int
 }
 
@@ -178,6 +180,9 @@ func (o *object) string(name string, rule stringRule) field[string] {
 	s, ok := o.decodeString(name, raw)
 	if !ok {
 		return field[string]{}
+	}
+	if rule.name {
+		s = dropInvisible(s, unicode.Cf, unicode.Zl, unicode.Zp)
 	}
 	if rule.trim {
 		s = strings.TrimSpace(s)
@@ -212,6 +217,23 @@ func checkLength(v *validator, path []any, s string, min, max int) bool {
 		return false
 	}
 	return true
+}
+
+// dropInvisible drops the characters of s in the tables: in a name, a
+// right-to-left override (U+202E) or another format character makes
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf", and a line or paragraph
+// separator (U+2028, U+2029) breaks the line it is shown on.
+func dropInvisible(s string, tables ...*unicode.RangeTable) string {
+	drop := func(r rune) bool { return unicode.In(r, tables...) }
+	if strings.IndexFunc(s, drop) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if drop(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // checkControls refuses control characters (C0, DEL and C1). In a name they
