@@ -301,7 +301,7 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 	}
 	var link string
 	if h.presigned != nil {
-		link, err = h.presigned.SignedURL(r.Context(), f.ID, auth.LinkLifetime, f.MimeType, contentDisposition(f.Name))
+		link, err = h.presigned.SignedURL(r.Context(), f.ID, auth.LinkLifetime, servedType(f.MimeType), contentDisposition(f.Name))
 	} else {
 		link, err = h.localLink(r.Context(), f.ID)
 	}

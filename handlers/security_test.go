@@ -339,3 +339,52 @@ func TestNamesDropInvisibleCharacters(t *testing.T) {
 		t.Errorf("a name of format characters only: %d, want 422", res.status)
 	}
 }
+
+// TestServedContentType: a download is sent as its recorded type only when
+// browsers do not run that type (documents, images, plain text, XML, CSV,
+// ZIP); every other type, the uploader's choice, goes out as
+// application/octet-stream, with nosniff on the local route and in the
+// bucket's signed link's response override.
+func TestServedContentType(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		for uploaded, served := range map[string]string{
+			"application/pdf":              "application/pdf",
+			"image/png":                    "image/png",
+			"text/plain; charset=utf-8":    "text/plain; charset=utf-8",
+			"text/csv":                     "text/csv",
+			"application/zip":              "application/zip",
+			"APPLICATION/XML":              "application/xml",
+			"text/html":                    "application/octet-stream",
+			"text/html; charset=utf-8":     "application/octet-stream",
+			"text/javascript":              "application/octet-stream",
+			"image/svg+xml":                "application/octet-stream",
+			"application/xhtml+xml":        "application/octet-stream",
+			"":                             "application/octet-stream", // sniffed as text/html
+			"application/octet-stream":     "application/octet-stream",
+			"text/plain; charset=\"x\\\"y": "application/octet-stream",
+		} {
+			content := []byte("<html><script>alert(1)</script></html>")
+			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("a.bin", uploaded, content))
+			link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+			if store == bucketStore {
+				u, err := url.Parse(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := u.Query().Get("response-content-type"); got != served {
+					t.Errorf("%q: the bucket's link overrides Content-Type with %q, want %q", uploaded, got, served)
+				}
+				continue
+			}
+			res := api.flMustDownload(t, link, content)
+			if got := res.header.Get("Content-Type"); got != served {
+				t.Errorf("%q (recorded %q): served as %q, want %q", uploaded, f.MimeType, got, served)
+			}
+			if res.header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%q: no nosniff", uploaded)
+			}
+		}
+	})
+}
