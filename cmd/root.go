@@ -90,6 +90,8 @@ type Config struct {
 	// SMTPURL is the relay that sends the mails, and MailFrom their sender
 	// address; both "" sends none.
 	SMTPURL, MailFrom string
+	// SMTPURLFile is a file holding SMTPURL, read at start.
+	SMTPURLFile string
 	// MailQuota is how many mails a firm may send an hour; 0 is
 	// db.DefaultMailQuota.
 	MailQuota int
