@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
+
+	"acctapi/mail"
 )
 
 // Validation follows Zod's issue model, so that callers who know Zod errors
@@ -254,20 +256,19 @@ func checkControls(v *validator, path []any, s string, text bool) bool {
 	return true
 }
 
-// emailPattern is deliberately plain: one @, no spaces, a dot in the domain.
-var emailPattern = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
-
 // maxEmail is the longest address SMTP carries.
 const maxEmail = 254
 
-// email reads an email address, trimmed and lower-cased.
+// email reads an email address, trimmed and lower-cased: a mailbox as SMTP
+// carries it (mail.ValidMailbox), which goes into RCPT TO and the To header
+// as it is.
 func (o *object) email(name string, p presence) field[string] {
 	f := o.string(name, stringRule{presence: p &^ nullable, trim: true, max: maxEmail})
 	if !f.Set {
 		return f
 	}
 	f.Value = strings.ToLower(f.Value)
-	if !emailPattern.MatchString(f.Value) {
+	if !mail.ValidMailbox(f.Value) {
 		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "email", Message: "Invalid email"})
 		return field[string]{}
 	}
