@@ -111,7 +111,7 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	if view.Collect.Status == db.CollectSubmitted {
 		return nil, errCollectSubmitted
 	}
-	up, err := h.readUpload(w, r)
+	up, err := h.readUpload(w, r, "link:"+hex.EncodeToString(auth.HashCollectToken(token)), h.uploadLimits.perLink, "through this link")
 	if up.file != nil {
 		defer h.files.Discard(up.file)
 	}

@@ -86,7 +86,7 @@ type upload struct {
 
 // uploadFile answers POST /v1/files.
 func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	up, err := h.readUpload(w, r)
+	up, err := h.readUpload(w, r, "key:"+stateOf(r).keyID, h.uploadLimits.perKey, "under this API key")
 	if up.file != nil {
 		defer h.files.Discard(up.file)
 	}
@@ -155,8 +155,10 @@ func (h *Handler) keep(r *http.Request, up *upload, name string, record func(db.
 }
 
 // readUpload reads a multipart/form-data body: the file part streams to the
-// file store (never whole in memory), the other parts are form fields.
-func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
+// file store (never whole in memory), the other parts are form fields. The
+// upload counts as one of owner's, which may run max at once (what names
+// owner in the answer past it), and must keep the minimum rate.
+func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner string, max int, what string) (*upload, error) {
 	up := &upload{fields: map[string][]string{}}
 	mediaType, params, err := mime.ParseMediaType(contentType(r))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
@@ -166,13 +168,19 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	if r.ContentLength > limit {
 		return up, errFileTooLarge(h.maxUpload)
 	}
+	release, err := h.uploads.take(owner, max, h.uploadLimits.perServer, what)
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(uploadBusyRetryAfter))
+		return up, err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	stream := &progress{r: http.MaxBytesReader(w, r.Body, limit), extend: func(t time.Time) {
 		// Where a connection has no deadlines, the server's timeouts stay.
 		_ = rc.SetReadDeadline(t)
 		_ = rc.SetWriteDeadline(t)
-	}}
-	stream.extend(time.Now().Add(transferIdle))
+	}, start: time.Now(), grace: h.uploadLimits.grace, minRate: h.uploadLimits.minRate}
+	stream.extend(stream.deadline(stream.start))
 	body := &tailReader{r: stream, keep: len(params["boundary"]) + 1024}
 	headers := &partHeaderLimit{r: body}
 	parts := multipart.NewReader(headers, params["boundary"])

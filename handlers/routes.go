@@ -68,6 +68,9 @@ type Handler struct {
 	idempotency idempotencyLocks
 	// verified holds the stored files whose bytes matched their record.
 	verified verifiedFiles
+	// uploads counts the uploads running, which uploadLimits bound.
+	uploads      uploadSlots
+	uploadLimits uploadLimits
 
 	baseURL   string
 	files     FileStore
@@ -120,7 +123,7 @@ func New(cfg Config) (*Handler, error) {
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail, trustedProxies: cfg.TrustedProxies,
-		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits,
 	}
 	if h.now == nil {
 		h.now = time.Now
