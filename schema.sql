@@ -208,7 +208,7 @@ CREATE TABLE mail_outbox (
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
     updated_at      INTEGER NOT NULL,
-    sent_at         INTEGER,
+    sent_at         INTEGER, counted_at INTEGER,
     CHECK ((kind = 'collect_reminder') = (remind_before IS NOT NULL)),
     CHECK (kind NOT IN ('collect_link', 'collect_reminder') OR session_id IS NOT NULL)
 );
@@ -440,6 +440,8 @@ CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, create
 CREATE INDEX labels_workspace_name ON labels (client_id, workspace_id, name, id);
 
 CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+
+CREATE INDEX mail_outbox_quota ON mail_outbox (firm_id, counted_at);
 
 CREATE INDEX mail_outbox_session ON mail_outbox (session_id, kind);
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -40,6 +41,10 @@ type Config struct {
 	LogFormat       string
 	ShutdownTimeout time.Duration
 	MaxUploadBytes  int64
+	// TrustedProxies are the reverse proxies, as addresses or CIDR
+	// prefixes, whose X-Forwarded-For or Forwarded header names the caller
+	// that the limits per address count.
+	TrustedProxies []string
 	// Storage says where the bytes of uploads are kept.
 	Storage StorageConfig
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -85,6 +90,11 @@ type Config struct {
 	// SMTPURL is the relay that sends the mails, and MailFrom their sender
 	// address; both "" sends none.
 	SMTPURL, MailFrom string
+	// SMTPURLFile is a file holding SMTPURL, read at start.
+	SMTPURLFile string
+	// MailQuota is how many mails a firm may send an hour; 0 is
+	// db.DefaultMailQuota.
+	MailQuota int
 	// SMTPRootCAs verifies the relay's certificate; nil (the only value
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
@@ -145,6 +155,15 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
+// envList splits a comma-separated environment variable; nil when unset.
+func envList(name string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
 func envBool(name string, fallback bool) bool {
 	if v, err := strconv.ParseBool(os.Getenv(name)); err == nil {
 		return v
@@ -171,7 +190,7 @@ func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 	return db.Open(cfg.DatabasePath(), db.Options{
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
-		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom),
+		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom), MailQuota: cfg.MailQuota,
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os/signal"
 	"strings"
 	"sync"
@@ -60,12 +61,38 @@ differs from this binary's: run acctapi migrate first.`,
 		"largest file an upload may hold, in bytes (env ACCTAPI_MAX_UPLOAD_BYTES)")
 	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
+	flags.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", envList("ACCTAPI_TRUSTED_PROXIES"),
+		"reverse proxies (addresses or CIDR prefixes, comma-separated) whose X-Forwarded-For or Forwarded header names the caller; "+
+			"no other peer's is believed (env ACCTAPI_TRUSTED_PROXIES)")
 	addOperationsFlags(cmd, cfg)
 	addStorageFlags(cmd, &cfg.Storage)
 	addSweepFlag(cmd, &cfg.Storage)
 	addMailFlags(cmd, cfg)
 	addAnalysisFlags(cmd, cfg)
 	return cmd
+}
+
+// parseTrustedProxies reads --trusted-proxies: each an address (one host)
+// or a CIDR prefix.
+func parseTrustedProxies(list []string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if addr, err := netip.ParseAddr(s); err == nil {
+			addr = addr.Unmap()
+			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is neither an address nor a CIDR prefix", s)
+		}
+		prefixes = append(prefixes, p.Masked())
+	}
+	return prefixes, nil
 }
 
 // defaultMaxUpload is the largest upload when none is configured: 100 MiB.
@@ -112,6 +139,9 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMailQuota(cfg); err != nil {
+		return nil, err
+	}
 	measured := newServeMetrics(cfg)
 	store, err := openStoreObserved(cfg, measured.batchObserver())
 	if err != nil {
@@ -124,6 +154,11 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	case maxUpload < 0:
 		store.Close()
 		return nil, fmt.Errorf("--max-upload-bytes must be positive")
+	}
+	proxies, err := parseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		store.Close()
+		return nil, err
 	}
 	files, err := openFiles(ctx, cfg.Storage, cfg.FilesPath(), maxUpload, cfg.Now)
 	if err != nil {
@@ -169,6 +204,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Observer:             measured.requestObserver(),
 		Now:                  cfg.Now,
 		Mail:                 relay != nil,
+		TrustedProxies:       proxies,
 	})
 	if err != nil {
 		s.Close()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -1024,10 +1026,17 @@ func TestCollectRateLimit(t *testing.T) {
 				t.Fatalf("guess %d: %d, RateLimit-Remaining %s", i, res.status, res.header.Get("RateLimit-Remaining"))
 			}
 		}
-		for _, token := range []string{"guess", s.Token} {
+		// Malformed and unknown tokens stay refused; a link that exists
+		// keeps working, its upload and submit included, whatever its
+		// address spent on guesses.
+		for _, token := range []string{"guess", fmt.Sprintf("%043d", 0)} {
 			res, _ := api.clView(t, token)
 			wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
 		}
+		if res, _ := api.clView(t, other.Token); res.status != http.StatusOK {
+			t.Errorf("a link that exists, from a spent address: %d %s", res.status, res.body)
+		}
+		api.clMustUpload(t, other.Token, c.Items[0].ID, flFilePart("a.pdf", "", []byte("a")))
 		// A spent address still reaches the keyed API.
 		if res := api.clDo(f, "GET", "/v1/collects/"+c.ID, nil); res.status != http.StatusOK {
 			t.Errorf("keyed API from a spent address: %d", res.status)
@@ -1037,4 +1046,76 @@ func TestCollectRateLimit(t *testing.T) {
 			t.Errorf("after a minute: %d", res.status)
 		}
 	})
+}
+
+func TestCollectTrustedProxies(t *testing.T) {
+	spend := func(t *testing.T, api *testAPI, header http.Header) {
+		t.Helper()
+		for i := 1; i <= collectFailedTokenLimit; i++ {
+			res := api.do(request{method: "GET", path: fmt.Sprintf("/v1/collect-sessions/%043d", i), header: header})
+			if res.status != http.StatusNotFound {
+				t.Fatalf("guess %d: %d", i, res.status)
+			}
+		}
+	}
+	guess := func(api *testAPI, header http.Header) int {
+		return api.do(request{method: "GET", path: "/v1/collect-sessions/guess", header: header}).status
+	}
+	xff := func(v string) http.Header { return http.Header{"X-Forwarded-For": {v}} }
+
+	t.Run("behind a trusted proxy each caller has its budget", func(t *testing.T) {
+		api := newTestAPI(t, func(c *Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
+		// The right-most address not trusted is the caller's: what the
+		// caller itself wrote left of it is not believed.
+		spend(t, api, xff("198.51.100.9, 203.0.113.5"))
+		if got := guess(api, xff("203.0.113.5")); got != http.StatusTooManyRequests {
+			t.Errorf("the spent caller: %d", got)
+		}
+		if got := guess(api, xff("203.0.113.6")); got != http.StatusNotFound {
+			t.Errorf("another caller behind the proxy: %d", got)
+		}
+		if got := guess(api, http.Header{"Forwarded": {`for="203.0.113.5:4711"`}}); got != http.StatusTooManyRequests {
+			t.Errorf("the spent caller named by Forwarded: %d", got)
+		}
+		if got := guess(api, http.Header{"Forwarded": {"for=203.0.113.7"}}); got != http.StatusNotFound {
+			t.Errorf("another caller named by Forwarded: %d", got)
+		}
+	})
+	t.Run("no proxy is trusted unless named", func(t *testing.T) {
+		api := newTestAPI(t)
+		spend(t, api, xff("203.0.113.5"))
+		if got := guess(api, xff("203.0.113.6")); got != http.StatusTooManyRequests {
+			t.Errorf("X-Forwarded-For from a peer not trusted changed the address: %d", got)
+		}
+	})
+}
+
+func TestClientHost(t *testing.T) {
+	h := &Handler{trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+	for _, tt := range []struct {
+		name, peer string
+		header     http.Header
+		want       string
+	}{
+		{"peer not trusted", "192.0.2.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5"}}, "192.0.2.1"},
+		{"trusted peer, no header", "10.0.0.1:1", nil, "10.0.0.1"},
+		{"right-most not trusted", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"1.1.1.1, 203.0.113.5, 10.0.0.2"}}, "203.0.113.5"},
+		{"several headers are one list", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5", "203.0.113.6"}}, "203.0.113.6"},
+		{"garbage stops the walk", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5, junk, 10.0.0.3"}}, "10.0.0.3"},
+		{"all trusted", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"10.0.0.9"}}, "10.0.0.9"},
+		{"IPv6 peer", "[::1]:1", http.Header{"Forwarded": {`for="[2001:db8::1]:80";proto=https, for=10.0.0.4`}}, "2001:db8::1"},
+		{"mapped IPv4", "[::ffff:10.0.0.1]:1", http.Header{"X-Forwarded-For": {"::ffff:203.0.113.5"}}, "203.0.113.5"},
+		{"X-Forwarded-For before Forwarded", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5"}, "Forwarded": {"for=203.0.113.6"}}, "203.0.113.5"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr, r.Header = tt.peer, tt.header
+			if r.Header == nil {
+				r.Header = http.Header{}
+			}
+			if got := h.clientHost(r); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
 }

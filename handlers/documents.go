@@ -154,8 +154,9 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
 }
 
-// fileName is a file name as a person sets it: the limits of an upload's.
-var fileName = stringRule{trim: true, min: 1, max: maxFileName}
+// fileName is a file name as a person sets it: the limits of an upload's,
+// without format characters.
+var fileName = stringRule{trim: true, name: true, min: 1, max: maxFileName}
 
 // fileText answers GET /v1/files/{id}/text.
 func (h *Handler) fileText(w http.ResponseWriter, r *http.Request, p httprouter.Params) {

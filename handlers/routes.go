@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 
@@ -48,6 +49,9 @@ type Config struct {
 	// Mail says that mail is sent (an SMTP relay is configured): collect
 	// links given an address and invitations are queued for mailing.
 	Mail bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For or
+	// Forwarded header names the caller; no other peer's is believed.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the API.
@@ -64,6 +68,9 @@ type Handler struct {
 	idempotency idempotencyLocks
 	// verified holds the stored files whose bytes matched their record.
 	verified verifiedFiles
+	// uploads counts the uploads running, which uploadLimits bound.
+	uploads      uploadSlots
+	uploadLimits uploadLimits
 
 	baseURL   string
 	files     FileStore
@@ -77,6 +84,7 @@ type Handler struct {
 	observer             RequestObserver
 	now                  func() time.Time
 	mail                 bool
+	trustedProxies       []netip.Prefix
 }
 
 // FileStore keeps the bytes of uploads, declared here where they are
@@ -114,8 +122,8 @@ func New(cfg Config) (*Handler, error) {
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
-		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail,
-		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail, trustedProxies: cfg.TrustedProxies,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits,
 	}
 	if h.now == nil {
 		h.now = time.Now
