@@ -1,0 +1,388 @@
+package docfields
+
+import (
+	"regexp"
+	"strings"
+)
+
+// vatFormats are the VAT id shapes of the EU states and their neighbours,
+// after the two-letter prefix, without spaces.
+var vatFormats = map[string]*regexp.Regexp{
+	"DE": regexp.MustCompile(`^\d{9}$`),
+	"AT": regexp.MustCompile(`^U\d{8}$`),
+	"FR": regexp.MustCompile(`^[0-9A-HJ-NP-Z]{2}\d{9}$`),
+	"NL": regexp.MustCompile(`^\d{9}B\d{2}$`),
+	"BE": regexp.MustCompile(`^[01]\d{9}$`),
+	"LU": regexp.MustCompile(`^\d{8}$`),
+	"IT": regexp.MustCompile(`^\d{11}$`),
+	"ES": regexp.MustCompile(`^[0-9A-Z]\d{7}[0-9A-Z]$`),
+	"PL": regexp.MustCompile(`^\d{10}$`),
+	"DK": regexp.MustCompile(`^\d{8}$`),
+	"SE": regexp.MustCompile(`^\d{10}01$`),
+	"FI": regexp.MustCompile(`^\d{8}$`),
+	"IE": regexp.MustCompile(`^\d[0-9A-Z+*]\d{5}[A-Z]{1,2}$`),
+	"PT": regexp.MustCompile(`^\d{9}$`),
+	"CZ": regexp.MustCompile(`^\d{8,10}$`),
+	"SK": regexp.MustCompile(`^\d{10}$`),
+	"HU": regexp.MustCompile(`^\d{8}$`),
+	"SI": regexp.MustCompile(`^\d{8}$`),
+	"HR": regexp.MustCompile(`^\d{11}$`),
+	"RO": regexp.MustCompile(`^\d{2,10}$`),
+	"BG": regexp.MustCompile(`^\d{9,10}$`),
+	"EL": regexp.MustCompile(`^\d{9}$`),
+	"CY": regexp.MustCompile(`^\d{8}[A-Z]$`),
+	"EE": regexp.MustCompile(`^\d{9}$`),
+	"LV": regexp.MustCompile(`^\d{11}$`),
+	"LT": regexp.MustCompile(`^(\d{9}|\d{12})$`),
+	"MT": regexp.MustCompile(`^\d{8}$`),
+	"GB": regexp.MustCompile(`^(\d{9}|\d{12})$`),
+	"XI": regexp.MustCompile(`^(\d{9}|\d{12})$`),
+	"CH": regexp.MustCompile(`^E\d{9}$`),
+	"NO": regexp.MustCompile(`^\d{9}$`),
+}
+
+// reVATish finds what may be a VAT id: a country prefix then digits,
+// allowing the spaces, dots and hyphens pages put in ("DE 123 456 789",
+// "CHE-123.456.789", "FR 12 345678901").
+var reVATish = regexp.MustCompile(`(?i)\b(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIO]){6,13})`)
+
+type vatTok struct {
+	id         string
+	start, end int
+	checked    bool // the check digits agree
+}
+
+// vatsIn finds VAT ids on a line. OCR confusions in the digit part are
+// undone before the format check.
+func vatsIn(s string) []vatTok {
+	var out []vatTok
+	for _, m := range reVATish.FindAllStringSubmatchIndex(s, 10) {
+		cc := strings.ToUpper(strings.ReplaceAll(s[m[2]:m[3]], " ", ""))
+		body := s[m[4]:m[5]]
+		// Take the longest prefix of body that has the country's shape.
+		var compact []byte
+		var ends []int
+		for i := 0; i < len(body); i++ {
+			c := body[i]
+			if c == ' ' || c == '.' || c == '-' {
+				continue
+			}
+			compact = append(compact, c)
+			ends = append(ends, i+1)
+		}
+		country := cc
+		switch cc {
+		case "ATU":
+			country, compact = "AT", append([]byte("U"), compact...)
+			ends = append([]int{0}, ends...)
+		case "CHE":
+			country, compact = "CH", append([]byte("E"), compact...)
+			ends = append([]int{0}, ends...)
+		}
+		f := vatFormats[country]
+		if f == nil {
+			continue
+		}
+		for n := len(compact); n >= 7; n-- {
+			cand := fixVATBody(country, string(compact[:n]))
+			// The id must end where the token ends: not inside a longer number.
+			end := m[4] + ends[n-1]
+			if end < len(s) && (isNum(s[end]) || isLetter(s[end]) && n < len(compact)) {
+				if isNum(s[end]) {
+					continue
+				}
+			}
+			if f.MatchString(cand) {
+				id := country + cand
+				if country == "CH" {
+					id = "CHE" + cand[1:]
+				}
+				out = append(out, vatTok{id: id, start: m[0], end: end, checked: vatChecks(country, cand)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fixVATBody undoes OCR letter-for-digit confusions in a VAT id's body,
+// except where the country's format has letters.
+func fixVATBody(country, s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if (country == "AT" || country == "CH") && i == 0 {
+			continue
+		}
+		if country == "NL" && i == 9 {
+			if c == '8' {
+				b[i] = 'B'
+			}
+			continue
+		}
+		if country == "FR" && i < 2 || country == "ES" || country == "IE" || country == "CY" {
+			continue
+		}
+		switch c {
+		case 'O', 'D', 'Q':
+			b[i] = '0'
+		case 'L', 'I', '|':
+			b[i] = '1'
+		case 'S':
+			b[i] = '5'
+		case 'B':
+			b[i] = '8'
+		case 'Z':
+			b[i] = '2'
+		case 'G':
+			b[i] = '6'
+		}
+	}
+	return string(b)
+}
+
+// vatChecks verifies the check digits of the countries whose rule is
+// public and simple; for the others, the format is all we know.
+func vatChecks(country, s string) bool {
+	switch country {
+	case "DE":
+		// ISO 7064 MOD 11,10.
+		p := 10
+		for i := 0; i < 8; i++ {
+			sum := (int(s[i]-'0') + p) % 10
+			if sum == 0 {
+				sum = 10
+			}
+			p = (2 * sum) % 11
+		}
+		c := 11 - p
+		if c == 10 {
+			c = 0
+		}
+		return c == int(s[8]-'0')
+	case "AT":
+		sum := 0
+		for i := 1; i < 8; i++ {
+			d := int(s[i] - '0')
+			if i%2 == 0 {
+				d *= 2
+				d = d/10 + d%10
+			}
+			sum += d
+		}
+		c := (96 - sum) % 10
+		if c < 0 {
+			c += 10
+		}
+		return c == int(s[8]-'0')
+	case "FR":
+		if !isNum(s[0]) || !isNum(s[1]) {
+			return true
+		}
+		var n int64
+		for _, c := range s[2:] {
+			n = n*10 + int64(c-'0')
+		}
+		key := (12 + 3*(n%97)) % 97
+		return key == int64(s[0]-'0')*10+int64(s[1]-'0')
+	case "BE":
+		var n int64
+		for _, c := range s[:8] {
+			n = n*10 + int64(c-'0')
+		}
+		return 97-n%97 == int64(s[8]-'0')*10+int64(s[9]-'0')
+	case "IT":
+		return luhn(s)
+	}
+	return true
+}
+
+func luhn(s string) bool {
+	sum := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		d := int(s[i] - '0')
+		if (len(s)-1-i)%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// ibanLengths are the IBAN lengths per country (SWIFT registry).
+var ibanLengths = map[string]int{
+	"DE": 22, "AT": 20, "CH": 21, "LI": 21, "FR": 27, "MC": 27, "NL": 18, "BE": 16, "LU": 20, "IT": 27,
+	"ES": 24, "PT": 25, "GB": 22, "IE": 22, "PL": 28, "DK": 18, "SE": 24, "FI": 18, "NO": 15, "CZ": 24,
+	"SK": 24, "HU": 28, "SI": 19, "HR": 21, "RO": 24, "BG": 22, "GR": 27, "CY": 28, "EE": 20, "LV": 21,
+	"LT": 20, "MT": 31, "IS": 26, "SM": 27, "AD": 24, "TR": 26,
+}
+
+// ibanAllDigits are the countries whose BBAN is digits only: there OCR's
+// O/l confusions can be undone safely.
+var ibanAllDigits = map[string]bool{
+	"DE": true, "AT": true, "CH": true, "BE": true, "PL": true, "DK": true, "FI": true, "NO": true, "CZ": true,
+	"SK": true, "HU": true, "SI": true, "HR": true, "EE": true, "LT": true, "ES": true, "PT": true, "SE": true,
+}
+
+var reIBANish = regexp.MustCompile(`\b([A-Z]{2})\s?([0-9OlI]{2})((?:\s?[0-9A-Za-z|]){10,32})`)
+
+type ibanTok struct {
+	iban       string
+	start, end int
+}
+
+// ibansIn finds IBANs that pass the mod-97 check, in the country's length.
+func ibansIn(s string) []ibanTok {
+	var out []ibanTok
+	for _, m := range reIBANish.FindAllStringSubmatchIndex(s, 10) {
+		cc := s[m[2]:m[3]]
+		n := ibanLengths[cc]
+		if n == 0 {
+			continue
+		}
+		var b []byte
+		end := m[4]
+		for i := m[4]; i < m[7] && len(b) < n-2; i++ {
+			if s[i] == ' ' {
+				continue
+			}
+			b = append(b, s[i])
+			end = i + 1
+		}
+		if len(b) != n-2 {
+			continue
+		}
+		body := string(b)
+		cand := cc + strings.ToUpper(body)
+		if !ibanValid(cand) {
+			fixed := cc + fixIBANBody(cc, body)
+			if !ibanValid(fixed) {
+				continue
+			}
+			cand = fixed
+		}
+		out = append(out, ibanTok{iban: cand, start: m[0], end: end})
+	}
+	return out
+}
+
+func fixIBANBody(cc, body string) string {
+	b := []byte(strings.ToUpper(body))
+	for i, c := range b {
+		if i >= 2 && !ibanAllDigits[cc] {
+			continue
+		}
+		switch c {
+		case 'O', 'D', 'Q':
+			b[i] = '0'
+		case 'L', 'I', '|':
+			b[i] = '1'
+		case 'S':
+			b[i] = '5'
+		case 'B':
+			b[i] = '8'
+		case 'Z':
+			b[i] = '2'
+		}
+	}
+	return string(b)
+}
+
+// ibanValid checks the ISO 13616 mod-97 checksum.
+func ibanValid(s string) bool {
+	if len(s) < 15 || len(s) > 34 {
+		return false
+	}
+	r := s[4:] + s[:4]
+	rem := 0
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			v := int(c-'A') + 10
+			rem = (rem*100 + v) % 97
+		default:
+			return false
+		}
+	}
+	return rem == 1
+}
+
+// reDocNo is the shape of a document number: letters, digits and the
+// joiners numbers use, at least one digit.
+var reDocNo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9\-/._#]*`)
+
+// docNoAfter reads a document number at the start of s (the text after a
+// label): it skips what separates label and value, and stops at a glued
+// word ("RE-0042Datum").
+func docNoAfter(s string) (string, int) {
+	i := 0
+	for i < len(s) && strings.IndexByte(" :#.-=", s[i]) >= 0 {
+		i++
+	}
+	// "Nr.", "No.", "n°" between the label and the value.
+	low := strings.ToLower(s[i:])
+	for _, p := range []string{"nr.", "nr", "no.", "no", "n°", "nº", "number", "nummer", "#"} {
+		if strings.HasPrefix(low, p) && (len(low) == len(p) || !isLetter(low[len(p)])) {
+			i += len(p)
+			for i < len(s) && strings.IndexByte(" :#.", s[i]) >= 0 {
+				i++
+			}
+			break
+		}
+	}
+	m := reDocNo.FindString(s[i:])
+	if m == "" {
+		return "", -1
+	}
+	// Cut at a word glued after a digit: "0042Datum", "0042Kunde".
+	for k := 1; k+2 < len(m); k++ {
+		if isNum(m[k-1]) && m[k] >= 'A' && m[k] <= 'Z' && m[k+1] >= 'a' && m[k+1] <= 'z' && m[k+2] >= 'a' && m[k+2] <= 'z' {
+			m = m[:k]
+			break
+		}
+	}
+	m = strings.TrimRight(m, "-/._#")
+	if len(m) < 2 && !(len(m) == 1 && isNum(m[0])) || len(m) > 32 {
+		return "", -1
+	}
+	m = fixDocNo(m)
+	if !strings.ContainsAny(m, "0123456789") {
+		return "", -1
+	}
+	return m, i
+}
+
+// fixDocNo undoes OCR confusions in the digit groups of a number:
+// "RE-2O18-OO42" becomes "RE-2018-0042"; letter groups stay.
+func fixDocNo(s string) string {
+	b := []byte(s)
+	segStart := 0
+	for i := 0; i <= len(b); i++ {
+		if i < len(b) && (isNum(b[i]) || isLetter(b[i]) || b[i] == '|') {
+			continue
+		}
+		seg := b[segStart:i]
+		digits, conf := 0, 0
+		for _, c := range seg {
+			if isNum(c) {
+				digits++
+			} else if digitFor(c) != 0 {
+				conf++
+			}
+		}
+		if digits > 0 && digits+conf == len(seg) && digits >= conf {
+			for k, c := range seg {
+				if d := digitFor(c); d != 0 && !isNum(c) {
+					seg[k] = d
+				}
+			}
+		}
+		segStart = i + 1
+	}
+	return string(b)
+}

@@ -1,0 +1,258 @@
+package docfields
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+var (
+	// A sender line above the address window: "Muster GmbH · Hauptstr. 1 · 12345 Berlin".
+	reSenderLine  = regexp.MustCompile(`^\s*([^·•|,]{2,60}?)\s*(?:[·•|]|\s-\s|,)\s*.*\b\d{4,5}\s+\pL`)
+	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|Steuerberater(?:in)?|Rechtsanw[äa]lt(?:in|e)?|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Gaststätte|Hotel|Café|Cafe)(?:$|[\s.,)])`)
+	reBankName    = regexp.MustCompile(`(?i)(sparkasse|volksbank|raiffeisenbank|\bbank\b|\w+bank\b|postbank|commerzbank|\bing\b|\bdkb\b|\bn26\b|comdirect|consorsbank|\bbanque\b|crédit|credit agricole|caisse d'épargne|\bpsd\b|\bgls\b|hypovereinsbank|unicredit|targobank|santander|barclays|hsbc|revolut)`)
+	reFinanzamt   = regexp.MustCompile(`(?i)^\s*(finanzamt\s+[\pL\- ]+|hm revenue & customs|hmrc|direction générale des finances publiques|internal revenue service|bundeszentralamt für steuern)`)
+	rePostcode    = regexp.MustCompile(`\b(?:D-|A-|CH-|F-)?\d{4,5}\s+\pL`)
+	reStreet      = regexp.MustCompile(`(?i)(str\.|straße|strasse|weg\b|allee|platz|gasse|ring\b|damm\b|ufer\b|chaussee|street|road|\brd\.|avenue|\bave\b|rue\b|boulevard|bd\b|\d+\s*[a-z]?\s*$)`)
+	reContactish  = regexp.MustCompile(`(?i)(tel|fax|e-?mail|www\.|http|@|iban|bic|ust|vat|steuer|amtsgericht|hrb|geschäftsführ|seite|page|sitz|registergericht|bankverbindung)`)
+	reRecipStart  = regexp.MustCompile(`(?i)^\s*(herrn?|frau|eheleute|familie|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|m\.)\s+\pL`)
+	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\s*:?\s*`)
+	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*`)
+)
+
+// recipientLines marks the lines of the recipient's address: after a
+// sender line or a recipient label ("Rechnungsempfänger", "Bill to"), or
+// opened by a salutation ("Herrn", "Mrs"), up to a blank line.
+func (a *analysis) recipientLines() []bool {
+	n := len(a.d.lines)
+	rec := make([]bool, n)
+	mark := func(from, max int) {
+		for k := from; k < n && k < from+max; k++ {
+			t := strings.TrimSpace(a.d.lines[k].raw)
+			if t == "" {
+				if k > from {
+					return
+				}
+				continue
+			}
+			rec[k] = true
+		}
+	}
+	for i, l := range a.d.lines {
+		if l.page > 0 || i > 60 {
+			break
+		}
+		t := strings.TrimSpace(l.raw)
+		if t == "" {
+			continue
+		}
+		first := t
+		if cs := cells(l.raw); len(cs) > 0 {
+			first = cs[0].text
+		}
+		switch {
+		case a.isSenderLine(i):
+			mark(i+1, 6)
+		case reRecipLabel.MatchString(first):
+			if rest := reRecipLabel.ReplaceAllString(first, ""); strings.TrimSpace(rest) != "" {
+				rec[i] = true
+				mark(i+1, 5)
+			} else {
+				mark(i+1, 6)
+			}
+		case reRecipStart.MatchString(first):
+			rec[i] = true
+			mark(i+1, 4)
+		}
+	}
+	return rec
+}
+
+func (a *analysis) isSenderLine(i int) bool {
+	t := strings.TrimSpace(a.d.lines[i].raw)
+	if len(t) > 120 || !rePostcode.MatchString(t) {
+		return false
+	}
+	seps := strings.Count(t, "·") + strings.Count(t, "•") + strings.Count(t, "|") + strings.Count(t, " - ")
+	if seps >= 2 {
+		return true
+	}
+	// Comma-separated, small, one line: "Muster GmbH, Hauptstr. 1, 12345 Berlin".
+	return strings.Count(t, ",") >= 2 && len(cells(a.d.lines[i].raw)) == 1 && i < 30 && reLegalForm.MatchString(t)
+}
+
+type nameCand struct {
+	v     string
+	score float64
+}
+
+// pickIssuer chooses the issuer's name. Named by a label ("Verkäufer:")
+// first; then the first part of a sender line; then a line with a legal
+// form (GmbH, Ltd, SARL) outside the address window, at the top before
+// the footer; then, for a bank statement, the bank and for a tax notice
+// the office; else the letterhead's first line.
+func (a *analysis) pickIssuer() string {
+	var cs []nameCand
+	n := len(a.d.lines)
+	recipNames := map[string]bool{}
+	for i, l := range a.d.lines {
+		if a.recip[i] {
+			for _, c := range cells(l.raw) {
+				recipNames[normName(c.text)] = true
+			}
+		}
+	}
+	add := func(v string, s float64) {
+		v = cleanName(v)
+		if v == "" || recipNames[normName(v)] || !plausibleName(v) {
+			return
+		}
+		cs = append(cs, nameCand{v, s})
+	}
+	for i, l := range a.d.lines {
+		if strings.TrimSpace(l.raw) == "" {
+			continue
+		}
+		top := l.page == 0 && i < 15
+		foot := i > n*2/3
+		for ci, c := range cells(l.raw) {
+			if m := reIssuerLabel.FindStringIndex(c.text); m != nil {
+				rest := strings.TrimSpace(c.text[m[1]:])
+				if rest == "" && i+1 < n {
+					if nc := cells(a.d.lines[i+1].raw); len(nc) > 0 {
+						rest = nc[0].text
+					}
+				}
+				add(firstSegment(rest), 6)
+			}
+			if ci == 0 && a.isSenderLine(i) {
+				if m := reSenderLine.FindStringSubmatch(l.raw); m != nil {
+					add(m[1], 5)
+				}
+			}
+			if a.recip[i] && c.start < 40 {
+				continue
+			}
+			if reLegalForm.MatchString(c.text) && !reRecipLabel.MatchString(c.text) {
+				s := 3.0
+				switch {
+				case top:
+					s += 1
+				case foot:
+					s += 0.6
+				}
+				if a.recip[i] {
+					s -= 1
+				}
+				add(firstSegment(c.text), s-float64(i)*0.002)
+			}
+			switch a.kind {
+			case KindBankStatement:
+				if reBankName.MatchString(c.text) && i < 20 {
+					add(firstSegment(c.text), 4.5-float64(i)*0.01)
+				}
+			case KindTaxNotice:
+				if m := reFinanzamt.FindString(c.text); m != "" {
+					add(m, 5)
+				}
+			}
+		}
+	}
+	// The letterhead: the first line of the first page that is not a
+	// title, a label, a date or an address line.
+	for i, l := range a.d.lines {
+		if l.page > 0 || i > 12 {
+			break
+		}
+		if a.recip[i] {
+			continue
+		}
+		cl := cells(l.raw)
+		if len(cl) == 0 {
+			continue
+		}
+		c := cl[0]
+		if len(cl) > 1 && a.recip[i] {
+			c = cl[len(cl)-1]
+		}
+		s := 2.0
+		if a.kind == KindReceipt {
+			s = 3.5
+		}
+		if len(a.labels[i]) > 0 && a.labels[i][0].start <= c.start+1 || len(a.dates[i]) > 0 || len(a.amounts[i]) > 0 || isKindTitle(c.text) || a.isSenderLine(i) {
+			continue
+		}
+		add(firstSegment(c.text), s-float64(i)*0.05)
+		break
+	}
+	best := nameCand{}
+	for _, c := range cs {
+		if c.score > best.score {
+			best = c
+		}
+	}
+	return best.v
+}
+
+func isKindTitle(s string) bool {
+	for i := range kindWords {
+		k := &kindWords[i]
+		if k.titled && k.re.MatchString(s) && len(strings.Fields(s)) <= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSegment cuts a footer or sender line at its first separator:
+// "Muster GmbH · Sitz Berlin" is "Muster GmbH".
+func firstSegment(s string) string {
+	for _, sep := range []string{" · ", "·", " • ", "•", " | ", "|", " - ", " – ", ", ", "  "} {
+		if i := strings.Index(s, sep); i > 0 {
+			rest := s[i+len(sep):]
+			if sep == ", " && !(rePostcode.MatchString(rest) || reStreet.MatchString(rest) || reContactish.MatchString(rest)) && !strings.HasPrefix(rest, "Inh") {
+				continue
+			}
+			s = s[:i]
+		}
+	}
+	return s
+}
+
+var reNameLead = regexp.MustCompile(`(?i)^(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|arbeitgeber|employer|firma|company|absender)\s*:\s*`)
+
+func cleanName(s string) string {
+	s = reNameLead.ReplaceAllString(strings.TrimSpace(s), "")
+	s = strings.Trim(s, " ,.;:-·•|*_=")
+	if strings.HasSuffix(strings.ToLower(s), " e") {
+		// "Muster e.K." lost its dots.
+		return collapseSpaces(s)
+	}
+	return collapseSpaces(s)
+}
+
+func plausibleName(s string) bool {
+	if len(s) < 2 || len(s) > 90 {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	if letters < 2 || digits > letters {
+		return false
+	}
+	if reContactish.MatchString(s) && !reLegalForm.MatchString(s) {
+		return false
+	}
+	return !rePostcode.MatchString(s)
+}
+
+func normName(s string) string {
+	return strings.ToLower(collapseSpaces(s))
+}
