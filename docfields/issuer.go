@@ -195,9 +195,11 @@ func (a *analysis) pickIssuer() string {
 }
 
 func isKindTitle(s string) bool {
-	for i := range kindWords {
-		k := &kindWords[i]
-		if k.titled && k.re.MatchString(s) && len(strings.Fields(s)) <= 4 {
+	if len(strings.Fields(s)) > 4 {
+		return false
+	}
+	for _, h := range kindMatcher.find(s, fold(s)) {
+		if kindWords[h.id].titled {
 			return true
 		}
 	}

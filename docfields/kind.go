@@ -20,7 +20,7 @@ const (
 
 type kindWord struct {
 	kind string
-	re   *regexp.Regexp
+	text string
 	w    float64
 	// titled: the word names the document when it heads it ("Rechnung",
 	// "Kontoauszug"); other words are evidence found in the body.
@@ -30,8 +30,7 @@ type kindWord struct {
 func kw(kind string, w float64, titled bool, words ...string) []kindWord {
 	var out []kindWord
 	for _, s := range words {
-		out = append(out, kindWord{kind: kind, w: w, titled: titled,
-			re: regexp.MustCompile(`(?i)(?:^|[^\pL])(?:` + fuzzy(s) + `)(?:$|[^\pL])`)})
+		out = append(out, kindWord{kind: kind, w: w, titled: titled, text: s})
 	}
 	return out
 }
@@ -102,6 +101,14 @@ var kindWords = concat(
 		"spendenbescheinigung", "reisekostenabrechnung", "fahrtenbuch", "notice", "avis", "rappel"),
 )
 
+var kindMatcher = func() *matcher {
+	var ps []string
+	for _, k := range kindWords {
+		ps = append(ps, k.text)
+	}
+	return newMatcher(ps)
+}()
+
 func concat(ls ...[]kindWord) []kindWord {
 	var out []kindWord
 	for _, l := range ls {
@@ -131,7 +138,7 @@ func kindOf(d *doc) string {
 		return ""
 	}
 	seen := map[*kindWord]int{}
-	for li, l := range d.lines {
+	for _, l := range d.lines {
 		if strings.TrimSpace(l.raw) == "" {
 			continue
 		}
@@ -139,14 +146,10 @@ func kindOf(d *doc) string {
 		if l.page == 0 {
 			titleLines++
 		}
-		for ci, c := range cells(l.raw) {
-			_ = ci
-			for i := range kindWords {
-				k := &kindWords[i]
-				loc := k.re.FindStringIndex(c.text)
-				if loc == nil {
-					continue
-				}
+		for _, c := range cells(l.raw) {
+			for _, h := range kindMatcher.find(c.text, fold(c.text)) {
+				k := &kindWords[h.id]
+				loc := []int{h.start, h.end}
 				if seen[k] >= 3 {
 					continue
 				}
@@ -165,7 +168,6 @@ func kindOf(d *doc) string {
 				score[k.kind] += w
 			}
 		}
-		_ = li
 	}
 	if reSelfBilled.MatchString(joinedRaw(d)) && score[KindCreditNote] > 0 {
 		score[KindInvoice] += score[KindCreditNote] + 1

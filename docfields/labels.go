@@ -1,10 +1,6 @@
 package docfields
 
-import (
-	"regexp"
-	"sort"
-	"strings"
-)
+import "sort"
 
 // role is what a label says about the value beside or below it.
 type role int
@@ -258,101 +254,25 @@ func labelWeight(r role, text string) float64 {
 	return 1 + float64(min(len(text), 20))/40
 }
 
-type labelRe struct {
-	re   *regexp.Regexp
+type labelDef struct {
 	role role
 	text string
 }
 
-// matcher finds every label of every role in one pass per role.
-var labelRes []labelRe
+var (
+	labelDefs    []labelDef
+	labelMatcher *matcher
+)
 
 func init() {
+	var phrases []string
 	for r := role(0); r < rLast; r++ {
 		for _, l := range labelTable[r] {
-			labelRes = append(labelRes, labelRe{role: r, text: l})
+			labelDefs = append(labelDefs, labelDef{role: r, text: l})
+			phrases = append(phrases, l)
 		}
 	}
-	// One alternation per role, longest first, so that the regexp engine
-	// prefers "rechnungsdatum" over "rechnung".
-	byRole := map[role][]string{}
-	for _, l := range labelRes {
-		byRole[l.role] = append(byRole[l.role], l.text)
-	}
-	labelRes = labelRes[:0]
-	for r := role(0); r < rLast; r++ {
-		ls := byRole[r]
-		if len(ls) == 0 {
-			continue
-		}
-		sort.Slice(ls, func(i, j int) bool { return len(ls[i]) > len(ls[j]) })
-		parts := make([]string, len(ls))
-		for i, l := range ls {
-			parts[i] = fuzzy(l)
-		}
-		re := regexp.MustCompile(`(?i)(?:` + strings.Join(parts, "|") + `)`)
-		re.Longest()
-		labelRes = append(labelRes, labelRe{re: re, role: r})
-	}
-}
-
-// fuzzy turns a label into a pattern that tolerates what OCR and PDF
-// text extraction do to it: lost or doubled spaces, lost dots and
-// hyphens, umlauts spelled out or lost, and letters read as look-alikes.
-func fuzzy(label string) string {
-	var b strings.Builder
-	rs := []rune(label)
-	for i, r := range rs {
-		switch r {
-		case ' ':
-			b.WriteString(`\s*`)
-		case '.':
-			b.WriteString(`\.?\s*`)
-		case '-':
-			b.WriteString(`[-\s]?`)
-		case '\'':
-			b.WriteString(`['’ ]?`)
-		case ',':
-			b.WriteString(`,?`)
-		case '(':
-			b.WriteString(`\(?`)
-		case 'l':
-			b.WriteString(`[l1I|!]`)
-		case 'i':
-			b.WriteString(`[il1!|í]`)
-		case 'o':
-			b.WriteString(`[o0]`)
-		case 'm':
-			b.WriteString(`(?:m|rn|nn)`)
-		case 's':
-			if i == 0 {
-				b.WriteString(`s`)
-			} else {
-				b.WriteString(`[s5]`)
-			}
-		case 'ü':
-			b.WriteString(`(?:ü|ue|u|ii|ù)`)
-		case 'ä':
-			b.WriteString(`(?:ä|ae|a)`)
-		case 'ö':
-			b.WriteString(`(?:ö|oe|o|ő)`)
-		case 'ß':
-			b.WriteString(`(?:ß|ss|B)`)
-		case 'é', 'è', 'ê':
-			b.WriteString(`[éèêe]`)
-		case 'à':
-			b.WriteString(`[àa]`)
-		case 'ç':
-			b.WriteString(`[çc]`)
-		case '°', 'º':
-			b.WriteString(`[°ºo0]`)
-		case '#', '%', '€', '&', '/':
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	return b.String()
+	labelMatcher = newMatcher(phrases)
 }
 
 // found is a label found on a line.
@@ -367,13 +287,9 @@ type found struct {
 // and where two overlap the longer wins.
 func labelsIn(s string) []found {
 	var all []found
-	for _, l := range labelRes {
-		for _, m := range l.re.FindAllStringIndex(s, 20) {
-			if !wordEdgeBefore(s, m[0]) || !wordEdgeAfter(s, m[1], l.role) {
-				continue
-			}
-			all = append(all, found{role: l.role, start: m[0], end: m[1], text: s[m[0]:m[1]]})
-		}
+	for _, h := range labelMatcher.find(s, fold(s)) {
+		d := labelDefs[h.id]
+		all = append(all, found{role: d.role, start: h.start, end: h.end, text: s[h.start:h.end]})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		li, lj := all[i].end-all[i].start, all[j].end-all[j].start
@@ -397,33 +313,4 @@ func labelsIn(s string) []found {
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
 	return kept
-}
-
-func wordEdgeBefore(s string, i int) bool {
-	if i == 0 {
-		return true
-	}
-	c := s[i-1]
-	if c >= 0x80 {
-		// Inside a multi-byte letter (ä, é): not an edge.
-		return false
-	}
-	return !isLetter(c)
-}
-
-func wordEdgeAfter(s string, i int, r role) bool {
-	if i >= len(s) {
-		return true
-	}
-	c := s[i]
-	if c >= 0x80 {
-		return false
-	}
-	if isLetter(c) {
-		// OCR glues a label to the next word: "RechnungsdatumDatum".
-		// Accept only when the next word starts with a capital after a
-		// long label.
-		return false
-	}
-	return true
 }
