@@ -50,7 +50,7 @@ var kindWords = concat(
 		"erstatten", "refund", "rückerstattung", "zu ihren gunsten", "remboursement"),
 	kw(KindReceipt, 3, true, "kassenbon", "kassenbeleg", "quittung", "kundenbeleg", "bewirtungsbeleg", "receipt",
 		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon"),
-	kw(KindReceipt, 1, false, "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
+	kw(KindReceipt, 1, false, "thank you for your visit", "card", "trans", "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
 		"summe eur", "tse", "kasse", "vielen dank für ihren einkauf", "vielen dank für ihren besuch", "cash", "change",
 		"thank you for your purchase", "thank you for shopping", "tisch", "bedienung", "bewirtung", "trinkgeld", "tip",
 		"terminal", "händlerbeleg", "kontaktlos", "contactless", "espèces", "rendu", "merci de votre visite",
@@ -97,7 +97,7 @@ var kindWords = concat(
 		"newsletter", "kündigungsbestätigung", "bestätigung", "einladung", "protokoll", "bewerbung", "lebenslauf",
 		"zeugnis", "versicherungsschein", "police", "rundschreiben", "informationsschreiben", "mitteilung",
 		"bestellung", "purchase order", "packliste", "arbeitsbescheinigung", "bescheinigung", "certificate",
-		"zertifikat", "memo", "brief", "anschreiben", "letter", "sehr geehrte", "dear", "lohnsteuerbescheinigung",
+		"zertifikat", "memo", "lohnsteuerbescheinigung",
 		"spendenbescheinigung", "reisekostenabrechnung", "fahrtenbuch", "notice", "avis", "rappel"),
 )
 
@@ -124,6 +124,11 @@ var reSelfBilled = regexp.MustCompile(`(?i)(gutschriftsverfahren|selbst\s*ausges
 // counts several times a word found in the body, since a page names what
 // it is at the top and mentions many things below.
 func kindOf(d *doc) string {
+	k, _ := kindScores(d)
+	return k
+}
+
+func kindScores(d *doc) (string, map[string]float64) {
 	score := map[string]float64{}
 	letters := 0
 	titleLines := 0
@@ -135,7 +140,7 @@ func kindOf(d *doc) string {
 		}
 	}
 	if letters < 25 {
-		return ""
+		return "", score
 	}
 	seen := map[*kindWord]int{}
 	for _, l := range d.lines {
@@ -166,9 +171,14 @@ func kindOf(d *doc) string {
 					}
 				}
 				score[k.kind] += w
+				if k.kind == KindInvoice && !k.titled {
+					// Billing words are as much a credit note's.
+					score[KindCreditNote] += w
+				}
 			}
 		}
 	}
+	score[KindReceipt] += receiptShape(d)
 	if reSelfBilled.MatchString(joinedRaw(d)) && score[KindCreditNote] > 0 {
 		score[KindInvoice] += score[KindCreditNote] + 1
 	}
@@ -178,21 +188,50 @@ func kindOf(d *doc) string {
 			best, bestScore = k, score[k]
 		}
 	}
-	return best
+	return best, score
 }
 
-// isTitle reports whether a kind word found in a cell heads it: the cell is
-// short, or the word is written in capitals, or it opens the cell.
+// isTitle reports whether a kind word found in a cell heads it: it opens
+// a short cell, or it is written in capitals.
 func isTitle(text string, loc []int) bool {
-	words := len(strings.Fields(text))
-	if words <= 4 {
-		return true
-	}
 	w := strings.TrimSpace(text[loc[0]:loc[1]])
-	if len(w) > 3 && strings.ToUpper(w) == w {
+	if len(w) > 3 && strings.ToUpper(w) == w && strings.ToLower(w) != w {
 		return true
 	}
-	return loc[0] <= 1 && words <= 8
+	lead := strings.TrimLeft(text[:loc[0]], " -*#:")
+	return lead == "" && len(strings.Fields(text)) <= 6
+}
+
+var reClock = regexp.MustCompile(`\b([01]?\d|2[0-3]):[0-5]\d\b`)
+
+// receiptShape scores the look of a till receipt: a narrow page, a time
+// of day beside the date, and short lines of prices.
+func receiptShape(d *doc) float64 {
+	wide, clock, priced, lines := 0, false, 0, 0
+	for _, l := range d.lines {
+		t := strings.TrimSpace(l.raw)
+		if t == "" {
+			continue
+		}
+		lines++
+		if len([]rune(l.raw)) > 52 {
+			wide++
+		}
+		if !clock && reClock.MatchString(l.raw) && len(datesIn(l.fix)) > 0 {
+			clock = true
+		}
+		if len(amountsIn(l.fix)) > 0 {
+			priced++
+		}
+	}
+	if lines == 0 || wide*10 > lines || priced < 2 {
+		return 0
+	}
+	s := 1.5
+	if clock {
+		s += 1.5
+	}
+	return s
 }
 
 func joinedRaw(d *doc) string {

@@ -94,7 +94,8 @@ var labelTable = map[role][]string{
 		"lohnzeitraum", "monat", "month", "periode",
 	},
 	rOtherDate: {
-		"eintritt", "eintrittsdatum", "austritt", "gültig bis", "gültig ab", "valid until", "valid from", "stand",
+		"beginnt am", "beginnt", "starts on", "start on", "commences on", "ab dem", "endet am", "mit wirkung zum",
+		"mit wirkung vom", "gültig vom", "eintritt", "eintrittsdatum", "austritt", "gültig bis", "gültig ab", "valid until", "valid from", "stand",
 		"buchungstag", "buchungsdatum", "wertstellung", "wert", "mandatsdatum", "vertragsbeginn", "beginn",
 		"vertragsende", "kündigung", "ablauf", "start date", "end date", "booking date", "value date",
 		"date of entry", "entry date", "hire date", "angebot gültig bis", "date d'entrée", "expires", "expiry",
@@ -111,7 +112,7 @@ var labelTable = map[role][]string{
 		"document number", "statement no", "statement number", "n° de facture", "no de facture", "nº de facture",
 		"numéro de facture", "numero de facture", "facture n°", "facture no", "facture nº", "avoir n°",
 		"n° d'avoir", "numéro d'avoir", "ticket n°", "n° de ticket", "transaktionsnummer", "trans.-nr",
-		"rechnungs-nummer", "rechnungs nr",
+		"rechnungs-nummer", "rechnungs nr", "trans", "trans #", "transaction no", "transaction #", "txn",
 	},
 	rDocNoWeak: {
 		"rechnung", "invoice", "facture", "gutschrift", "credit note", "avoir", "kontoauszug", "quittung",

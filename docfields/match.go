@@ -176,5 +176,3 @@ func edgeAfter(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return !unicode.IsLetter(r)
 }
-
-

@@ -295,6 +295,8 @@ func (a *analysis) amountsBetween(i, from, to int) bool {
 
 func dateFamily(r role) bool { return r.isDate() }
 
+var reReference = regexp.MustCompile(`(?i)(\bzu[rm]?|\bauf|\bsur|\bto|\bfor|\bbezüglich|\bbetreffend|\bgemäß|\bre:|\bref\.?|\bihre[rn]?|\byour|\bvotre|\bstorno|\bcorrection of|\bkorrektur)\s*$`)
+
 var rePlaceDate = regexp.MustCompile(`(?i)[\pL][\pL .\-/()]{1,40},\s*(?:den|am|le|the|im)?\s*$`)
 var rePeriodJoin = regexp.MustCompile(`(?i)^\s*(?:-|bis|to|au|until|through|thru|\.\.)\s*(?:zum|le)?\s*$`)
 
@@ -336,8 +338,15 @@ func (a *analysis) pickDates() (string, string) {
 			switch r {
 			case rIssue:
 				s = 3 * labelWeight(r, l.text) * direct
+				if l.role == rIssueWeak {
+					// "Rechnung Nr. 5 vom": the number's date.
+					s = 2.6 * direct
+				}
 			case rIssueWeak:
 				s = 2.4 * direct
+				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
+					s += 1.2
+				}
 			case rNone:
 				s = 1
 				if top {
@@ -348,14 +357,14 @@ func (a *analysis) pickDates() (string, string) {
 				}
 			case rPeriod:
 				if periodic {
-					s = 1.5
+					s = 1
 				}
 			case rDue:
 				due = append(due, dateCand{t: d.t, score: labelWeight(r, l.text) * direct, line: i})
 			}
 			if periodic {
 				if periodEnd {
-					s += 2
+					s += 1
 				}
 				if periodStart {
 					s = 0
@@ -433,6 +442,10 @@ func (a *analysis) weakDateRole(i int, l found) role {
 		case rDue:
 			return rDue
 		case rDocNo, rDocNoWeak, rIssue:
+			// "Gutschrift zu Rechnung 5 vom": another document's date.
+			if reReference.MatchString(a.d.lines[i].raw[:p.start]) {
+				return rOtherDate
+			}
 			return rIssue
 		}
 		break
