@@ -20,3 +20,14 @@ func TestDev(t *testing.T) {
 		}
 	}
 }
+
+func TestDevLines(t *testing.T) {
+	b, err := os.ReadFile(os.Getenv("DOC"))
+	if err != nil {
+		t.Skip()
+	}
+	a := analyze(newDoc(splitPages(string(b))))
+	for i, l := range a.d.lines {
+		t.Logf("%2d rec=%v %q labels=%v vats=%v ibans=%v", i, a.recip[i], l.raw, a.labels[i], a.vats[i], a.ibans[i])
+	}
+}

@@ -69,6 +69,11 @@ func (a *analysis) recipientLines() []bool {
 }
 
 func (a *analysis) isSenderLine(i int) bool {
+	// The sender line sits above the address window, in the top of the
+	// first page; the same line in the footer is the issuer's imprint.
+	if a.d.lines[i].page > 0 || i > 30 || i > len(a.d.lines)*6/10 {
+		return false
+	}
 	t := strings.TrimSpace(a.d.lines[i].raw)
 	if len(t) > 120 || !rePostcode.MatchString(t) {
 		return false

@@ -143,6 +143,7 @@ func kindScores(d *doc) (string, map[string]float64) {
 		return "", score
 	}
 	seen := map[*kindWord]int{}
+	titled := map[string]bool{}
 	for _, l := range d.lines {
 		if strings.TrimSpace(l.raw) == "" {
 			continue
@@ -161,10 +162,14 @@ func kindScores(d *doc) (string, map[string]float64) {
 				seen[k]++
 				w := k.w
 				if k.titled {
-					if top && isTitle(c.text, loc) {
+					switch {
+					case top && isTitle(c.text, loc):
 						w *= 3
-					} else if !top {
-						w *= 0.5
+						titled[k.kind] = true
+					default:
+						// Named in passing ("Ihre Bestellung vom"):
+						// evidence, not a title.
+						w *= 0.3
 					}
 					if seen[k] > 1 {
 						w *= 0.5
@@ -187,6 +192,10 @@ func kindScores(d *doc) (string, map[string]float64) {
 		if score[k] > bestScore {
 			best, bestScore = k, score[k]
 		}
+	}
+	// A credit note names the invoice it corrects: its own title wins.
+	if best == KindInvoice && titled[KindCreditNote] && !reSelfBilled.MatchString(joinedRaw(d)) {
+		best = KindCreditNote
 	}
 	return best, score
 }

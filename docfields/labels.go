@@ -68,7 +68,8 @@ var labelTable = map[role][]string{
 		"bitte zahlen sie bis", "bitte überweisen sie bis", "bis zum", "valuta", "abbuchung am", "abbuchung erfolgt am",
 		"wird am", "due date", "due on", "due by", "payment due", "pay by", "payable by", "payable on", "date due",
 		"payment date", "date d'échéance", "échéance", "à payer avant le", "a payer avant le", "payable le",
-		"date limite de paiement", "zahlungstermin",
+		"date limite de paiement", "zahlungstermin", "avant le", "à effectuer avant le", "à régler avant le",
+		"before", "no later than", "spätestens",
 	},
 	rDelivery: {
 		"lieferdatum", "liefertermin", "leistungsdatum", "leistungszeitraum", "leistungszeitpunkt", "lieferung vom",
@@ -150,8 +151,8 @@ var labelTable = map[role][]string{
 		"umsatzsteuer-id", "umsatzsteuer-identifikationsnummer", "umsatzsteuer-idnr", "ust-identnummer",
 		"mwst-nr", "uid", "uid-nr", "vat id", "vat-id", "vat no", "vat number", "vat reg no", "vat reg. no",
 		"vat registration number", "vat registration no", "n° tva", "no tva", "numéro de tva", "tva intracom",
-		"tva intracommunautaire", "n° tva intracommunautaire", "identifiant tva", "id. tva", "tva", "btw",
-		"partita iva", "p. iva", "nif", "cif", "vat",
+		"tva intracommunautaire", "n° tva intracommunautaire", "identifiant tva", "id. tva", "btw-nummer",
+		"partita iva", "p. iva", "nif", "cif",
 	},
 	rVATIDRecipient: {
 		"ihre ust-idnr", "ihre ust-id", "kunden-ust-idnr", "ust-idnr des kunden", "ust-idnr. des leistungsempfängers",

@@ -60,7 +60,7 @@ func fold(s string) folded {
 		}
 		k := len(f.r)
 		// "rn" reads as "m"; "ae", "oe", "ue" as the umlaut's vowel.
-		if k > 0 && (fr == 'n' && f.r[k-1] == 'r' || fr == 'e' && (f.r[k-1] == 'a' || f.r[k-1] == 'o' || f.r[k-1] == 'u') && r == 'e') {
+		if k > 0 && f.end[k-1] == i && (fr == 'n' && f.r[k-1] == 'r' || fr == 'e' && (f.r[k-1] == 'a' || f.r[k-1] == 'o' || f.r[k-1] == 'u') && r == 'e') {
 			if fr == 'n' {
 				f.r[k-1] = 'm'
 			}
