@@ -67,7 +67,8 @@ func amountsIn(s string) []amountTok {
 			a := amountTok{cents: c, start: i, end: end}
 			// Sign: "-12,00", "- 12,00", "12,00-".
 			k := i - 1
-			for k >= 0 && s[k] == ' ' && i-k < 3 {
+			for k >= 0 && i-k < 5 && (s[k] == ' ' || s[k] == '$' || s[k] == 0xa3 || s[k] == 0xc2 || s[k] == 0x82 || s[k] == 0xac || s[k] == 0xe2) {
+				// Spaces and a currency sign ("-$12.00", "- € 12,00").
 				k--
 			}
 			if k >= 0 && s[k] == '-' && (k == 0 || !isNum(s[k-1])) {

@@ -28,6 +28,6 @@ func TestDevLines(t *testing.T) {
 	}
 	a := analyze(newDoc(splitPages(string(b))))
 	for i, l := range a.d.lines {
-		t.Logf("%2d rec=%v %q labels=%v vats=%v ibans=%v", i, a.recip[i], l.raw, a.labels[i], a.vats[i], a.ibans[i])
+		t.Logf("%2d rec=%v %q labels=%v am=%v", i, a.recip[i], l.raw, a.labels[i], a.amounts[i])
 	}
 }

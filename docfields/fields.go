@@ -192,6 +192,9 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 				maxAbs = ab
 			}
 			l, direct := a.governing(i, x.start, amountFamily, a.amountsBetween)
+			if l.role == rTax {
+				l = a.taxWithinTotal(i, l)
+			}
 			pos := 0.1 * float64(i) / float64(max(1, nlines))
 			if x.currency != "" {
 				pos += 0.1
@@ -333,6 +336,31 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 		cur = a.pageCurrency()
 	}
 	return net, tax, total, cur
+}
+
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(incl\.?|inkl\.?|including|inc\.?|zzgl\.?|plus|excl\.?|exkl\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einschl\.?|einschließlich)[\s.]*$`)
+
+var reEndsQualifier = regexp.MustCompile(`(?i)(incl|inkl|including|inc|zzgl|plus|excl|exkl|excluding|hors|ohne|mit|with|without|einschl)\.?$`)
+
+// taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
+// total they are, not as the tax their last word names.
+func (a *analysis) taxWithinTotal(i int, l found) found {
+	ls := a.labels[i]
+	for k := len(ls) - 1; k >= 0; k-- {
+		p := ls[k]
+		if p.end > l.start {
+			continue
+		}
+		switch p.role {
+		case rGross, rTotal, rDue2, rNet, rTotalLow:
+			between := a.d.lines[i].raw[p.end:l.start]
+			if reTaxQualifier.MatchString(between) || strings.Trim(between, " .(") == "" && reEndsQualifier.MatchString(p.text) {
+				return found{role: p.role, start: p.start, end: l.end, text: a.d.lines[i].raw[p.start:l.end]}
+			}
+		}
+		break
+	}
+	return l
 }
 
 func topAmounts(cs []amtCand, n int) []amtCand {

@@ -16,7 +16,7 @@ var (
 	reStreet      = regexp.MustCompile(`(?i)(str\.|straße|strasse|weg\b|allee|platz|gasse|ring\b|damm\b|ufer\b|chaussee|street|road|\brd\.|avenue|\bave\b|rue\b|boulevard|bd\b|\d+\s*[a-z]?\s*$)`)
 	reContactish  = regexp.MustCompile(`(?i)(tel|fax|e-?mail|www\.|http|@|iban|bic|ust|vat|steuer|amtsgericht|hrb|geschäftsführ|seite|page|sitz|registergericht|bankverbindung)`)
 	reRecipStart  = regexp.MustCompile(`(?i)^\s*(herrn?|frau|eheleute|familie|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|m\.)\s+\pL`)
-	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\s*:?\s*`)
+	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\b\s*:?\s*`)
 	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*`)
 )
 
