@@ -51,7 +51,7 @@ func (a *analysis) pickNumber() string {
 				seg = raw[l.end:ls[k+1].start]
 			}
 			v, off := docNoAfter(seg)
-			if l.role == rDocNoWeak && base == 2 && (off < 0 || off > 4) {
+			if l.role == rDocNoWeak && base == 2 && (off < 0 || strings.TrimSpace(seg[:max(off, 0)]) != "" && off > 4) {
 				// A title needs its number right after it.
 				continue
 			}
@@ -195,6 +195,13 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			if l.role == rTax {
 				l = a.taxWithinTotal(i, l)
 			}
+			if l.role == rTotal || l.role == rTotalLow {
+				// A "Summe" row of a table with net and tax columns: the
+				// column says what the sum is of.
+				if h, d := a.above(i, x.start, amountFamily, a.amountsBetween); h.role == rNet || h.role == rTax || h.role == rGross {
+					l, direct = h, d
+				}
+			}
 			pos := 0.1 * float64(i) / float64(max(1, nlines))
 			if x.currency != "" {
 				pos += 0.1
@@ -243,15 +250,8 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 		}
 	}
 	T, N, X = topAmounts(T, 14), topAmounts(N, 10), topAmounts(X, 10)
-	// Two tax lines (19% and 7%) add up to the tax.
-	nx := len(X)
-	for i := 0; i < nx; i++ {
-		for j := i + 1; j < nx; j++ {
-			if X[i].labled && X[j].labled && X[i].line != X[j].line {
-				X = append(X, amtCand{x: amountTok{cents: X[i].x.cents + X[j].x.cents}, score: (X[i].score + X[j].score) / 2, line: X[j].line, labled: true})
-			}
-		}
-	}
+	// Two tax lines (19% and 7%) add up to the tax, their bases to the net.
+	X, N = addPairs(X), addPairs(N)
 	type combo struct {
 		t, n, x *amtCand
 		s       float64
@@ -361,6 +361,18 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		break
 	}
 	return l
+}
+
+func addPairs(cs []amtCand) []amtCand {
+	n := len(cs)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if cs[i].labled && cs[j].labled && cs[i].line != cs[j].line && cs[i].x.currency == cs[j].x.currency {
+				cs = append(cs, amtCand{x: amountTok{cents: cs[i].x.cents + cs[j].x.cents, currency: cs[i].x.currency}, score: (cs[i].score+cs[j].score)/2 - 0.3, line: cs[j].line, labled: true})
+			}
+		}
+	}
+	return cs
 }
 
 func topAmounts(cs []amtCand, n int) []amtCand {

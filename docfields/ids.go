@@ -347,6 +347,21 @@ func docNoAfter(s string) (string, int) {
 		}
 	}
 	m = strings.TrimRight(m, "-/._#")
+	// Numbers printed in groups: "260 987 6543".
+	if strings.Trim(m, "0123456789") == "" {
+		rest := s[i+len(m):]
+		for g := 0; g < 4; g++ {
+			k := 1
+			for k < len(rest) && isNum(rest[k]) {
+				k++
+			}
+			if len(rest) < 3 || rest[0] != ' ' || k < 3 || k > 7 || (k < len(rest) && rest[k] != ' ' && rest[k] != ',') {
+				break
+			}
+			m += rest[:k]
+			rest = rest[k:]
+		}
+	}
 	if len(m) < 2 && !(len(m) == 1 && isNum(m[0])) || len(m) > 32 {
 		return "", -1
 	}

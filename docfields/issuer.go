@@ -9,7 +9,7 @@ import (
 var (
 	// A sender line above the address window: "Muster GmbH · Hauptstr. 1 · 12345 Berlin".
 	reSenderLine  = regexp.MustCompile(`^\s*([^·•|,]{2,60}?)\s*(?:[·•|]|\s-\s|,)\s*.*\b\d{4,5}\s+\pL`)
-	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|Steuerberater(?:in)?|Rechtsanw[äa]lt(?:in|e)?|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Gaststätte|Hotel|Café|Cafe)(?:$|[\s.,)])`)
+	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|S\.\s?[àa]\s?r\.\s?l\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|Steuerberater(?:in)?|Rechtsanw[äa]lt(?:in|e)?|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Gaststätte|Hotel|Café|Cafe)(?:$|[\s.,)])`)
 	reBankName    = regexp.MustCompile(`(?i)(sparkasse|volksbank|raiffeisenbank|\bbank\b|\w+bank\b|postbank|commerzbank|\bing\b|\bdkb\b|\bn26\b|comdirect|consorsbank|\bbanque\b|crédit|credit agricole|caisse d'épargne|\bpsd\b|\bgls\b|hypovereinsbank|unicredit|targobank|santander|barclays|hsbc|revolut)`)
 	reFinanzamt   = regexp.MustCompile(`(?i)^\s*(finanzamt\s+[\pL\- ]+|hm revenue & customs|hmrc|direction générale des finances publiques|internal revenue service|bundeszentralamt für steuern)`)
 	rePostcode    = regexp.MustCompile(`\b(?:D-|A-|CH-|F-)?\d{4,5}\s+\pL`)
@@ -17,7 +17,7 @@ var (
 	reContactish  = regexp.MustCompile(`(?i)(tel|fax|e-?mail|www\.|http|@|iban|bic|ust|vat|steuer|amtsgericht|hrb|geschäftsführ|seite|page|sitz|registergericht|bankverbindung)`)
 	reRecipStart  = regexp.MustCompile(`(?i)^\s*(herrn?|frau|eheleute|familie|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|m\.)\s+\pL`)
 	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\b\s*:?\s*`)
-	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*`)
+	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*|^\s*(verkauft von|sold by|issued by|rechnungssteller|ausgestellt von)\s+`)
 )
 
 // recipientLines marks the lines of the recipient's address: after a
@@ -217,7 +217,7 @@ func firstSegment(s string) string {
 	for _, sep := range []string{" · ", "·", " • ", "•", " | ", "|", " - ", " – ", ", ", "  "} {
 		if i := strings.Index(s, sep); i > 0 {
 			rest := s[i+len(sep):]
-			if sep == ", " && !(rePostcode.MatchString(rest) || reStreet.MatchString(rest) || reContactish.MatchString(rest)) && !strings.HasPrefix(rest, "Inh") {
+			if sep == ", " && !(rePostcode.MatchString(rest) || reStreet.MatchString(rest) || reContactish.MatchString(rest)) && !strings.HasPrefix(rest, "Inh") && !reEndsLegalForm.MatchString(s[:i]) {
 				continue
 			}
 			s = s[:i]
@@ -225,6 +225,8 @@ func firstSegment(s string) string {
 	}
 	return s
 }
+
+var reEndsLegalForm = regexp.MustCompile(`(?i)(GmbH|AG|KG|mbH|Ltd\.?|Limited|LLC|Inc\.?|SARL|SAS|SA|S\.\s?[àa]\s?r\.\s?l\.|SE|e\.\s?K\.|plc|BV)$`)
 
 var reNameLead = regexp.MustCompile(`(?i)^(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|arbeitgeber|employer|firma|company|absender)\s*:\s*`)
 

@@ -176,13 +176,13 @@ var labelTable = map[role][]string{
 		"total facture", "credit total", "total credit", "summe eur", "brutto", "auszahlungsbetrag",
 		"auszahlung", "net pay", "take home pay", "net salary", "salaire net", "net payé", "net à payer avant",
 		"überweisungsbetrag", "abschlusszahlung", "nachzahlung", "verbleibende nachzahlung", "zu entrichten",
-		"festgesetzt", "amount payable", "balance payable", "tax due",
+		"festgesetzt", "verbleibende beträge", "verbleibender betrag", "amount payable", "balance payable", "tax due",
 	},
 	rDue2: {
 		"zu zahlen", "zahlbetrag", "zu zahlender betrag", "zahlungsbetrag", "offener betrag", "noch zu zahlen",
 		"amount due", "total due", "balance due", "total to pay", "amount to pay", "to pay", "total payable",
 		"net à payer", "net a payer", "total à payer", "total a payer", "montant dû", "montant du", "reste à payer",
-		"à payer", "a payer",
+		"à payer", "a payer", "den betrag von", "betrag von",
 	},
 	rTotal: {
 		"summe", "total", "gesamt", "betrag gesamt", "total eur", "total €", "totaal", "totale", "sum",

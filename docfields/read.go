@@ -189,14 +189,25 @@ func (a *analysis) governing(i, start int, family func(role) bool, valuesBetween
 		}
 		return l, 1
 	}
-	// A label-only line above, in the same column.
-	for up, skipped := i-1, 0; up >= 0 && skipped < 2; up-- {
-		if strings.TrimSpace(a.d.lines[up].raw) == "" {
+	return a.above(i, start, family, valuesBetween)
+}
+
+// above finds the column header over a value: the nearest line above
+// with labels and no values, across the rows of a table.
+func (a *analysis) above(i, start int, family func(role) bool, valuesBetween func(i, from, to int) bool) (found, float64) {
+	for up, skipped, rows := i-1, 0, 0; up >= 0 && skipped < 2 && rows < 8; up-- {
+		raw := a.d.lines[up].raw
+		if strings.TrimSpace(raw) == "" {
 			skipped++
 			continue
 		}
+		if valuesBetween(up, 0, len(raw)) {
+			// A row of the same table.
+			rows++
+			continue
+		}
 		if l, ok := a.aligned(up, i, start, family, valuesBetween); ok {
-			return l, 0.9
+			return l, 0.9 - 0.02*float64(rows)
 		}
 		break
 	}
@@ -328,6 +339,10 @@ func (a *analysis) pickDates() (string, string) {
 		for k, d := range ds {
 			l, direct := a.governing(i, d.start, dateFamily, a.datesBetween)
 			r := l.role
+			if j := a.jointLabel(i, l); j.role == rIssue {
+				// "Rechnungsdatum/Lieferdatum": one date for both.
+				l, r = j, rIssue
+			}
 			if r == rIssueWeak {
 				r = a.weakDateRole(i, l)
 			}
@@ -412,6 +427,18 @@ func (a *analysis) pickDates() (string, string) {
 		ds = dc.t.Format("2006-01-02")
 	}
 	return is, ds
+}
+
+var reLabelJoin = regexp.MustCompile(`(?i)^\s*(/|&|\+|und|and|et|=)\s*$`)
+
+// jointLabel returns the label joined to l by a slash or "und" before it.
+func (a *analysis) jointLabel(i int, l found) found {
+	for _, p := range a.labels[i] {
+		if p.end <= l.start && reLabelJoin.MatchString(a.d.lines[i].raw[p.end:l.start]) {
+			return p
+		}
+	}
+	return found{}
 }
 
 // weakDateRole reads "vom", "du", "Datum" by what precedes it on the
