@@ -153,6 +153,7 @@ func (a *analysis) numberBelow(i int, l found) (string, bool) {
 }
 
 type amtCand struct {
+	role   role
 	x      amountTok
 	score  float64
 	line   int
@@ -225,11 +226,11 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			w := labelWeight(l.role, l.text)
 			switch l.role {
 			case rGross:
-				T = append(T, amtCand{x: x, score: 3*w*direct + pos + lastBonus, line: i, labled: true})
+				T = append(T, amtCand{role: rGross, x: x, score: 3*w*direct + pos + lastBonus, line: i, labled: true})
 			case rDue2:
-				T = append(T, amtCand{x: x, score: 2.7*w*direct + pos + lastBonus, line: i, labled: true})
+				T = append(T, amtCand{role: rDue2, x: x, score: 2.7*w*direct + pos + lastBonus, line: i, labled: true})
 			case rTotal:
-				T = append(T, amtCand{x: x, score: 2.4*direct + pos + lastBonus, line: i, labled: true})
+				T = append(T, amtCand{role: rTotal, x: x, score: 2.4*direct + pos + lastBonus, line: i, labled: true})
 			case rTotalLow:
 				T = append(T, amtCand{x: x, score: 1.4*direct + pos, line: i, labled: true})
 			case rNet:
@@ -247,6 +248,19 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	for k := range T {
 		if abs(T[k].x.cents) == maxAbs {
 			T[k].score += 0.4
+		}
+	}
+	// Of the labeled totals, the largest is the document's; the others
+	// total a rate or a page.
+	var maxLabeled int64
+	for _, t := range T {
+		if t.role != 0 && abs(t.x.cents) > maxLabeled {
+			maxLabeled = abs(t.x.cents)
+		}
+	}
+	for k := range T {
+		if T[k].role != 0 && abs(T[k].x.cents) == maxLabeled {
+			T[k].score += 0.6
 		}
 	}
 	T, N, X = topAmounts(T, 14), topAmounts(N, 10), topAmounts(X, 10)

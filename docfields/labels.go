@@ -243,6 +243,8 @@ var labelTable = map[role][]string{
 		"menge", "anzahl", "stk", "stück", "qty", "quantity", "einzelpreis", "e-preis", "unit price", "ep",
 		"beschreibung", "bezeichnung", "artikel", "leistung", "description", "item", "pos", "pos.", "position",
 		"désignation", "quantité", "prix unitaire", "qté", "einheit", "unit", "ust %", "mwst %", "tax %",
+		"stückpreis", "preis", "price", "einh.", "rate", "hours", "std.", "line total", "prix", "p.u.", "p.u. ht",
+		"artikelnummer", "art.-nr", "anz.", "stk.", "me", "vorgang", "buchungstext", "verwendungszweck",
 	},
 }
 

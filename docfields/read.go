@@ -228,6 +228,14 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 			items++
 		}
 	}
+	// A header of two lines: the line above may name the item columns.
+	if up > 0 && len(a.labels[up-1]) > 0 && !valuesBetween(up-1, 0, len(a.d.lines[up-1].raw)) {
+		for _, l := range a.labels[up-1] {
+			if l.role == rItemHeader {
+				items++
+			}
+		}
+	}
 	hdr := a.d.lines[up].raw
 	cur := a.d.lines[i].raw
 	// Only labels that start a cell of the header count as column heads.
