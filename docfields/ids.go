@@ -226,7 +226,7 @@ var ibanAllDigits = map[string]bool{
 	"SK": true, "HU": true, "SI": true, "HR": true, "EE": true, "LT": true, "ES": true, "PT": true, "SE": true,
 }
 
-var reIBANish = regexp.MustCompile(`\b([A-Z]{2})\s?([0-9OlI]{2})((?:\s?[0-9A-Za-z|]){10,32})`)
+var reIBANish = regexp.MustCompile(`\b([A-Z]{2})\s?([0-9OlI]{2})((?:[\s'\x60.,~]?[0-9A-Za-z|]){10,32})`)
 
 type ibanTok struct {
 	iban       string
@@ -234,6 +234,7 @@ type ibanTok struct {
 }
 
 // ibansIn finds IBANs that pass the mod-97 check, in the country's length.
+// OCR's confusions are tried away: the checksum says which reading holds.
 func ibansIn(s string) []ibanTok {
 	var out []ibanTok
 	for _, m := range reIBANish.FindAllStringSubmatchIndex(s, 10) {
@@ -245,7 +246,7 @@ func ibansIn(s string) []ibanTok {
 		var b []byte
 		end := m[4]
 		for i := m[4]; i < m[7] && len(b) < n-2; i++ {
-			if s[i] == ' ' {
+			if strings.IndexByte(" '`.,~", s[i]) >= 0 {
 				continue
 			}
 			b = append(b, s[i])
@@ -254,40 +255,59 @@ func ibansIn(s string) []ibanTok {
 		if len(b) != n-2 {
 			continue
 		}
-		body := string(b)
-		cand := cc + strings.ToUpper(body)
-		if !ibanValid(cand) {
-			fixed := cc + fixIBANBody(cc, body)
-			if !ibanValid(fixed) {
-				continue
-			}
-			cand = fixed
+		if iban, ok := repairIBAN(cc, strings.ToUpper(string(b))); ok {
+			out = append(out, ibanTok{iban: iban, start: m[0], end: end})
 		}
-		out = append(out, ibanTok{iban: cand, start: m[0], end: end})
 	}
 	return out
 }
 
-func fixIBANBody(cc, body string) string {
-	b := []byte(strings.ToUpper(body))
-	for i, c := range b {
-		if i >= 2 && !ibanAllDigits[cc] {
+var ibanDigitFor = map[byte]byte{'O': '0', 'D': '0', 'Q': '0', 'L': '1', 'I': '1', '|': '1', 'S': '5', 'B': '8', 'Z': '2', 'G': '6'}
+var ibanLetterFor = map[byte]byte{'0': 'O', '1': 'I', '5': 'S', '8': 'B', '6': 'G', '2': 'Z'}
+
+// ibanLetters are the BBAN positions that hold letters, per country.
+var ibanLetters = map[string][2]int{"GB": {2, 6}, "IE": {2, 6}, "NL": {2, 6}, "MT": {2, 6}}
+
+// repairIBAN returns the IBAN when body (check digits and BBAN) or a
+// reading of it with up to six OCR confusions undone passes mod-97.
+func repairIBAN(cc, body string) (string, bool) {
+	if ibanValid(cc + body) {
+		return cc + body, true
+	}
+	type alt struct {
+		pos int
+		c   byte
+	}
+	var alts []alt
+	letters, hasLetters := ibanLetters[cc]
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if hasLetters && i >= letters[0] && i < letters[1] {
+			if l, ok := ibanLetterFor[c]; ok {
+				alts = append(alts, alt{i, l})
+			}
 			continue
 		}
-		switch c {
-		case 'O', 'D', 'Q':
-			b[i] = '0'
-		case 'L', 'I', '|':
-			b[i] = '1'
-		case 'S':
-			b[i] = '5'
-		case 'B':
-			b[i] = '8'
-		case 'Z':
-			b[i] = '2'
+		if d, ok := ibanDigitFor[c]; ok && (i < 2 || ibanAllDigits[cc] || cc == "FR" || cc == "GB" || cc == "IT") {
+			alts = append(alts, alt{i, d})
 		}
 	}
-	return string(b)
+	if len(alts) == 0 || len(alts) > 6 {
+		return "", false
+	}
+	b := []byte(body)
+	for mask := 1; mask < 1<<len(alts); mask++ {
+		copy(b, body)
+		for k, a := range alts {
+			if mask&(1<<k) != 0 {
+				b[a.pos] = a.c
+			}
+		}
+		if ibanValid(cc + string(b)) {
+			return cc + string(b), true
+		}
+	}
+	return "", false
 }
 
 // ibanValid checks the ISO 13616 mod-97 checksum.

@@ -230,8 +230,14 @@ var reEndsLegalForm = regexp.MustCompile(`(?i)(GmbH|AG|KG|mbH|Ltd\.?|Limited|LLC
 
 var reNameLead = regexp.MustCompile(`(?i)^(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|arbeitgeber|employer|firma|company|absender)\s*:\s*`)
 
+var reAfterLegalForm = regexp.MustCompile(`(?i)^(.*?\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|mbH|mbB|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|plc|SARL|SAS|SA|EURL|SE|GbR|OHG|e\.\s?K\.))\s+.*\d`)
+
 func cleanName(s string) string {
 	s = reNameLead.ReplaceAllString(strings.TrimSpace(s), "")
+	// Glued to an address by a lost line break: "Muster GmbH 12 Main Rd".
+	if m := reAfterLegalForm.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	}
 	s = strings.Trim(s, " ,.;:-·•|*_=")
 	if strings.HasSuffix(strings.ToLower(s), " e") {
 		// "Muster e.K." lost its dots.
