@@ -18,9 +18,8 @@ type dateTok struct {
 	first, sec int  // the numeric parts as printed, for the m/d decision
 }
 
-var months = map[string]time.Month{}
-
-func init() {
+var months = func() map[string]time.Month {
+	months := map[string]time.Month{}
 	add := func(m time.Month, names ...string) {
 		for _, n := range names {
 			months[n] = m
@@ -38,9 +37,39 @@ func init() {
 	add(10, "oktober", "okt", "october", "oct", "octobre")
 	add(11, "november", "nov", "novembre")
 	add(12, "dezember", "dez", "december", "dec", "décembre", "decembre", "déc")
+	return months
+}()
+
+// monthAlt matches the month names as OCR may misread them ("Oct0ber",
+// "scptembre"); monthOf reads a match back.
+var monthAlt = func() string {
+	names := strings.Split(`januar|jänner|january|janvier|janv|jan|februar|february|février|fevrier|févr|fevr|febr|feb|märz|maerz|marz|mär|mrz|march|mars|mar|april|avril|apr|avr|mai|may|juni|june|juin|jun|juli|july|juillet|juil|jul|august|août|aout|aug|september|septembre|sept|sep|oktober|october|octobre|okt|oct|november|novembre|nov|dezember|december|décembre|decembre|déc|dez|dec`, "|")
+	r := strings.NewReplacer("o", "[o0]", "i", "[il1|]", "l", "[l1|i]", "e", "[ec]", "m", "(?:m|rn)", "a", "[ao]")
+	for k, n := range names {
+		names[k] = r.Replace(n)
+	}
+	return strings.Join(names, "|")
+}()
+
+var monthKeys = func() map[string]time.Month {
+	m := map[string]time.Month{}
+	for k, v := range months {
+		m[monthKey(k)] = v
+	}
+	return m
+}()
+
+// monthKey folds a month name the way monthAlt tolerates it.
+func monthKey(s string) string {
+	s = strings.ToLower(strings.TrimSuffix(s, "."))
+	s = strings.ReplaceAll(s, "rn", "m")
+	return strings.NewReplacer("0", "o", "1", "l", "|", "l", "i", "l", "c", "e", "a", "o").Replace(s)
 }
 
-const monthAlt = `januar|jänner|january|janvier|janv|jan|februar|february|février|fevrier|févr|fevr|febr|feb|märz|maerz|marz|mär|mrz|march|mars|mar|april|avril|apr|avr|mai|may|juni|june|juin|jun|juli|july|juillet|juil|jul|august|août|aout|aug|september|septembre|sept|sep|oktober|october|octobre|okt|oct|november|novembre|nov|dezember|december|décembre|decembre|déc|dez|dec`
+func monthOf(s string) (time.Month, bool) {
+	m, ok := monthKeys[monthKey(s)]
+	return m, ok
+}
 
 var (
 	// 05.03.2018, 5.3.18, 05,03.2018 (OCR), 05. 03. 2018
@@ -52,7 +81,7 @@ var (
 	// 5. März 2018, 05. Mrz. 2018, 2nd May 2005, 12-Mar-2024, 1er mars 2018
 	reDMonY = regexp.MustCompile(`(?i)(\d{1,2})(?:st|nd|rd|th|er|\.)?\s*(?:of\s+|de\s+)?[-\s]?(` + monthAlt + `)\.?[-\s,]*(\d{4}|\d{2})`)
 	// March 5, 2018, Mar 5th 2018
-	reMonDY = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})`)
+	reMonDY = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})`)
 	// März 2018, 03/2018: a month, for periods
 	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
@@ -104,7 +133,7 @@ func datesIn(s string) []dateTok {
 		if !edge(m[0], m[1]) || (m[1] < len(s) && isLetter(s[m[1]])) {
 			continue
 		}
-		mon, ok := months[strings.ToLower(strings.TrimSuffix(s[m[4]:m[5]], "."))]
+		mon, ok := monthOf(s[m[4]:m[5]])
 		if !ok {
 			continue
 		}
@@ -117,7 +146,7 @@ func datesIn(s string) []dateTok {
 		if !edge(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) {
 			continue
 		}
-		mon, ok := months[strings.ToLower(s[m[2]:m[3]])]
+		mon, ok := monthOf(s[m[2]:m[3]])
 		if !ok {
 			continue
 		}
@@ -201,7 +230,7 @@ func monthsIn(s string, days []dateTok) []dateTok {
 		if inDay(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) || (m[1] < len(s) && isNum(s[m[1]])) {
 			continue
 		}
-		mon, ok := months[strings.ToLower(s[m[2]:m[3]])]
+		mon, ok := monthOf(s[m[2]:m[3]])
 		y, _ := strconv.Atoi(s[m[4]:m[5]])
 		if ok && validYear(y) {
 			out = append(out, dateTok{t: monthEnd(y, mon), start: m[0], end: m[1], monthOnly: true})

@@ -59,7 +59,7 @@ var labelTable = map[role][]string{
 		"invoice date", "date of invoice", "date of issue", "issue date", "issued on", "date issued", "invoice dated",
 		"statement date", "date of statement", "credit note date", "receipt date", "document date", "tax invoice date",
 		"date de facture", "date de la facture", "date d'émission", "date d'emission", "date facture", "facture du",
-		"date de l'avoir", "avoir du", "date du document", "date d'édition", "fait le", "paris, le",
+		"date de l'avoir", "avoir du", "date du document", "date d'édition", "fait le",
 	},
 	rIssueWeak: {"datum", "date", "dated", "vom", "du", "den", "am", "le"},
 	rDue: {

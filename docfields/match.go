@@ -17,7 +17,7 @@ type folded struct {
 
 func foldRune(r rune) (rune, bool) {
 	switch r {
-	case ' ', '.', '-', '\'', '’', '_', '(', ')', '\t':
+	case ' ', '.', ',', '-', '\'', '’', '`', '~', '_', '(', ')', '\t':
 		return 0, false
 	case '0', 'O', 'o', '°', 'º', 'ö', 'Ö', 'ó', 'ô':
 		return 'o', true
@@ -25,8 +25,9 @@ func foldRune(r rune) (rune, bool) {
 		return 'l', true
 	case 'ü', 'Ü', 'ù', 'û', 'ú':
 		return 'u', true
-	case 'ä', 'Ä', 'à', 'â', 'á':
-		return 'a', true
+	case 'ä', 'Ä', 'à', 'â', 'á', 'a', 'A':
+		// OCR reads "a" as "o": "Dote", "Grond total".
+		return 'o', true
 	case 'é', 'è', 'ê', 'ë', 'É', 'c', 'C', 'ç', 'e', 'E':
 		return 'e', true
 	}
@@ -60,7 +61,7 @@ func fold(s string) folded {
 		}
 		k := len(f.r)
 		// "rn" reads as "m"; "ae", "oe", "ue" as the umlaut's vowel.
-		if k > 0 && f.end[k-1] == i && (fr == 'n' && f.r[k-1] == 'r' || fr == 'e' && (f.r[k-1] == 'a' || f.r[k-1] == 'o' || f.r[k-1] == 'u') && r == 'e') {
+		if k > 0 && f.end[k-1] == i && (fr == 'n' && f.r[k-1] == 'r' || fr == 'e' && (f.r[k-1] == 'o' || f.r[k-1] == 'u') && r == 'e') {
 			if fr == 'n' {
 				f.r[k-1] = 'm'
 			}
