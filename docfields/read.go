@@ -269,6 +269,24 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 			}
 		}
 	}
+	// Squeezed columns (OCR keeps one space between them): as many
+	// values, or words, as labels pair up in order.
+	if len(ls) > 1 && (len(cc) == 1 || len(hc) == 1) {
+		if vs := a.valueStarts(i, family); len(vs) == len(ls) {
+			for k, v := range vs {
+				if v == start {
+					return pick(ls[k])
+				}
+			}
+		}
+		if ws := wordStarts(cur); len(ws) == len(ls) {
+			for k := len(ws) - 1; k >= 0; k-- {
+				if ws[k] <= start {
+					return pick(ls[k])
+				}
+			}
+		}
+	}
 	// Column overlap, allowing for a few columns of drift.
 	vc := column(cur, start)
 	best, bestDist := -1, 1<<30
@@ -292,6 +310,35 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 		return pick(heads[best])
 	}
 	return found{}, false
+}
+
+// valueStarts lists where the values of a family start on line i.
+func (a *analysis) valueStarts(i int, family func(role) bool) []int {
+	var out []int
+	if family(rIssue) {
+		for _, d := range a.dates[i] {
+			out = append(out, d.start)
+		}
+		return out
+	}
+	if family(rGross) {
+		for _, x := range a.amounts[i] {
+			if !x.percent {
+				out = append(out, x.start)
+			}
+		}
+	}
+	return out
+}
+
+func wordStarts(s string) []int {
+	var out []int
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && (i == 0 || s[i-1] == ' ') {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func (a *analysis) datesBetween(i, from, to int) bool {
