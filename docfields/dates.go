@@ -59,11 +59,13 @@ var monthKeys = func() map[string]time.Month {
 	return m
 }()
 
+var monthFolder = strings.NewReplacer("0", "o", "1", "l", "|", "l", "i", "l", "c", "e", "a", "o")
+
 // monthKey folds a month name the way monthAlt tolerates it.
 func monthKey(s string) string {
 	s = strings.ToLower(strings.TrimSuffix(s, "."))
 	s = strings.ReplaceAll(s, "rn", "m")
-	return strings.NewReplacer("0", "o", "1", "l", "|", "l", "i", "l", "c", "e", "a", "o").Replace(s)
+	return monthFolder.Replace(s)
 }
 
 func monthOf(s string) (time.Month, bool) {
@@ -86,6 +88,59 @@ var (
 	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
 )
+
+// reNever matches nothing: it stands in for the month-name patterns on
+// lines without a month name, which are most lines and the slow part.
+var reNever = regexp.MustCompile(`^\b\B$`)
+
+func reDMonYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reDMonY
+	}
+	return reNever
+}
+
+func reMonDYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reMonDY
+	}
+	return reNever
+}
+
+func reMonYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reMonY
+	}
+	return reNever
+}
+
+// hasMonthName reports whether a word of s reads as a month name.
+func hasMonthName(s string) bool {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		word := i < len(s) && (isLetter(s[i]) || s[i] >= 0x80 || s[i] == '|' || isNum(s[i]))
+		if word {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 3 && i-start <= 10 {
+			w := s[start:i]
+			if _, ok := monthOf(w); ok {
+				return true
+			}
+			// "2nd May", "5.März": digits glued before the name.
+			if t := strings.TrimLeft(w, "0123456789"); t != w && len(t) >= 3 {
+				if _, ok := monthOf(t); ok {
+					return true
+				}
+			}
+		}
+		start = -1
+	}
+	return false
+}
 
 func validYear(y int) bool { return y >= 1990 && y <= 2100 }
 
@@ -118,6 +173,16 @@ func isNum(b byte) bool { return b >= '0' && b <= '9' }
 // never overlap: a longer spelling found first wins.
 func datesIn(s string) []dateTok {
 	var out []dateTok
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		if isNum(s[i]) {
+			digits++
+		}
+	}
+	if digits < 4 {
+		return nil
+	}
+	named := hasMonthName(s)
 	taken := func(a, b int) bool {
 		for _, d := range out {
 			if a < d.end && d.start < b {
@@ -129,7 +194,7 @@ func datesIn(s string) []dateTok {
 	edge := func(a, b int) bool {
 		return (a == 0 || !isNum(s[a-1])) && (b >= len(s) || !isNum(s[b]))
 	}
-	for _, m := range reDMonY.FindAllStringSubmatchIndex(s, 50) {
+	for _, m := range reDMonYIf(named).FindAllStringSubmatchIndex(s, 50) {
 		if !edge(m[0], m[1]) || (m[1] < len(s) && isLetter(s[m[1]])) {
 			continue
 		}
@@ -142,7 +207,7 @@ func datesIn(s string) []dateTok {
 			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
 		}
 	}
-	for _, m := range reMonDY.FindAllStringSubmatchIndex(s, 50) {
+	for _, m := range reMonDYIf(named).FindAllStringSubmatchIndex(s, 50) {
 		if !edge(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) {
 			continue
 		}
@@ -226,7 +291,7 @@ func monthsIn(s string, days []dateTok) []dateTok {
 		}
 		return false
 	}
-	for _, m := range reMonY.FindAllStringSubmatchIndex(s, 20) {
+	for _, m := range reMonYIf(hasMonthName(s)).FindAllStringSubmatchIndex(s, 20) {
 		if inDay(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) || (m[1] < len(s) && isNum(s[m[1]])) {
 			continue
 		}

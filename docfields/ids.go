@@ -44,7 +44,7 @@ var vatFormats = map[string]*regexp.Regexp{
 // reVATish finds what may be a VAT id: a country prefix then digits,
 // allowing the spaces, dots and hyphens pages put in ("DE 123 456 789",
 // "CHE-123.456.789", "FR 12 345678901").
-var reVATish = regexp.MustCompile(`(?i)\b(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIO]){6,13})`)
+var reVATish = regexp.MustCompile(`\b(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIOobis]){6,13})`)
 
 type vatTok struct {
 	id         string
@@ -55,6 +55,9 @@ type vatTok struct {
 // vatsIn finds VAT ids on a line. OCR confusions in the digit part are
 // undone before the format check.
 func vatsIn(s string) []vatTok {
+	if !codeThenDigit(s) {
+		return nil
+	}
 	var out []vatTok
 	for _, m := range reVATish.FindAllStringSubmatchIndex(s, 10) {
 		cc := strings.ToUpper(strings.ReplaceAll(s[m[2]:m[3]], " ", ""))
@@ -103,6 +106,23 @@ func vatsIn(s string) []vatTok {
 		}
 	}
 	return out
+}
+
+// codeThenDigit reports whether s has two capitals followed closely by a
+// digit, as every VAT id and IBAN does: most lines have none, and the
+// patterns need not run.
+func codeThenDigit(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' || s[i+1] < 'A' || s[i+1] > 'Z' {
+			continue
+		}
+		for k := i + 2; k < len(s) && k <= i+4; k++ {
+			if isNum(s[k]) || digitFor(s[k]) != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fixVATBody undoes OCR letter-for-digit confusions in a VAT id's body,
@@ -236,6 +256,9 @@ type ibanTok struct {
 // ibansIn finds IBANs that pass the mod-97 check, in the country's length.
 // OCR's confusions are tried away: the checksum says which reading holds.
 func ibansIn(s string) []ibanTok {
+	if !codeThenDigit(s) {
+		return nil
+	}
 	var out []ibanTok
 	for _, m := range reIBANish.FindAllStringSubmatchIndex(s, 10) {
 		cc := s[m[2]:m[3]]

@@ -120,6 +120,11 @@ func (a *analysis) pickIssuer() string {
 		}
 		top := l.page == 0 && i < 15
 		foot := i > n*2/3
+		if !(l.page == 0 && i < 30) && !a.nearPageEnd(i, 20) {
+			// Names stand in the letterhead and the footer; the body
+			// between names other firms.
+			continue
+		}
 		for ci, c := range cells(l.raw) {
 			if m := reIssuerLabel.FindStringIndex(c.text); m != nil {
 				rest := strings.TrimSpace(c.text[m[1]:])
@@ -197,6 +202,16 @@ func (a *analysis) pickIssuer() string {
 		}
 	}
 	return best.v
+}
+
+func (a *analysis) nearPageEnd(i, n int) bool {
+	p := a.d.lines[i].page
+	for k := i + 1; k < len(a.d.lines) && k <= i+n; k++ {
+		if a.d.lines[k].page != p {
+			return true
+		}
+	}
+	return i+n >= len(a.d.lines)
 }
 
 func isKindTitle(s string) bool {

@@ -117,18 +117,32 @@ func concat(ls ...[]kindWord) []kindWord {
 	return out
 }
 
-var reSelfBilled = regexp.MustCompile(`(?i)(gutschriftsverfahren|selbst\s*ausgestellte|im\s+sinne\s+des\s+§\s*14|§\s*14\s*abs\.?\s*2|self[-\s]?billing|self[-\s]?billed|autofacturation|abrechnungsgutschrift|provisionsabrechnung|provisionsgutschrift)`)
+// selfBilled are the words of a self-billed invoice, which Germans call a
+// Gutschrift too: it is an invoice, not a credit note.
+var selfBilled = newMatcher([]string{"gutschriftsverfahren", "selbst ausgestellte", "selbstausgestellte",
+	"im sinne des § 14", "§ 14 abs. 2", "§14 abs. 2", "self-billing", "self billing", "self-billed", "self billed",
+	"autofacturation", "abrechnungsgutschrift", "provisionsabrechnung", "provisionsgutschrift"})
+
+func isSelfBilled(d *doc) bool {
+	for _, l := range d.lines {
+		if len(selfBilled.find(l.raw, fold(l.raw))) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // kindOf scores the kind words of the document: a word that heads the
 // first page (a short line, a title cell, or followed by its number)
 // counts several times a word found in the body, since a page names what
 // it is at the top and mentions many things below.
-func kindOf(d *doc) string {
-	k, _ := kindScores(d)
+func kindOf(a *analysis) string {
+	k, _ := kindScores(a)
 	return k
 }
 
-func kindScores(d *doc) (string, map[string]float64) {
+func kindScores(a *analysis) (string, map[string]float64) {
+	d := a.d
 	score := map[string]float64{}
 	letters := 0
 	titleLines := 0
@@ -183,8 +197,9 @@ func kindScores(d *doc) (string, map[string]float64) {
 			}
 		}
 	}
-	score[KindReceipt] += receiptShape(d)
-	if reSelfBilled.MatchString(joinedRaw(d)) && score[KindCreditNote] > 0 {
+	score[KindReceipt] += receiptShape(a)
+	selfBilled := score[KindCreditNote] > 0 && isSelfBilled(d)
+	if selfBilled {
 		score[KindInvoice] += score[KindCreditNote] + 1
 	}
 	best, bestScore := KindOther, 2.5
@@ -194,7 +209,7 @@ func kindScores(d *doc) (string, map[string]float64) {
 		}
 	}
 	// A credit note names the invoice it corrects: its own title wins.
-	if best == KindInvoice && titled[KindCreditNote] && !reSelfBilled.MatchString(joinedRaw(d)) {
+	if best == KindInvoice && titled[KindCreditNote] && !selfBilled {
 		best = KindCreditNote
 	}
 	return best, score
@@ -215,9 +230,9 @@ var reClock = regexp.MustCompile(`\b([01]?\d|2[0-3]):[0-5]\d\b`)
 
 // receiptShape scores the look of a till receipt: a narrow page, a time
 // of day beside the date, and short lines of prices.
-func receiptShape(d *doc) float64 {
+func receiptShape(a *analysis) float64 {
 	wide, clock, priced, lines := 0, false, 0, 0
-	for _, l := range d.lines {
+	for i, l := range a.d.lines {
 		t := strings.TrimSpace(l.raw)
 		if t == "" {
 			continue
@@ -226,10 +241,10 @@ func receiptShape(d *doc) float64 {
 		if len([]rune(l.raw)) > 52 {
 			wide++
 		}
-		if !clock && reClock.MatchString(l.raw) && len(datesIn(l.fix)) > 0 {
+		if !clock && len(a.dates[i]) > 0 && reClock.MatchString(l.raw) {
 			clock = true
 		}
-		if len(amountsIn(l.fix)) > 0 {
+		if len(a.amounts[i]) > 0 {
 			priced++
 		}
 	}
@@ -243,14 +258,6 @@ func receiptShape(d *doc) float64 {
 	return s
 }
 
-func joinedRaw(d *doc) string {
-	var b strings.Builder
-	for _, l := range d.lines {
-		b.WriteString(l.raw)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 var stopwords = map[string][]string{
 	"de": {"der", "die", "das", "und", "ist", "nicht", "mit", "für", "von", "zu", "den", "im", "des", "dem", "ein",

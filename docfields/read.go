@@ -76,7 +76,7 @@ func analyze(d *doc) *analysis {
 		a.vats[i] = vatsIn(l.raw)
 		a.ibans[i] = ibansIn(l.raw)
 	}
-	a.kind = kindOf(d)
+	a.kind = kindOf(a)
 	a.lang = languageOf(d)
 	a.mdy = a.monthFirst()
 	if a.mdy {

@@ -11,7 +11,7 @@ import (
 // Limits that keep one call bounded whatever the input.
 const (
 	maxInput = 1 << 20 // bytes of text read; the rest is ignored
-	maxLines = 20000
+	maxLines = 6000
 	maxLine  = 2000 // bytes of one line
 )
 
