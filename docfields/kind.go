@@ -258,7 +258,6 @@ func receiptShape(a *analysis) float64 {
 	return s
 }
 
-
 var stopwords = map[string][]string{
 	"de": {"der", "die", "das", "und", "ist", "nicht", "mit", "für", "von", "zu", "den", "im", "des", "dem", "ein",
 		"eine", "auf", "bei", "wir", "sie", "ihr", "ihre", "bitte", "rechnung", "datum", "betrag", "summe", "oder",
