@@ -131,7 +131,7 @@ func hasMonthName(s string) bool {
 				return true
 			}
 			// "2nd May", "5.März": digits glued before the name.
-			if t := strings.TrimLeft(w, "0123456789"); t != w && len(t) >= 3 {
+			if t := strings.Trim(w, "0123456789"); t != w && len(t) >= 3 {
 				if _, ok := monthOf(t); ok {
 					return true
 				}
@@ -232,8 +232,15 @@ func datesIn(s string) []dateTok {
 		}
 	}
 	for _, m := range reDMYDot.FindAllStringSubmatchIndex(s, 50) {
-		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
+		if taken(m[0], m[1]) {
 			continue
+		}
+		if !edge(m[0], m[1]) || len(s[m[6]:m[7]]) == 4 && !validYear(year(s[m[6]:m[7]])) {
+			// "06.07.1817:29": a two-digit year glued to a time.
+			if m[0] > 0 && isNum(s[m[0]-1]) || m[7]-m[6] != 4 || m[7]+1 >= len(s) || s[m[7]] != ':' && s[m[7]+1] != ':' {
+				continue
+			}
+			m[1], m[7] = m[1]-2, m[7]-2
 		}
 		// "1.234,56" is an amount, not 1.2.34: a comma form needs a dot after.
 		d, _ := strconv.Atoi(s[m[2]:m[3]])

@@ -2,6 +2,7 @@ package docfields
 
 import (
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -136,7 +137,8 @@ func (m *matcher) find(s string, f folded) []hit {
 					continue
 				}
 				st, en := f.off[p], f.end[p+len(pat)-1]
-				if edgeBefore(s, st) && edgeAfter(s, en) {
+				// A phrase never spans a column gap.
+				if edgeBefore(s, st) && edgeAfter(s, en) && !strings.Contains(s[st:en], "  ") {
 					out = append(out, hit{id: id, start: st, end: en})
 				}
 			}

@@ -104,6 +104,8 @@ func digitFor(b byte) byte {
 		return '8'
 	case 'Z':
 		return '2'
+	case 'b', 'G':
+		return '6'
 	}
 	return 0
 }
@@ -149,7 +151,7 @@ func repairDigits(s string) string {
 		}
 		// A lone 'D' or 'S' or 'B' next to digits is more often a letter
 		// (DE..., S.1) than a digit: require digits on both sides.
-		if (c == 'D' || c == 'S' || c == 'B' || c == 'Z' || c == 'i' || c == 'Q') && !(j > 0 && isDigit(s[j-1]) && k < n && isDigit(s[k])) {
+		if (c == 'D' || c == 'S' || c == 'B' || c == 'Z' || c == 'i' || c == 'Q' || c == 'b' || c == 'G') && !(j > 0 && isDigit(s[j-1]) && k < n && isDigit(s[k])) {
 			continue
 		}
 		if b == nil {
