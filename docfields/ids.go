@@ -357,14 +357,14 @@ func ibanValid(s string) bool {
 
 // reDocNo is the shape of a document number: letters, digits and the
 // joiners numbers use, at least one digit.
-var reDocNo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9\-/._#]*`)
+var reDocNo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9\-/._#'\x60~,]*`)
 
 // docNoAfter reads a document number at the start of s (the text after a
 // label): it skips what separates label and value, and stops at a glued
 // word ("RE-0042Datum").
 func docNoAfter(s string) (string, int) {
 	i := 0
-	for i < len(s) && strings.IndexByte(" :#.-=", s[i]) >= 0 {
+	for i < len(s) && strings.IndexByte(" :#.-=~`',_|", s[i]) >= 0 {
 		i++
 	}
 	// "Nr.", "No.", "n°" between the label and the value.
@@ -379,6 +379,15 @@ func docNoAfter(s string) (string, int) {
 		}
 	}
 	m := reDocNo.FindString(s[i:])
+	// A comma ends a number unless digits follow it (OCR's speck in
+	// "R18,874910"); specks of other kinds are dropped.
+	for k := 0; k < len(m); k++ {
+		if m[k] == ',' && (k+1 >= len(m) || !isNum(m[k+1])) {
+			m = m[:k]
+			break
+		}
+	}
+	m = strings.NewReplacer("'", "", "`", "", "~", "", ",", "").Replace(m)
 	if m == "" {
 		return "", -1
 	}
@@ -416,7 +425,8 @@ func docNoAfter(s string) (string, int) {
 }
 
 // fixDocNo undoes OCR confusions in the digit groups of a number:
-// "RE-2O18-OO42" becomes "RE-2018-0042"; letter groups stay.
+// "RE-2O18-OO42" becomes "RE-2018-0042", "RG18l/19" "RG181/19"; a group's
+// leading letters ("RE", "RG") stay.
 func fixDocNo(s string) string {
 	b := []byte(s)
 	segStart := 0
@@ -425,6 +435,18 @@ func fixDocNo(s string) string {
 			continue
 		}
 		seg := b[segStart:i]
+		// Skip the letter prefix, up to the first digit.
+		p := 0
+		for p < len(seg) && !isNum(seg[p]) {
+			p++
+		}
+		if p > 0 && p < len(seg) && p <= 3 {
+			// A prefix of one confusable letter before digits is a digit
+			// ("O42"), but "RE", "F", "AB" are letters.
+			if !(p == 1 && (seg[0] == 'O' || seg[0] == 'l' || seg[0] == 'I' || seg[0] == '|')) {
+				seg = seg[p:]
+			}
+		}
 		digits, conf := 0, 0
 		for _, c := range seg {
 			if isNum(c) {
