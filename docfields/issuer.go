@@ -9,7 +9,9 @@ import (
 var (
 	// A sender line above the address window: "Muster GmbH · Hauptstr. 1 · 12345 Berlin".
 	reSenderLine  = regexp.MustCompile(`^\s*([^·•|,]{2,60}?)\s*(?:[·•|]|\s-\s|,)\s*.*\b\d{4,5}\s+\pL`)
-	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|S\.\s?[àa]\s?r\.\s?l\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|Steuerberater(?:in)?|Rechtsanw[äa]lt(?:in|e)?|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Gaststätte|Hotel|Café|Cafe)(?:$|[\s.,)])`)
+	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|S\.\s?[àa]\s?r\.\s?l\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|eG|mbB)(?:$|[\s.,)])`)
+	// reTradeStart opens the name of a firm without a legal form.
+	reTradeStart = regexp.MustCompile(`(?i)^(Steuerberat\w*|Rechtsanw\w*|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Ristorante|Gaststätte|Hotel|Café|Cafe|Brasserie|Boulangerie|Pharmacie|Librairie|Tankstelle|Malermeister|Elektromeister|Tischlerei|Schreinerei|Dachdeckerei|Sanitär|Friseur|Autohaus|Kanzlei|Ingenieurbüro|Architekt\w*|Dr\.)\b`)
 	reBankName    = regexp.MustCompile(`(?i)(sparkasse|volksbank|raiffeisenbank|\bbank\b|\w+bank\b|postbank|commerzbank|\bing\b|\bdkb\b|\bn26\b|comdirect|consorsbank|\bbanque\b|crédit|credit agricole|caisse d'épargne|\bpsd\b|\bgls\b|hypovereinsbank|unicredit|targobank|santander|barclays|hsbc|revolut)`)
 	reFinanzamt   = regexp.MustCompile(`(?i)^\s*(finanzamt\s+[\pL\- ]+|hm revenue & customs|hmrc|direction générale des finances publiques|internal revenue service|bundeszentralamt für steuern)`)
 	rePostcode    = regexp.MustCompile(`\b(?:D-|A-|CH-|F-)?\d{4,5}\s+\pL`)
@@ -143,11 +145,11 @@ func (a *analysis) pickIssuer() string {
 			if a.recip[i] && c.start < 40 {
 				continue
 			}
-			if reLegalForm.MatchString(c.text) && !reRecipLabel.MatchString(c.text) {
+			if reLegalForm.MatchString(c.text) && !reRecipLabel.MatchString(c.text) && !a.valueIn(i, c) {
 				s := 3.0
 				switch {
 				case top:
-					s += 1
+					s += 0.5
 				case foot:
 					s += 0.6
 				}
@@ -185,9 +187,15 @@ func (a *analysis) pickIssuer() string {
 		if len(cl) > 1 && a.recip[i] {
 			c = cl[len(cl)-1]
 		}
-		s := 2.0
+		s := 3.3
 		if a.kind == KindReceipt {
-			s = 3.5
+			s = 3.8
+		}
+		if i <= 2 {
+			s += 0.3
+		}
+		if reTradeStart.MatchString(c.text) {
+			s += 0.3
 		}
 		if len(a.labels[i]) > 0 && a.labels[i][0].start <= c.start+1 || len(a.dates[i]) > 0 || len(a.amounts[i]) > 0 || isKindTitle(c.text) || a.isSenderLine(i) {
 			continue
@@ -195,13 +203,59 @@ func (a *analysis) pickIssuer() string {
 		add(firstSegment(c.text), s-float64(i)*0.05)
 		break
 	}
+	if a.kind == KindContract {
+		// The first party: the line after "zwischen" or "between".
+		for i, l := range a.d.lines {
+			if i > 40 {
+				break
+			}
+			t := strings.TrimSpace(l.raw)
+			if m := reBetween.FindStringSubmatch(t); m != nil {
+				rest := strings.TrimSpace(m[1])
+				for k := i + 1; rest == "" && k < len(a.d.lines) && k < i+4; k++ {
+					rest = strings.TrimSpace(a.d.lines[k].raw)
+				}
+				add(firstSegment(rest), 6)
+				break
+			}
+		}
+	}
+	// An issuer repeats itself (letterhead, sender line, footer, the
+	// account holder); a recipient is named once.
 	best := nameCand{}
 	for _, c := range cs {
+		key := normName(c.v)
+		seen := 0
+		for _, l := range a.d.lines {
+			if strings.Contains(strings.ToLower(l.raw), key) {
+				seen++
+			}
+		}
+		c.score += 0.6 * float64(min(max(seen-1, 0), 3))
 		if c.score > best.score {
 			best = c
 		}
 	}
 	return best.v
+}
+
+var reBetween = regexp.MustCompile(`(?i)^(?:zwischen|between|entre)\b[:\s]*(.*)$`)
+
+// valueIn reports whether a date or an amount stands in cell c of line
+// i: a booking line or a line item names a firm that did not issue the
+// document.
+func (a *analysis) valueIn(i int, c cell) bool {
+	for _, d := range a.dates[i] {
+		if d.start >= c.start && d.start < c.end {
+			return true
+		}
+	}
+	for _, x := range a.amounts[i] {
+		if x.start >= c.start && x.start < c.end {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *analysis) nearPageEnd(i, n int) bool {
