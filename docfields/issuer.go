@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -16,7 +17,7 @@ var (
 	reFinanzamt   = regexp.MustCompile(`(?i)^\s*(finanzamt\s+[\pL\- ]+|hm revenue & customs|hmrc|direction générale des finances publiques|internal revenue service|bundeszentralamt für steuern)`)
 	rePostcode    = regexp.MustCompile(`\b(?:D-|A-|CH-|F-)?\d{4,5}\s+\pL`)
 	reStreet      = regexp.MustCompile(`(?i)(str\.|straße|strasse|weg\b|allee|platz|gasse|ring\b|damm\b|ufer\b|chaussee|street|road|\brd\.|avenue|\bave\b|rue\b|boulevard|bd\b|\d+\s*[a-z]?\s*$)`)
-	reContactish  = regexp.MustCompile(`(?i)(tel|fax|e-?mail|www\.|http|@|iban|bic|ust|vat|steuer|amtsgericht|hrb|geschäftsführ|seite|page|sitz|registergericht|bankverbindung)`)
+	reContactish  = regexp.MustCompile(`(?i)(\btel\b|\bfax\b|e-?mail|www\.|http|@|\biban\b|\bbic\b|ust-?id|\bvat\b|steuer-?nr|steuernummer|amtsgericht|\bhrb\b|geschäftsführ|\bseite\b|\bpage\b|\bsitz\b|registergericht|bankverbindung)`)
 	reRecipStart  = regexp.MustCompile(`(?i)^\s*(herrn?|frau|eheleute|familie|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|m\.)\s+\pL`)
 	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\b\s*:?\s*`)
 	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*|^\s*(verkauft von|sold by|issued by|rechnungssteller|ausgestellt von)\s+`)
@@ -105,7 +106,11 @@ func (a *analysis) pickIssuer() string {
 	for i, l := range a.d.lines {
 		if a.recip[i] {
 			for _, c := range cells(l.raw) {
-				recipNames[normName(c.text)] = true
+				// The address window is on the left; a column beside it
+				// may name the seller.
+				if c.start < 40 {
+					recipNames[normName(c.text)] = true
+				}
 			}
 		}
 	}
@@ -156,7 +161,11 @@ func (a *analysis) pickIssuer() string {
 				if a.recip[i] {
 					s -= 1
 				}
-				add(firstSegment(c.text), s-float64(i)*0.002)
+				if a.nearImprint(i) {
+					// Beside the VAT id, the bank or the register: the imprint.
+					s += 1
+				}
+				add(legalName(firstSegment(c.text)), s-float64(i)*0.002)
 			}
 			switch a.kind {
 			case KindBankStatement:
@@ -239,7 +248,52 @@ func (a *analysis) pickIssuer() string {
 	return best.v
 }
 
-var reBetween = regexp.MustCompile(`(?i)^(?:zwischen|between|entre)\b[:\s]*(.*)$`)
+// legalName cuts a firm's name out of a sentence that names it: the
+// capitalized words before its legal form ("... transfer to Sarah Wright
+// Design Ltd").
+func legalName(s string) string {
+	ws := strings.Fields(s)
+	if len(ws) <= 6 {
+		return s
+	}
+	loc := reLegalForm.FindStringIndex(s)
+	if loc == nil {
+		return s
+	}
+	head := strings.Fields(s[:loc[0]+1])
+	start := len(head)
+	for start > 0 && len(head)-start < 5 {
+		w := head[start-1]
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) && w != "&" && w != "und" && w != "and" {
+			break
+		}
+		start--
+	}
+	tail := strings.TrimSpace(s[loc[0]:])
+	if tw := strings.Fields(tail); len(tw) > 0 {
+		tail = tw[0]
+	}
+	return strings.Join(append(head[start:], tail), " ")
+}
+
+var reBetween = regexp.MustCompile(`(?i)^(?:zwisch[ec]n|b[ec]tw[ec][ec]n|[ec]ntr[ec])\b[:\s]*(.*)$`)
+
+var reImprint = regexp.MustCompile(`(?i)(ust-?id|vat\s*(?:reg|no|id)|tva\s*intra|iban|amtsgericht|registergericht|hrb|geschäftsführ|sitz\s*(?:der|:)|siret|rcs|company\s*no)`)
+
+// nearImprint reports whether line i or its neighbours carry what the
+// law makes an issuer print: VAT id, bank, register, managing director.
+func (a *analysis) nearImprint(i int) bool {
+	if !a.nearPageEnd(i, 12) {
+		return false
+	}
+	for k := max(0, i-2); k < len(a.d.lines) && k <= i+2; k++ {
+		if !a.recip[k] && (len(a.vats[k]) > 0 || len(a.ibans[k]) > 0 || reImprint.MatchString(a.d.lines[k].raw)) {
+			return true
+		}
+	}
+	return false
+}
 
 // valueIn reports whether a date or an amount stands in cell c of line
 // i: a booking line or a line item names a firm that did not issue the
@@ -307,7 +361,8 @@ func cleanName(s string) string {
 	if m := reAfterLegalForm.FindStringSubmatch(s); m != nil {
 		s = m[1]
 	}
-	s = strings.Trim(s, " ,.;:-·•|*_=")
+	s = strings.Trim(s, " ,;:-·•|*_=")
+	s = strings.TrimLeft(s, ".")
 	if strings.HasSuffix(strings.ToLower(s), " e") {
 		// "Muster e.K." lost its dots.
 		return collapseSpaces(s)
