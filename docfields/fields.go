@@ -213,12 +213,12 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			}
 			switch a.kind {
 			case KindPayslip:
-				if l.role != rNone && rePayslipTotal.MatchString(l.text) {
+				if l.role != rNone && rePayslipTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
 				continue
 			case KindTaxNotice:
-				if l.role != rNone && reNoticeTotal.MatchString(l.text) {
+				if l.role != rNone && reNoticeTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
 				continue

@@ -1,6 +1,9 @@
 package docfields
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // role is what a label says about the value beside or below it.
 type role int
@@ -283,7 +286,8 @@ func init() {
 type found struct {
 	role       role
 	start, end int // byte offsets in the line
-	text       string
+	text       string // as printed
+	canon      string // as listed in labelTable
 }
 
 // labelsIn finds the labels of a line. A label must start and end at a
@@ -293,7 +297,7 @@ func labelsIn(s string) []found {
 	var all []found
 	for _, h := range labelMatcher.find(s, fold(s)) {
 		d := labelDefs[h.id]
-		all = append(all, found{role: d.role, start: h.start, end: h.end, text: s[h.start:h.end]})
+		all = append(all, found{role: d.role, start: h.start, end: h.end, text: s[h.start:h.end], canon: d.text})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		li, lj := all[i].end-all[i].start, all[j].end-all[j].start
@@ -316,5 +320,18 @@ func labelsIn(s string) []found {
 		}
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
-	return kept
+	// "zzgl. 19% MwSt." is one label, not two.
+	out := kept[:0]
+	for _, f := range kept {
+		if n := len(out); n > 0 && out[n-1].role == f.role && strings.Trim(s[out[n-1].end:f.start], " .:%0123456789,()") == "" && !strings.Contains(s[out[n-1].end:f.start], "  ") {
+			out[n-1].end = f.end
+			out[n-1].text = s[out[n-1].start:f.end]
+			if len(f.canon) > len(out[n-1].canon) {
+				out[n-1].canon = f.canon
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -259,7 +259,7 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 		return l, true
 	}
 	cc := cells(cur)
-	if len(heads) == 1 && len(hc) == 1 {
+	if len(heads) == 1 && len(hc) == 1 && len(a.valueStarts(i, family)) <= 1 {
 		return pick(heads[0])
 	}
 	if len(cc) == len(hc) && len(hc) == len(heads) {

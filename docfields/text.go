@@ -151,7 +151,9 @@ func repairDigits(s string) string {
 		}
 		// A lone 'D' or 'S' or 'B' next to digits is more often a letter
 		// (DE..., S.1) than a digit: require digits on both sides.
-		if (c == 'D' || c == 'S' || c == 'B' || c == 'Z' || c == 'i' || c == 'Q' || c == 'b' || c == 'G') && !(j > 0 && isDigit(s[j-1]) && k < n && isDigit(s[k])) {
+		// The second decimal of an amount ("4,4B") counts as between digits.
+		secondDecimal := j > 1 && isDigit(s[j-1]) && (s[j-2] == ',' || s[j-2] == '.') && (k >= n || !isLetter(s[k]))
+		if (c == 'D' || c == 'S' || c == 'B' || c == 'Z' || c == 'i' || c == 'Q' || c == 'b' || c == 'G') && !(j > 0 && isDigit(s[j-1]) && k < n && isDigit(s[k])) && !secondDecimal {
 			continue
 		}
 		if b == nil {
