@@ -223,8 +223,14 @@ func isTitle(text string, loc []int) bool {
 		return true
 	}
 	lead := strings.TrimLeft(text[:loc[0]], " -*#:")
-	return lead == "" && len(strings.Fields(text)) <= 6
+	if lead != "" {
+		return false
+	}
+	// "Credit Note No. 5 dated 15 May 2015" heads the page too.
+	return len(strings.Fields(text)) <= 6 || reNumberNext.MatchString(text[loc[1]:])
 }
+
+var reNumberNext = regexp.MustCompile(`(?i)^\s*(no\.?|nr\.?|n°|nº|#|number|nummer|num[ée]ro)\s*:?\s*\S*\d`)
 
 var reClock = regexp.MustCompile(`\b([01]?\d|2[0-3]):[0-5]\d\b`)
 
