@@ -196,7 +196,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			if l.role == rTax {
 				l = a.taxWithinTotal(i, l)
 			}
-			if l.role == rTotal || l.role == rTotalLow {
+			if l.role == rTotal || l.role == rTotalLow || l.role == rGross && len(xs) > 1 && k < last {
 				// A "Summe" row of a table with net and tax columns: the
 				// column says what the sum is of.
 				if h, d := a.above(i, x.start, amountFamily, a.amountsBetween); h.role == rNet || h.role == rTax || h.role == rGross {
@@ -354,6 +354,8 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 
 var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(incl\.?|inkl\.?|including|inc\.?|zzgl\.?|plus|excl\.?|exkl\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einschl\.?|einschließlich)[\s.]*$`)
 
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|excl|exkl|excluding|without|hors|vor|before|netto|net)\b`)
+
 var reEndsQualifier = regexp.MustCompile(`(?i)(incl|inkl|including|inc|zzgl|plus|excl|exkl|excluding|hors|ohne|mit|with|without|einschl)\.?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
@@ -369,7 +371,12 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		case rGross, rTotal, rDue2, rNet, rTotalLow:
 			between := a.d.lines[i].raw[p.end:l.start]
 			if reTaxQualifier.MatchString(between) || strings.Trim(between, " .(") == "" && reEndsQualifier.MatchString(p.text) {
-				return found{role: p.role, start: p.start, end: l.end, text: a.d.lines[i].raw[p.start:l.end]}
+				r := p.role
+				if reExcluding.MatchString(between + " " + p.text) {
+					// "Rechnungssumme ohne USt.", "Total excl. VAT": the net.
+					r = rNet
+				}
+				return found{role: r, start: p.start, end: l.end, text: a.d.lines[i].raw[p.start:l.end], canon: p.canon}
 			}
 		}
 		break

@@ -135,10 +135,8 @@ func (a *analysis) pickIssuer() string {
 		for ci, c := range cells(l.raw) {
 			if m := reIssuerLabel.FindStringIndex(c.text); m != nil {
 				rest := strings.TrimSpace(c.text[m[1]:])
-				if rest == "" && i+1 < n {
-					if nc := cells(a.d.lines[i+1].raw); len(nc) > 0 {
-						rest = nc[0].text
-					}
+				if rest == "" {
+					rest = a.nameBelow(i, c)
 				}
 				add(firstSegment(rest), 6)
 			}
@@ -246,6 +244,38 @@ func (a *analysis) pickIssuer() string {
 		}
 	}
 	return best.v
+}
+
+// nameBelow reads the name under a label such as "Verkäufer:", in the
+// label's column: the first line with a legal form, else the first that
+// is neither a "key: value" line nor mostly digits.
+func (a *analysis) nameBelow(i int, c cell) string {
+	first := ""
+	for k := i + 1; k < len(a.d.lines) && k <= i+6; k++ {
+		var t string
+		for _, nc := range cells(a.d.lines[k].raw) {
+			if nc.start <= c.start+8 && nc.end >= c.start {
+				t = nc.text
+				break
+			}
+		}
+		if t == "" {
+			if first != "" {
+				break
+			}
+			continue
+		}
+		if strings.Contains(t, ":") || !plausibleName(t) {
+			continue
+		}
+		if reLegalForm.MatchString(t) {
+			return t
+		}
+		if first == "" {
+			first = t
+		}
+	}
+	return first
 }
 
 // legalName cuts a firm's name out of a sentence that names it: the

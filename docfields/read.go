@@ -239,14 +239,19 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 	hdr := a.d.lines[up].raw
 	cur := a.d.lines[i].raw
 	// Only labels that start a cell of the header count as column heads.
+	// Each header cell is headed by its most telling label: "Montant
+	// EUR HT" by "HT", not by "Montant".
 	var heads []found
 	hc := cells(hdr)
 	for _, c := range hc {
-		for _, l := range ls {
-			if l.start >= c.start && l.start < c.end {
-				heads = append(heads, l)
-				break
+		best := -1
+		for k, l := range ls {
+			if l.start >= c.start && l.start < c.end && (best < 0 || headRank(l.role) > headRank(ls[best].role)) {
+				best = k
 			}
+		}
+		if best >= 0 {
+			heads = append(heads, ls[best])
 		}
 	}
 	if len(heads) == 0 {
@@ -312,6 +317,18 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 	return found{}, false
 }
 
+func headRank(r role) int {
+	switch r {
+	case rNet, rTax, rGross, rDue2:
+		return 3
+	case rTotal, rTotalLow, rIssueWeak:
+		return 1
+	case rItemHeader:
+		return 0
+	}
+	return 2
+}
+
 // valueStarts lists where the values of a family start on line i.
 func (a *analysis) valueStarts(i int, family func(role) bool) []int {
 	var out []int
@@ -362,6 +379,12 @@ func (a *analysis) amountsBetween(i, from, to int) bool {
 func dateFamily(r role) bool { return r.isDate() }
 
 var reReference = regexp.MustCompile(`(?i)(\bzu[rm]?|\bauf|\bsur|\bto|\bfor|\bbezüglich|\bbetreffend|\bgemäß|\bre:|\bref\.?|\bihre[rn]?|\byour|\bvotre|\bstorno|\bcorrection of|\bkorrektur)\s*$`)
+
+var (
+	reDueLine      = regexp.MustCompile(`(?i)(zahlbar|zahlung|zahlen|payable|payment|pay\b|fällig|faellig|\bdue\b|échéance|régler|à payer|a payer|überweisen|ueberweisen|paiement)`)
+	reDueBefore    = regexp.MustCompile(`(?i)(\bbis|\bby|\buntil|\bbefore|avant le|au plus tard le|\bam|\bon|\bzum)\s*(?:zum\s*)?$`)
+	reDiscountLine = regexp.MustCompile(`(?i)(skonto|discount|escompte|rabatt)`)
+)
 
 var rePlaceDate = regexp.MustCompile(`(?i)[\pL][\pL .\-/()]{1,40},\s*(?:den|am|le|the|im)?\s*$`)
 var rePeriodJoin = regexp.MustCompile(`(?i)^\s*(?:-|bis|to|au|until|through|thru|\.\.)\s*(?:zum|le)?\s*$`)
@@ -431,6 +454,11 @@ func (a *analysis) pickDates() (string, string) {
 				}
 			case rDue:
 				due = append(due, dateCand{t: d.t, score: labelWeight(r, l.text) * direct, line: i})
+			}
+			if r == rNone && reDueLine.MatchString(raw) && reDueBefore.MatchString(raw[:min(d.start, len(raw))]) && !reDiscountLine.MatchString(raw) {
+				// "Zahlbar innerhalb 30 Tagen netto bis 04.04.2018".
+				due = append(due, dateCand{t: d.t, score: 0.9, line: i})
+				s = 0
 			}
 			if periodic {
 				if periodEnd {
