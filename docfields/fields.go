@@ -498,8 +498,15 @@ func (a *analysis) pickIBAN() string {
 	if a.kind == KindPayslip {
 		return ""
 	}
+	fallback := ""
 	for i, is := range a.ibans {
 		for _, x := range is {
+			if x.invalid {
+				if fallback == "" && !a.recip[i] {
+					fallback = x.iban
+				}
+				continue
+			}
 			if a.kind != KindBankStatement {
 				ctx := a.d.lines[i].raw[:x.start]
 				if i > 0 && len(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.ToUpper(ctx)), "IBAN"))) <= 1 {
@@ -512,5 +519,5 @@ func (a *analysis) pickIBAN() string {
 			return x.iban
 		}
 	}
-	return ""
+	return fallback
 }

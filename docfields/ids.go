@@ -251,6 +251,7 @@ var reIBANish = regexp.MustCompile(`\b([A-Z]{2})\s?([0-9OlI]{2})((?:[\s'\x60.,~]
 type ibanTok struct {
 	iban       string
 	start, end int
+	invalid    bool // fails mod-97, but is labeled IBAN and has the country's length
 }
 
 // ibansIn finds IBANs that pass the mod-97 check, in the country's length.
@@ -280,6 +281,10 @@ func ibansIn(s string) []ibanTok {
 		}
 		if iban, ok := repairIBAN(cc, strings.ToUpper(string(b))); ok {
 			out = append(out, ibanTok{iban: iban, start: m[0], end: end})
+		} else if strings.HasSuffix(strings.ToUpper(strings.TrimRight(s[max(0, m[0]-8):m[0]], " :")), "IBAN") && ibanShape(cc, strings.ToUpper(string(b))) {
+			// Sample and test invoices print IBANs that fail the check;
+			// kept, but any IBAN that passes is preferred.
+			out = append(out, ibanTok{iban: cc + strings.ToUpper(string(b)), start: m[0], end: end, invalid: true})
 		}
 	}
 	return out
@@ -331,6 +336,18 @@ func repairIBAN(cc, body string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ibanShape reports whether body (check digits and BBAN) is alphanumeric
+// with digits where the country's BBAN is all digits.
+func ibanShape(cc, body string) bool {
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !isNum(c) && (i < 2 || ibanAllDigits[cc] || c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // ibanValid checks the ISO 13616 mod-97 checksum.

@@ -170,13 +170,20 @@ func (a *analysis) governing(i, start int, family func(role) bool, valuesBetween
 	ls := a.labels[i]
 	for k := len(ls) - 1; k >= 0; k-- {
 		l := ls[k]
-		if l.end > start {
+		if l.end > start || l.role == rItemHeader {
+			// Item headers head columns, never a value beside them.
 			continue
 		}
 		if !family(l.role) {
 			break
 		}
-		gap := strings.Trim(a.d.lines[i].raw[l.end:start], " :.-=#")
+		rawGap := a.d.lines[i].raw[l.end:start]
+		gap := strings.Trim(rawGap, " :.-=#")
+		if strings.Contains(rawGap, "   ") && reProse.MatchString(gap) {
+			// Words and a column gap between: the label is another
+			// column's.
+			break
+		}
 		weak := l.role == rIssueWeak || l.role == rDocNoWeak || l.role == rTotalLow
 		if weak && len(gap) > 6 {
 			break
@@ -208,6 +215,11 @@ func (a *analysis) above(i, start int, family func(role) bool, valuesBetween fun
 		}
 		if l, ok := a.aligned(up, i, start, family, valuesBetween); ok {
 			return l, 0.9 - 0.02*float64(rows)
+		}
+		if len(a.labels[up]) == 0 && skipped < 2 {
+			// Prose of another column, interleaved by the extraction.
+			skipped++
+			continue
 		}
 		break
 	}
@@ -379,6 +391,9 @@ func (a *analysis) amountsBetween(i, from, to int) bool {
 func dateFamily(r role) bool { return r.isDate() }
 
 var reReference = regexp.MustCompile(`(?i)(\bzu[rm]?|\bauf|\bsur|\bto|\bfor|\bbezüglich|\bbetreffend|\bgemäß|\bre:|\bref\.?|\bihre[rn]?|\byour|\bvotre|\bstorno|\bcorrection of|\bkorrektur)\s*$`)
+
+// reProse is a word of running text (not "19 %", "EUR" or "(S)").
+var reProse = regexp.MustCompile(`\p{Ll}{3,}`)
 
 var (
 	reDueLine      = regexp.MustCompile(`(?i)(zahlbar|zahlung|zahlen|payable|payment|pay\b|fällig|faellig|\bdue\b|échéance|régler|à payer|a payer|überweisen|ueberweisen|paiement)`)

@@ -138,8 +138,8 @@ func FuzzRead(f *testing.F) {
 	f.Add("\f\f\x00\xff 12.12.12.12.12 1.1.1.1,11 DE DE DE")
 	f.Fuzz(func(t *testing.T, s string) {
 		r := Read(s)
-		if r.Fields.IssuerIBAN != "" && !ibanValid(r.Fields.IssuerIBAN) {
-			t.Errorf("invalid IBAN %q", r.Fields.IssuerIBAN)
+		if iban := r.Fields.IssuerIBAN; iban != "" && (len(iban) < 15 || len(iban) > 34 || strings.Trim(iban, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "") {
+			t.Errorf("malformed IBAN %q", iban)
 		}
 		if d := r.Fields.IssueDate; d != "" {
 			if _, err := time.Parse("2006-01-02", d); err != nil {
