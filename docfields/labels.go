@@ -202,7 +202,8 @@ var labelTable = map[role][]string{
 		"total excluding", "amount excl", "total before tax", "total ht", "montant ht", "sous-total", "sous total",
 		"total hors taxes", "total h.t", "montant net", "net", "nettowert", "entgelt", "bemessungsgrundlage",
 		"total (excl", "zwischensumme netto", "positionssumme", "summe positionen netto", "ht", "eur ht", "montant eur ht",
-		"total hors taxe", "base ht", "base tva", "base imposable", "taxable amount", "net value", "warenwert netto", "nettowarenwert", "steuerbasisbetrag", "steuerbasis",
+		"total hors taxe", "base ht", "base tva", "base imposable", "taxable amount", "net value",
+		"ohne mwst", "ohne ust", "exkl. mwst", "exkl. ust", "excl. vat", "excl. tax", "hors tva", "before tax", "warenwert netto", "nettowarenwert", "steuerbasisbetrag", "steuerbasis",
 	},
 	rTax: {
 		"mwst", "mwst.", "mehrwertsteuer", "ust", "ust.", "umsatzsteuer", "zzgl. mwst", "zzgl. ust", "zzgl mwst",

@@ -240,9 +240,9 @@ func (a *analysis) aligned(up, i, start int, family func(role) bool, valuesBetwe
 			items++
 		}
 	}
-	// A header of two lines: the line above may name the item columns.
-	if up > 0 && len(a.labels[up-1]) > 0 && !valuesBetween(up-1, 0, len(a.d.lines[up-1].raw)) {
-		for _, l := range a.labels[up-1] {
+	// A header of several lines: a line above may name the item columns.
+	for h := up - 1; h >= 0 && h >= up-3 && len(a.labels[h]) > 0 && !valuesBetween(h, 0, len(a.d.lines[h].raw)); h-- {
+		for _, l := range a.labels[h] {
 			if l.role == rItemHeader {
 				items++
 			}
