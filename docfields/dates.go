@@ -83,7 +83,7 @@ var (
 	// 5. März 2018, 05. Mrz. 2018, 2nd May 2005, 12-Mar-2024, 1er mars 2018
 	reDMonY = regexp.MustCompile(`(?i)(\d{1,2})(?:st|nd|rd|th|er|\.)?\s*(?:of\s+|de\s+)?[-\s]?(` + monthAlt + `)\.?[-\s,]*(\d{4}|\d{2})`)
 	// March 5, 2018, Mar 5th 2018
-	reMonDY = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})`)
+	reMonDY = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{1,2})(?:st|nd|rd|th)?\s?,?\s*(\d{4})`)
 	// März 2018, 03/2018: a month, for periods
 	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)

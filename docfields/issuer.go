@@ -20,7 +20,7 @@ var (
 	reContactish  = regexp.MustCompile(`(?i)(\btel\b|\bfax\b|e-?mail|www\.|http|@|\biban\b|\bbic\b|ust-?id|\bvat\b|steuer-?nr|steuernummer|amtsgericht|\bhrb\b|geschäftsführ|\bseite\b|\bpage\b|\bsitz\b|registergericht|bankverbindung)`)
 	reRecipStart  = regexp.MustCompile(`(?i)^\s*(herrn?|frau|eheleute|familie|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|m\.)\s+\pL`)
 	reRecipLabel  = regexp.MustCompile(`(?i)^\s*(rechnungsempfänger|rechnungsadresse|rechnungsanschrift|bill(?:ed)? to|billing address|invoice(?:d)? to|sold to|ship to|deliver to|lieferadresse|lieferanschrift|empfänger|kunde|customer|an|to|client|factur[ée] à|adresse de (?:facturation|livraison)|destinataire|adressé à|kontoinhaber|account holder|arbeitnehmer|employee|mitarbeiter(?:in)?|mieter|tenant|käufer|buyer|steuerpflichtige[r]?)\b\s*:?\s*`)
-	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*|^\s*(verkauft von|sold by|issued by|rechnungssteller|ausgestellt von)\s+`)
+	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*|^\s*(verkauft von|sold by|issued by|rechnungssteller|ausgestellt von)\s+|^\s*(verkäufer|seller|rechnungssteller|lieferant|supplier|vendeur|fournisseur|émetteur|arbeitgeber|employer)\s*$`)
 )
 
 // recipientLines marks the lines of the recipient's address: after a
@@ -246,12 +246,18 @@ func (a *analysis) pickIssuer() string {
 	return best.v
 }
 
+var reNameField = regexp.MustCompile(`(?i)^(?:name|firma|firmenname|company|company name|raison sociale|nom)\s*:\s*(\S.*)$`)
+
 // nameBelow reads the name under a label such as "Verkäufer:", in the
 // label's column: the first line with a legal form, else the first that
 // is neither a "key: value" line nor mostly digits.
 func (a *analysis) nameBelow(i int, c cell) string {
 	first := ""
 	for k := i + 1; k < len(a.d.lines) && k <= i+6; k++ {
+		if m := reNameField.FindStringSubmatch(collapseSpaces(a.d.lines[k].raw)); m != nil {
+			// "Name:      Lieferant GmbH" in a seller block.
+			return m[1]
+		}
 		var t string
 		for _, nc := range cells(a.d.lines[k].raw) {
 			if nc.start <= c.start+8 && nc.end >= c.start {
@@ -264,6 +270,10 @@ func (a *analysis) nameBelow(i int, c cell) string {
 				break
 			}
 			continue
+		}
+		if m := reNameField.FindStringSubmatch(t); m != nil {
+			// "Name: Lieferant GmbH" in a seller block.
+			return m[1]
 		}
 		if strings.Contains(t, ":") || !plausibleName(t) {
 			continue
