@@ -388,8 +388,10 @@ func addPairs(cs []amtCand) []amtCand {
 	n := len(cs)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			if cs[i].labled && cs[j].labled && cs[i].line != cs[j].line && cs[i].x.currency == cs[j].x.currency {
-				cs = append(cs, amtCand{x: amountTok{cents: cs[i].x.cents + cs[j].x.cents, currency: cs[i].x.currency}, score: (cs[i].score+cs[j].score)/2 - 0.3, line: cs[j].line, labled: true})
+			// Rows of one rate table: adjacent lines, same sign.
+			d := cs[i].line - cs[j].line
+			if cs[i].labled && cs[j].labled && d != 0 && d >= -3 && d <= 3 && cs[i].x.currency == cs[j].x.currency && (cs[i].x.cents < 0) == (cs[j].x.cents < 0) {
+				cs = append(cs, amtCand{x: amountTok{cents: cs[i].x.cents + cs[j].x.cents, currency: cs[i].x.currency}, score: (cs[i].score+cs[j].score)/2 - 0.5, line: cs[j].line, labled: true})
 			}
 		}
 	}

@@ -103,7 +103,10 @@ var labelTable = map[role][]string{
 		"buchungstag", "buchungsdatum", "wertstellung", "wert", "mandatsdatum", "vertragsbeginn", "beginn",
 		"vertragsende", "kündigung", "ablauf", "start date", "end date", "booking date", "value date",
 		"date of entry", "entry date", "hire date", "angebot gültig bis", "date d'entrée", "expires", "expiry",
-		"transaction date", "posting date", "mietbeginn", "seit",
+		"transaction date", "posting date", "mietbeginn", "seit", "date de facture associée", "date de la facture d'origine",
+		"date facture d'origine", "original invoice date", "preceding invoice date", "datum der ursprungsrechnung",
+		"ursprungsrechnung vom", "datum der ursprünglichen rechnung", "date de debut de prestation", "date de fin de prestation",
+		"date de début", "date de fin", "start of service", "end of service",
 	},
 	rDocNo: {
 		"rechnungsnummer", "rechnungs-nr", "rechnung nr", "rechnung-nr", "rechnungsnr", "re.-nr", "re-nr", "re nr",
@@ -142,6 +145,8 @@ var labelTable = map[role][]string{
 		"gläubiger-identifikationsnummer", "creditor id", "terminal-id", "terminal id", "tse", "trace-nr", "trace nr",
 		"beleg-nr. terminal", "kasse", "kassen-nr", "filiale", "tisch", "table", "sendungsnummer", "tracking",
 		"artikelnummer", "art.-nr", "art-nr", "sku", "item no", "bestellnummer amazon", "auftrag",
+		"n° de facture associée", "facture associée", "facture d'origine", "original invoice", "preceding invoice",
+		"ursprungsrechnung", "ursprüngliche rechnung", "bezug rechnung", "referenced invoice", "corrected invoice",
 	},
 	rTaxNo: {
 		"steuernummer", "steuer-nr", "st.-nr", "st-nr", "stnr", "st.nr", "steuer nr", "tax number", "tax no",

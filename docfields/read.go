@@ -196,7 +196,70 @@ func (a *analysis) governing(i, start int, family func(role) bool, valuesBetween
 		}
 		return l, 1
 	}
+	if l, ok := a.blockLabel(i, family, valuesBetween); ok {
+		return l, 0.85
+	}
 	return a.above(i, start, family, valuesBetween)
+}
+
+// blockLabel pairs a run of label lines with the run of value lines that
+// follows it, in order, as text extracted without layout gives them
+// ("Nettobetrag / Steuerbetrag / Bruttosumme" then "473,00 / 56,87 /
+// 529,87"). It answers only when both runs are equally long.
+func (a *analysis) blockLabel(i int, family func(role) bool, valuesBetween func(i, from, to int) bool) (found, bool) {
+	valueOnly := func(k int) bool {
+		raw := strings.TrimSpace(a.d.lines[k].raw)
+		return raw != "" && len(a.labels[k]) == 0 && len(a.valueStarts(k, family)) == 1 && len(raw) <= 24
+	}
+	labelOnly := func(k int) bool {
+		raw := a.d.lines[k].raw
+		ls := a.labels[k]
+		if len(ls) == 0 || valuesBetween(k, 0, len(raw)) || len(a.amounts[k]) > 0 || len(a.dates[k]) > 0 {
+			return false
+		}
+		lead := strings.TrimSpace(raw[:ls[0].start])
+		rest := strings.TrimSpace(raw[ls[len(ls)-1].end:])
+		return lead == "" && len(rest) <= 30
+	}
+	if !valueOnly(i) {
+		return found{}, false
+	}
+	blank := func(k int) bool { return strings.TrimSpace(a.d.lines[k].raw) == "" }
+	// The value run around line i.
+	var vals []int
+	k := i
+	for k >= 0 && len(vals) < 12 && (valueOnly(k) || blank(k)) {
+		if !blank(k) {
+			vals = append([]int{k}, vals...)
+		}
+		k--
+	}
+	for k2 := i + 1; k2 < len(a.d.lines) && len(vals) < 24 && (valueOnly(k2) || blank(k2)); k2++ {
+		if !blank(k2) {
+			vals = append(vals, k2)
+		}
+	}
+	// The label run just above it.
+	var labs []int
+	for k >= 0 && len(labs) < 24 && (labelOnly(k) || blank(k)) {
+		if !blank(k) {
+			labs = append([]int{k}, labs...)
+		}
+		k--
+	}
+	if len(vals) < 2 || len(labs) != len(vals) {
+		return found{}, false
+	}
+	for n, v := range vals {
+		if v == i {
+			l := a.labels[labs[n]][0]
+			if !family(l.role) {
+				return found{}, false
+			}
+			return l, true
+		}
+	}
+	return found{}, false
 }
 
 // above finds the column header over a value: the nearest line above
