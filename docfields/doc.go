@@ -44,6 +44,7 @@
 // employee's); a tax notice's total is what is to be paid.
 //
 // Input is bounded: at most 1 MiB of text, 6,000 lines and 2,000 bytes a
-// line are read, and every pattern is a linear-time Go regexp or a fixed
-// phrase search.
+// line are read, of which the first 1,200 and the last 400 lines in
+// detail; every pattern is a linear-time Go regexp or a fixed phrase
+// search.
 package docfields

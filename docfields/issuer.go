@@ -9,10 +9,10 @@ import (
 
 var (
 	// A sender line above the address window: "Muster GmbH · Hauptstr. 1 · 12345 Berlin".
-	reSenderLine  = regexp.MustCompile(`^\s*([^·•|,]{2,60}?)\s*(?:[·•|]|\s-\s|,)\s*.*\b\d{4,5}\s+\pL`)
-	reLegalForm   = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|S\.\s?[àa]\s?r\.\s?l\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|eG|mbB)(?:$|[\s.,)])`)
+	reSenderLine = regexp.MustCompile(`^\s*([^·•|,]{2,60}?)\s*(?:[·•|]|\s-\s|,)\s*.*\b\d{4,5}\s+\pL`)
+	reLegalForm  = regexp.MustCompile(`(?i)(?:^|[\s.,&])(GmbH(?:\s*&\s*Co\.?\s*KG)?|gGmbH|AG|UG(?:\s*\(haftungsbeschränkt\))?|KG|OHG|GbR|e\.\s?K\.|e\.\s?V\.|mbH|PartG(?:\s*mbB)?|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|PLC|SARL|S\.A\.R\.L\.|S\.\s?[àa]\s?r\.\s?l\.|SAS|S\.A\.S\.|SA|S\.A\.|EURL|SNC|SE|BV|B\.V\.|NV|N\.V\.|S\.p\.A\.|S\.r\.l\.|Sp\.\s?z\s?o\.o\.|AB|ApS|A/S|Oy|KGaA|Co\.\s?KG|eG|mbB)(?:$|[\s.,)])`)
 	// reTradeStart opens the name of a firm without a legal form.
-	reTradeStart = regexp.MustCompile(`(?i)^(Steuerberat\w*|Rechtsanw\w*|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Ristorante|Gaststätte|Hotel|Café|Cafe|Brasserie|Boulangerie|Pharmacie|Librairie|Tankstelle|Malermeister|Elektromeister|Tischlerei|Schreinerei|Dachdeckerei|Sanitär|Friseur|Autohaus|Kanzlei|Ingenieurbüro|Architekt\w*|Dr\.)\b`)
+	reTradeStart  = regexp.MustCompile(`(?i)^(Steuerberat\w*|Rechtsanw\w*|Praxis|Apotheke|Bäckerei|Metzgerei|Restaurant|Ristorante|Gaststätte|Hotel|Café|Cafe|Brasserie|Boulangerie|Pharmacie|Librairie|Tankstelle|Malermeister|Elektromeister|Tischlerei|Schreinerei|Dachdeckerei|Sanitär|Friseur|Autohaus|Kanzlei|Ingenieurbüro|Architekt\w*|Dr\.)\b`)
 	reBankName    = regexp.MustCompile(`(?i)(sparkasse|volksbank|raiffeisenbank|\bbank\b|\w+bank\b|postbank|commerzbank|\bing\b|\bdkb\b|\bn26\b|comdirect|consorsbank|\bbanque\b|crédit|credit agricole|caisse d'épargne|\bpsd\b|\bgls\b|hypovereinsbank|unicredit|targobank|santander|barclays|hsbc|revolut)`)
 	reFinanzamt   = regexp.MustCompile(`(?i)^\s*(finanzamt\s+[\pL\- ]+|hm revenue & customs|hmrc|direction générale des finances publiques|internal revenue service|bundeszentralamt für steuern)`)
 	rePostcode    = regexp.MustCompile(`\b(?:D-|A-|CH-|F-)?\d{4,5}\s+\pL`)

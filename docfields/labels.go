@@ -292,7 +292,7 @@ func init() {
 // found is a label found on a line.
 type found struct {
 	role       role
-	start, end int // byte offsets in the line
+	start, end int    // byte offsets in the line
 	text       string // as printed
 	canon      string // as listed in labelTable
 }

@@ -66,7 +66,9 @@ func analyze(d *doc) *analysis {
 	a := &analysis{d: d, labels: make([][]found, n), dates: make([][]dateTok, n), months: make([][]dateTok, n),
 		amounts: make([][]amountTok, n), vats: make([][]vatTok, n), ibans: make([][]ibanTok, n)}
 	for i, l := range d.lines {
-		if strings.TrimSpace(l.raw) == "" {
+		if strings.TrimSpace(l.raw) == "" || i >= headLines && i < n-tailLines {
+			// A long document says what it is at its start and sums up
+			// at its end; the pages between are read for nothing.
 			continue
 		}
 		a.labels[i] = labelsIn(l.raw)
@@ -114,7 +116,7 @@ var reUSMarks = regexp.MustCompile(`(\$\s?\d|\bUSD\b|\bsales tax\b|\b(?:AL|AK|AZ
 // the page proves month first (a second part above 12) or the page looks
 // American (dollars, a state and ZIP code) and nothing proves day first.
 func (a *analysis) monthFirst() bool {
-	dmy, mdy := false, false
+	dmy, mdy, ambiguous := false, false, false
 	for _, ds := range a.dates {
 		for _, d := range ds {
 			if !d.slash {
@@ -126,6 +128,9 @@ func (a *analysis) monthFirst() bool {
 			if d.sec > 12 && d.first <= 12 {
 				mdy = true
 			}
+			if d.ambiguous {
+				ambiguous = true
+			}
 		}
 	}
 	if dmy != mdy {
@@ -134,7 +139,7 @@ func (a *analysis) monthFirst() bool {
 	if dmy && mdy {
 		return false
 	}
-	if a.lang != "en" && a.lang != "" {
+	if a.lang != "en" && a.lang != "" || !ambiguous {
 		return false
 	}
 	hits := 0

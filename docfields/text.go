@@ -13,6 +13,9 @@ const (
 	maxInput = 1 << 20 // bytes of text read; the rest is ignored
 	maxLines = 6000
 	maxLine  = 2000 // bytes of one line
+	// Lines read in detail: the first headLines and the last tailLines.
+	headLines = 1200
+	tailLines = 400
 )
 
 // line is one line of the document in two spellings of equal byte length:
