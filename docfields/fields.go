@@ -294,6 +294,11 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 				s := t.score
 				checked := false
 				if n != nil && x != nil {
+					if !n.labled && !x.labled {
+						// Two line items that add up to the total are
+						// no net and tax.
+						continue
+					}
 					if n.x.cents+x.x.cents == t.x.cents || abs(n.x.cents+x.x.cents-t.x.cents) == 1 && n.labled && x.labled {
 						checked = true
 						lab := 0
