@@ -23,6 +23,40 @@ var (
 	reIssuerLabel = regexp.MustCompile(`(?i)^\s*(rechnungssteller|verkäufer|seller|from|vendor|supplier|lieferant|auftragnehmer|fournisseur|vendeur|émetteur|emetteur|arbeitgeber|employer|leistungserbringer|absender|issued by|sold by|verkauft von|vermieter|landlord|händler|merchant|firma|company)\s*:\s*|^\s*(verkauft von|sold by|issued by|rechnungssteller|ausgestellt von)\s+|^\s*(verkäufer|seller|rechnungssteller|lieferant|supplier|vendeur|fournisseur|émetteur|arbeitgeber|employer)\s*$`)
 )
 
+// issuerFirstWords open the labels of reIssuerLabel: cells that start
+// otherwise need not be matched.
+var issuerFirstWords = map[string]bool{"rechnungssteller": true, "verkäufer": true, "seller": true, "from": true,
+	"vendor": true, "supplier": true, "lieferant": true, "auftragnehmer": true, "fournisseur": true, "vendeur": true,
+	"émetteur": true, "emetteur": true, "arbeitgeber": true, "employer": true, "leistungserbringer": true,
+	"absender": true, "issued": true, "sold": true, "verkauft": true, "vermieter": true, "landlord": true,
+	"händler": true, "merchant": true, "firma": true, "company": true, "ausgestellt": true}
+
+func issuerLabelIn(s string) []int {
+	w, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	if !issuerFirstWords[strings.ToLower(strings.TrimRight(w, ":"))] {
+		return nil
+	}
+	return reIssuerLabel.FindStringIndex(s)
+}
+
+// legalWords are the words of reLegalForm, lower case without their last
+// dot: a cell with none of them has no legal form.
+var legalWords = map[string]bool{"gmbh": true, "ggmbh": true, "ag": true, "ug": true, "kg": true, "ohg": true,
+	"gbr": true, "e.k": true, "e.v": true, "mbh": true, "partg": true, "ltd": true, "limited": true, "llc": true,
+	"llp": true, "inc": true, "corp": true, "plc": true, "sarl": true, "s.a.r.l": true, "sas": true, "s.a.s": true,
+	"sa": true, "s.a": true, "eurl": true, "snc": true, "se": true, "bv": true, "b.v": true, "nv": true, "n.v": true,
+	"s.p.a": true, "s.r.l": true, "sp": true, "ab": true, "aps": true, "a/s": true, "oy": true, "kgaa": true,
+	"co": true, "eg": true, "mbb": true, "r.l": true, "k": true, "v": true, "e": true}
+
+func hasLegalForm(s string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == ',' || r == '(' || r == ')' || r == '&' }) {
+		if legalWords[strings.TrimRight(w, ".")] {
+			return reLegalForm.MatchString(s)
+		}
+	}
+	return false
+}
+
 // recipientLines marks the lines of the recipient's address: after a
 // sender line or a recipient label ("Rechnungsempfänger", "Bill to"), or
 // opened by a salutation ("Herrn", "Mrs"), up to a blank line.
@@ -133,7 +167,7 @@ func (a *analysis) pickIssuer() string {
 			continue
 		}
 		for ci, c := range cells(l.raw) {
-			if m := reIssuerLabel.FindStringIndex(c.text); m != nil {
+			if m := issuerLabelIn(c.text); m != nil {
 				rest := strings.TrimSpace(c.text[m[1]:])
 				if rest == "" {
 					rest = a.nameBelow(i, c)
@@ -148,7 +182,7 @@ func (a *analysis) pickIssuer() string {
 			if a.recip[i] && c.start < 40 {
 				continue
 			}
-			if reLegalForm.MatchString(c.text) && !reRecipLabel.MatchString(c.text) && !a.valueIn(i, c) {
+			if hasLegalForm(c.text) && !reRecipLabel.MatchString(c.text) && !a.valueIn(i, c) {
 				s := 3.0
 				switch {
 				case top:
