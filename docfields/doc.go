@@ -17,10 +17,11 @@
 // label: the nearest one before it on its line, or the column header above
 // it (across the rows of a table, or by order when OCR squeezed the
 // columns), or, in text extracted without layout, its place in a run of
-// values under a run of as many labels. Position only breaks ties: the first date of a page is often
-// an order or birth date, so a delivery, order, birth, entry or due label
-// keeps a date from being the issue date, and a reference ("zu Rechnung 5
-// vom ...") keeps another document's date out.
+// values under a run of as many labels. Position only breaks ties: the
+// first date of a page is often an order or birth date, so a delivery,
+// order, birth, entry or due label keeps a date from being the issue date,
+// and a reference ("zu Rechnung 5 vom ...") keeps another document's date
+// out.
 //
 // Where a value can be checked, the reading that passes wins: net, tax and
 // total are chosen together and net + tax = total outweighs any label;
