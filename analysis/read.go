@@ -1,18 +1,21 @@
 package analysis
 
 import (
+	"cmp"
 	"io"
 	"path"
 	"strings"
 
 	"acctapi/db"
+	"acctapi/docfields"
 	"acctapi/docread"
 	"acctapi/einvoice"
 )
 
 // resultOf turns what the reader read into what the store records: an
 // e-invoice's fields from its XML (a plain XML upload, or the XML a PDF/A-3
-// carries), and the text the search reads.
+// carries), else what the document's text says, and the text the search
+// reads.
 func resultOf(doc *docread.Document, src io.ReaderAt, size int64) db.AnalysisResult {
 	invoice := eInvoiceOf(doc, src, size)
 	if doc.Format == docread.FormatPDF && !hasText(doc) && invoice == nil {
@@ -20,6 +23,16 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64) db.AnalysisRes
 	}
 	text := &db.FileText{Text: doc.Text(), Pages: max(doc.PageCount, len(doc.Pages)), Source: db.TextFromPDF}
 	result := db.AnalysisResult{Status: db.AnalysisDone, Source: &text.Source, Text: text}
+	var read docfields.Result
+	if doc.Format != docread.FormatXML {
+		pages := make([]string, len(doc.Pages))
+		for i, p := range doc.Pages {
+			pages[i] = p.Text
+		}
+		read = docfields.ReadPages(pages)
+	}
+	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
+	result.Fields = textFieldsOf(read.Fields)
 	if invoice != nil {
 		source := db.TextFromEInvoice
 		result.Source = &source
@@ -27,10 +40,38 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64) db.AnalysisRes
 			text.Source = source
 		}
 		result.Kind = &invoice.Kind
-		result.Language = nonEmpty(strings.ToLower(invoice.Language))
-		result.Fields = fieldsOf(invoice)
+		result.Language = cmp.Or(nonEmpty(strings.ToLower(invoice.Language)), result.Language)
+		result.Fields = withGaps(fieldsOf(invoice), result.Fields)
 	}
 	return result
+}
+
+// textFieldsOf are the fields read from a document's text as the store
+// keeps them.
+func textFieldsOf(f docfields.Fields) *db.DocumentFields {
+	return &db.DocumentFields{
+		DocumentNumber: nonEmpty(f.DocumentNumber), IssueDate: nonEmpty(f.IssueDate), DueDate: nonEmpty(f.DueDate),
+		Currency: nonEmpty(f.Currency), NetAmount: nonEmpty(f.NetAmount), TaxAmount: nonEmpty(f.TaxAmount),
+		TotalAmount: nonEmpty(f.TotalAmount), IssuerName: nonEmpty(f.IssuerName), IssuerVATID: nonEmpty(f.IssuerVATID),
+		IssuerIBAN: nonEmpty(f.IssuerIBAN),
+	}
+}
+
+// withGaps fills the fields an e-invoice's XML leaves empty (a MINIMUM
+// profile names no IBAN, say) from what its PDF's text says. What the XML
+// says is the invoice: the text never overrides it.
+func withGaps(xml, text *db.DocumentFields) *db.DocumentFields {
+	for _, f := range []struct{ dst, src **string }{
+		{&xml.DocumentNumber, &text.DocumentNumber}, {&xml.IssueDate, &text.IssueDate}, {&xml.DueDate, &text.DueDate},
+		{&xml.Currency, &text.Currency}, {&xml.NetAmount, &text.NetAmount}, {&xml.TaxAmount, &text.TaxAmount},
+		{&xml.TotalAmount, &text.TotalAmount}, {&xml.IssuerName, &text.IssuerName}, {&xml.IssuerVATID, &text.IssuerVATID},
+		{&xml.IssuerIBAN, &text.IssuerIBAN},
+	} {
+		if *f.dst == nil {
+			*f.dst = *f.src
+		}
+	}
+	return xml
 }
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first

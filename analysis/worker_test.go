@@ -158,7 +158,7 @@ func TestWorkerReadsFiles(t *testing.T) {
 	for id, want := range map[string]string{plain: "Müller", otherXML: "Nachrichten"} {
 		got := f.mustFind(t, id)
 		text, err := f.store.FindFileText(ctx, f.clientID, id)
-		if got.Analysis.Status != db.AnalysisDone || str(got.Analysis.Source) != "text" || got.Kind != nil ||
+		if got.Analysis.Status != db.AnalysisDone || str(got.Analysis.Source) != "text" ||
 			err != nil || !strings.Contains(text.Text, want) || got.Analysis.Fields == nil || got.Analysis.Fields.EInvoice != nil {
 			t.Errorf("%s: %+v, text %+v, %v", got.Name, got.Analysis, text, err)
 		}
