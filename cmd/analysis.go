@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +28,7 @@ func (c *Config) CachePath() string { return filepath.Join(c.DataDir, "cache") }
 // openAnalysis starts the document reader, paying its start-up once, and
 // returns the worker that reads the stored files with it.
 func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker, *docread.Reader, error) {
-	workers := cfg.AnalysisWorkers
+	workers := cmp.Or(cfg.AnalysisWorkers, 1)
 	if workers < 1 || workers > 64 {
 		return nil, nil, fmt.Errorf("--analysis-workers must be between 1 and 64, not %d", workers)
 	}

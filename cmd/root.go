@@ -99,7 +99,7 @@ type Config struct {
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
 
-	// AnalysisWorkers is how many stored files are read at once.
+	// AnalysisWorkers is how many stored files are read at once; 0 means 1.
 	AnalysisWorkers int
 
 	Stdout, Stderr io.Writer
