@@ -95,7 +95,9 @@ func TestUploadConcurrencyBounds(t *testing.T) {
 	a := api.clMustSession(t, f, c.ID, map[string]any{})
 	b := api.clMustSession(t, f, c.ID, map[string]any{})
 	other := api.clMustSession(t, f, c.ID, map[string]any{})
-	path := func(token string) string { return "/v1/collect-sessions/" + token + "/items/" + c.Items[0].ID + "/files" }
+	path := func(token string) string {
+		return "/v1/collect-sessions/" + token + "/items/" + c.Items[0].ID + "/files"
+	}
 	busy := func(t *testing.T, res *response) {
 		t.Helper()
 		wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_uploads", "")
