@@ -775,6 +775,7 @@ const (
 	PrincipalPermissionsCollectsWrite        PrincipalPermissions = "collects:write"
 	PrincipalPermissionsFilesRead            PrincipalPermissions = "files:read"
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
+	PrincipalPermissionsMailSend             PrincipalPermissions = "mail:send"
 	PrincipalPermissionsMembersRead          PrincipalPermissions = "members:read"
 	PrincipalPermissionsMembersWrite         PrincipalPermissions = "members:write"
 	PrincipalPermissionsTasksRead            PrincipalPermissions = "tasks:read"
@@ -805,6 +806,8 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsFilesRead:
 		return true
 	case PrincipalPermissionsFilesWrite:
+		return true
+	case PrincipalPermissionsMailSend:
 		return true
 	case PrincipalPermissionsMembersRead:
 		return true
@@ -3411,6 +3414,12 @@ type CollectTokenNotFound = ApiError
 // CollectTooManyRequests defines model for CollectTooManyRequests.
 type CollectTooManyRequests = ApiError
 
+// CollectUploadConflict defines model for CollectUploadConflict.
+type CollectUploadConflict = ApiError
+
+// CollectUploadTooManyRequests defines model for CollectUploadTooManyRequests.
+type CollectUploadTooManyRequests = ApiError
+
 // Conflict defines model for Conflict.
 type Conflict = ApiError
 
@@ -3422,6 +3431,9 @@ type InsufficientStorage = ApiError
 
 // InternalError defines model for InternalError.
 type InternalError = ApiError
+
+// MailTooManyRequests defines model for MailTooManyRequests.
+type MailTooManyRequests = ApiError
 
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = ApiError
@@ -3440,6 +3452,9 @@ type TooManyRequests = ApiError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = ApiError
+
+// UploadTooManyRequests defines model for UploadTooManyRequests.
+type UploadTooManyRequests = ApiError
 
 // ValidationFailed defines model for ValidationFailed.
 type ValidationFailed = ValidationError
@@ -4800,7 +4815,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUserWithBody Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4809,7 +4824,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUser Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4850,7 +4865,7 @@ type ClientInterface interface {
 
 	// UploadCollectFileWithBody Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4966,7 +4981,7 @@ type ClientInterface interface {
 
 	// CreateCollectSessionWithBody Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4975,7 +4990,7 @@ type ClientInterface interface {
 
 	// CreateCollectSession Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5152,7 +5167,7 @@ type ClientInterface interface {
 
 	// InviteUserWithBody Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5161,7 +5176,7 @@ type ClientInterface interface {
 
 	// InviteUser Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5530,7 +5545,7 @@ func (c *Client) ListAccountantUsers(ctx context.Context, params *ListAccountant
 
 // InviteAccountantUserWithBody Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5549,7 +5564,7 @@ func (c *Client) InviteAccountantUserWithBody(ctx context.Context, params *Invit
 
 // InviteAccountantUser Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5640,7 +5655,7 @@ func (c *Client) OpenCollectSession(ctx context.Context, token string, reqEditor
 
 // UploadCollectFileWithBody Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5896,7 +5911,7 @@ func (c *Client) ListCollectSessions(ctx context.Context, id Id, params *ListCol
 
 // CreateCollectSessionWithBody Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5915,7 +5930,7 @@ func (c *Client) CreateCollectSessionWithBody(ctx context.Context, id Id, params
 
 // CreateCollectSession Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6322,7 +6337,7 @@ func (c *Client) UpdateTask(ctx context.Context, id Id, params *UpdateTaskParams
 
 // InviteUserWithBody Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6341,7 +6356,7 @@ func (c *Client) InviteUserWithBody(ctx context.Context, params *InviteUserParam
 
 // InviteUser Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10832,7 +10847,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithBodyWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10841,7 +10856,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10886,7 +10901,7 @@ type ClientWithResponsesInterface interface {
 
 	// UploadCollectFileWithBodyWithResponse Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11012,7 +11027,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11021,7 +11036,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11228,7 +11243,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithBodyWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11237,7 +11252,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12258,7 +12273,7 @@ type InviteAccountantUserResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12321,7 +12336,7 @@ func (r InviteAccountantUserResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r InviteAccountantUserResponse) GetJSON429() *TooManyRequests {
+func (r InviteAccountantUserResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -12855,7 +12870,7 @@ type UploadCollectFileResponse struct {
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *Conflict
+	JSON409 *CollectUploadConflict
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *CollectTokenExpired
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -12863,7 +12878,7 @@ type UploadCollectFileResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *CollectTooManyRequests
+	JSON429 *CollectUploadTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12905,7 +12920,7 @@ func (r UploadCollectFileResponse) GetJSON405() *MethodNotAllowed {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r UploadCollectFileResponse) GetJSON409() *Conflict {
+func (r UploadCollectFileResponse) GetJSON409() *CollectUploadConflict {
 	return r.JSON409
 }
 
@@ -12925,7 +12940,7 @@ func (r UploadCollectFileResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r UploadCollectFileResponse) GetJSON429() *CollectTooManyRequests {
+func (r UploadCollectFileResponse) GetJSON429() *CollectUploadTooManyRequests {
 	return r.JSON429
 }
 
@@ -14389,7 +14404,7 @@ type CreateCollectSessionResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14452,7 +14467,7 @@ func (r CreateCollectSessionResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r CreateCollectSessionResponse) GetJSON429() *TooManyRequests {
+func (r CreateCollectSessionResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -14972,7 +14987,7 @@ type UploadFileResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *UploadTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15035,7 +15050,7 @@ func (r UploadFileResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r UploadFileResponse) GetJSON429() *TooManyRequests {
+func (r UploadFileResponse) GetJSON429() *UploadTooManyRequests {
 	return r.JSON429
 }
 
@@ -16943,7 +16958,7 @@ type InviteUserResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17006,7 +17021,7 @@ func (r InviteUserResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r InviteUserResponse) GetJSON429() *TooManyRequests {
+func (r InviteUserResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -19994,7 +20009,7 @@ func (c *ClientWithResponses) ListAccountantUsersWithResponse(ctx context.Contex
 
 // InviteAccountantUserWithBodyWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20009,7 +20024,7 @@ func (c *ClientWithResponses) InviteAccountantUserWithBodyWithResponse(ctx conte
 
 // InviteAccountantUserWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20084,7 +20099,7 @@ func (c *ClientWithResponses) OpenCollectSessionWithResponse(ctx context.Context
 
 // UploadCollectFileWithBodyWithResponse Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20294,7 +20309,7 @@ func (c *ClientWithResponses) ListCollectSessionsWithResponse(ctx context.Contex
 
 // CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20309,7 +20324,7 @@ func (c *ClientWithResponses) CreateCollectSessionWithBodyWithResponse(ctx conte
 
 // CreateCollectSessionWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20654,7 +20669,7 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, id Id,
 
 // InviteUserWithBodyWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20669,7 +20684,7 @@ func (c *ClientWithResponses) InviteUserWithBodyWithResponse(ctx context.Context
 
 // InviteUserWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22113,7 +22128,7 @@ func ParseInviteAccountantUserResponse(rsp *http.Response) (*InviteAccountantUse
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22892,7 +22907,7 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.JSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest CollectUploadConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22920,7 +22935,7 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest CollectTooManyRequests
+		var dest CollectUploadTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -24994,7 +25009,7 @@ func ParseCreateCollectSessionResponse(rsp *http.Response) (*CreateCollectSessio
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -25742,7 +25757,7 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest UploadTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -28400,7 +28415,7 @@ func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
