@@ -49,7 +49,7 @@ CREATE TABLE collect_item_files (
     client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     collect_id TEXT    NOT NULL REFERENCES collects (id) ON DELETE CASCADE,
     item_id    TEXT    NOT NULL REFERENCES collect_items (id) ON DELETE CASCADE,
-    file_id    TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    file_id    TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE, session_id TEXT,
     UNIQUE (item_id, file_id)
 );
 
@@ -376,6 +376,8 @@ CREATE INDEX clients_firm_updated ON clients (firm_id, updated_at, id);
 CREATE INDEX collect_item_files_collect ON collect_item_files (collect_id, seq);
 
 CREATE INDEX collect_item_files_file ON collect_item_files (file_id);
+
+CREATE INDEX collect_item_files_session ON collect_item_files (client_id, session_id);
 
 CREATE INDEX collect_items_folder ON collect_items (folder_id);
 

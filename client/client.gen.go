@@ -3414,6 +3414,9 @@ type CollectTokenNotFound = ApiError
 // CollectTooManyRequests defines model for CollectTooManyRequests.
 type CollectTooManyRequests = ApiError
 
+// CollectUploadConflict defines model for CollectUploadConflict.
+type CollectUploadConflict = ApiError
+
 // CollectUploadTooManyRequests defines model for CollectUploadTooManyRequests.
 type CollectUploadTooManyRequests = ApiError
 
@@ -4862,7 +4865,7 @@ type ClientInterface interface {
 
 	// UploadCollectFileWithBody Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5652,7 +5655,7 @@ func (c *Client) OpenCollectSession(ctx context.Context, token string, reqEditor
 
 // UploadCollectFileWithBody Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10898,7 +10901,7 @@ type ClientWithResponsesInterface interface {
 
 	// UploadCollectFileWithBodyWithResponse Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12867,7 +12870,7 @@ type UploadCollectFileResponse struct {
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *Conflict
+	JSON409 *CollectUploadConflict
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *CollectTokenExpired
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -12917,7 +12920,7 @@ func (r UploadCollectFileResponse) GetJSON405() *MethodNotAllowed {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r UploadCollectFileResponse) GetJSON409() *Conflict {
+func (r UploadCollectFileResponse) GetJSON409() *CollectUploadConflict {
 	return r.JSON409
 }
 
@@ -20096,7 +20099,7 @@ func (c *ClientWithResponses) OpenCollectSessionWithResponse(ctx context.Context
 
 // UploadCollectFileWithBodyWithResponse Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22904,7 +22907,7 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.JSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest CollectUploadConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ const (
 	EINVALIDCURSOR = "invalid_cursor" // a page cursor names no record
 	EEXPIRED       = "expired"        // a collect link expired, or its collect is closed or cancelled
 	EQUOTA         = "quota"          // the firm's hourly mail quota is spent (a *QuotaError)
+	ESPENT         = "spent"          // a collect link's or collect's upload budget is spent (a *BudgetError)
 )
 
 // QuotaError refuses a request that would mail past its firm's hourly

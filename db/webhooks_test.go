@@ -183,7 +183,7 @@ func TestWebhookEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := store.ReceiveCollectFile(ctx, token, collect.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "s.pdf",
-		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}, db.DefaultCollectBudget); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.SubmitCollect(ctx, token); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"acctapi/auth"
+	"acctapi/db"
 )
 
 // clCollect is a Collect as the API answers it.
@@ -1117,5 +1119,69 @@ func TestClientHost(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCollectBudget: uploads through links stop at a budget of files and
+// bytes per link and per collect, with a 409 upload_budget_spent before the
+// body is read and nothing kept; the page says so in the uploader's
+// language, and folds a long list of files away.
+func TestCollectBudget(t *testing.T) {
+	api := newTestAPI(t)
+	api.handler.collectBudget = db.CollectBudget{LinkFiles: 3, LinkBytes: 1000, CollectFiles: 6, CollectBytes: 1 << 20}
+	f := api.clFixture(t, api.accountantKey, api.client.ID)
+	c := api.clMustCreate(t, f)
+	item := c.Items[0].ID
+	a := api.clMustSession(t, f, c.ID, map[string]any{})
+	b := api.clMustSession(t, f, c.ID, map[string]any{})
+	third := api.clMustSession(t, f, c.ID, map[string]any{})
+	file := func(n int) flPart { return flFilePart(fmt.Sprintf("receipt-%d.pdf", n), "", []byte("%PDF")) }
+	spent := func(t *testing.T, res *response, link bool) {
+		t.Helper()
+		wantError(t, res, http.StatusConflict, "conflict", "upload_budget_spent", "")
+		if want := map[bool]string{true: "this link has taken its 3 files", false: "this request has taken its 6 files"}[link]; !strings.Contains(string(res.body), want) {
+			t.Errorf("message %s, want it to say %q", res.body, want)
+		}
+	}
+
+	for n := range 3 {
+		api.clMustUpload(t, a.Token, item, file(n))
+	}
+	stored := api.flStoredFiles(t)
+	spent(t, api.clUpload(t, a.Token, item, file(3)), true)
+	for n := range 3 {
+		api.clMustUpload(t, b.Token, item, file(4+n))
+	}
+	spent(t, api.clUpload(t, third.Token, item, file(7)), false)
+	if got := api.flStoredFiles(t); len(got) != len(stored)+3 {
+		t.Errorf("file store: %d files, want the %d kept and 3 more", len(got), len(stored))
+	}
+
+	// Bytes: the store checks the file's size once it is read.
+	c2 := api.clMustCreate(t, f)
+	s := api.clMustSession(t, f, c2.ID, map[string]any{})
+	api.clMustUpload(t, s.Token, c2.Items[0].ID, flFilePart("big.pdf", "", make([]byte, 600)))
+	spent(t, api.clUpload(t, s.Token, c2.Items[0].ID, flFilePart("big2.pdf", "", make([]byte, 600))), true)
+
+	// The page: the form's answer, the sentence in either language, and a
+	// long list folded.
+	header, body := pageForm(t, "more.pdf", []byte("%PDF"))
+	res := api.page("POST", "/collect/"+a.Token+"/items/"+item, header, body)
+	if want := "/collect/" + a.Token + "?error=budget_link&item=" + item + "#item-" + item; res.status != http.StatusSeeOther || res.header.Get("Location") != want {
+		t.Fatalf("form upload past the budget: %d %s, want 303 to %s", res.status, res.header.Get("Location"), want)
+	}
+	for lang, want := range map[string]string{
+		"en": "No more files can be added through this link: it has taken its 3 files or 1.0 KB. If something is still missing, ask Firm One for a new link.",
+		"de": "Über diesen Link können keine weiteren Dateien hochgeladen werden: Er hat seine 3 Dateien oder 1,0 KB erreicht. Falls noch etwas fehlt, bitten Sie Firm One um einen neuen Link.",
+	} {
+		page := api.page("GET", "/collect/"+a.Token+"?error=budget_link&item="+item, http.Header{"Accept-Language": {lang}}, nil)
+		if !strings.Contains(html.UnescapeString(page.body), want) {
+			t.Errorf("%s page: want %q in\n%s", lang, want, page.body)
+		}
+	}
+	page := api.page("GET", "/collect/"+b.Token, nil, nil)
+	if !strings.Contains(page.body, `<details class="more-files"><summary>1 more files</summary>`) ||
+		strings.Count(page.body, `<span class="file-name">`) != 6 || strings.Count(page.body, `<ul class="files">`) != 2 {
+		t.Errorf("a long list: want 5 files shown and 1 folded away:\n%s", page.body)
 	}
 }

@@ -111,6 +111,11 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	if view.Collect.Status == db.CollectSubmitted {
 		return nil, errCollectSubmitted
 	}
+	// A spent budget costs no disk either; the store checks again with the
+	// file's size.
+	if err := view.Spent(h.collectBudget, 0); err != nil {
+		return nil, err
+	}
 	up, err := h.readUpload(w, r, "link:"+hex.EncodeToString(auth.HashCollectToken(token)), h.uploadLimits.perLink, "through this link")
 	if up.file != nil {
 		defer h.files.Discard(up.file)
@@ -125,7 +130,7 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	hash := auth.HashCollectToken(token)
 	var f *db.File
 	err = h.keep(r, up, name, func(in db.FileCreate) (err error) {
-		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, in)
+		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, in, h.collectBudget)
 		return err
 	})
 	return f, err

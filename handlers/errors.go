@@ -213,6 +213,8 @@ func storeError(e *db.Error) *apiError {
 		return nil
 	case db.EEXPIRED:
 		return errCollectTokenExpired
+	case db.ESPENT:
+		return &apiError{http.StatusConflict, "conflict", "upload_budget_spent", e.Message}
 	}
 	return errInternal
 }

@@ -71,6 +71,8 @@ type Handler struct {
 	// uploads counts the uploads running, which uploadLimits bound.
 	uploads      uploadSlots
 	uploadLimits uploadLimits
+	// collectBudget bounds what uploads through links may add.
+	collectBudget db.CollectBudget
 
 	baseURL   string
 	files     FileStore
@@ -123,7 +125,7 @@ func New(cfg Config) (*Handler, error) {
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail, trustedProxies: cfg.TrustedProxies,
-		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits, collectBudget: db.DefaultCollectBudget,
 	}
 	if h.now == nil {
 		h.now = time.Now
