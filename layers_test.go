@@ -31,8 +31,10 @@ var layers = map[string]int{
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,
 	"acctapi/filestore":    1,
-	"acctapi/durable":      0,
-	"acctapi/retry":        0,
+	// Test support: writes small PDFs by hand; imports nothing of ours.
+	"acctapi/docread/pdftest": 1,
+	"acctapi/durable":         0,
+	"acctapi/retry":           0,
 	// Reads e-invoice XML into header fields: bytes in, values out.
 	"acctapi/einvoice": 0,
 	// Reads fields from a document's text; imports nothing of ours.
