@@ -260,8 +260,15 @@ func (r *Reader) readPages(ctx context.Context, inst pdfium.Pdfium, pdf referenc
 	return nil
 }
 
-// pageText is the text of page i in PDFium's reading order, asking for no
-// more than maxChars characters.
+// maxLayoutChars is the most characters a page may have to be laid out by
+// position (layout); a page with more, which no invoice has, keeps PDFium's
+// order, so that a hostile page of millions of characters costs no more
+// than its text.
+const maxLayoutChars = 50_000
+
+// pageText is the text of page i, laid out by the characters' positions
+// (layout), or in PDFium's reading order for a page of more than
+// maxLayoutChars characters, asking for no more than maxChars then.
 func pageText(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, i, maxChars int) (string, error) {
 	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: pdf, Index: i})
 	if err != nil {
@@ -279,6 +286,18 @@ func pageText(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, i, maxChars int)
 	}
 	if n.Count <= 0 {
 		return "", nil
+	}
+	if n.Count <= maxLayoutChars {
+		chars, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
+			Page: requests.Page{ByReference: &page.Page}, Mode: requests.GetPageTextStructuredModeChars})
+		if err == nil {
+			glyphs := make([]glyph, len(chars.Chars))
+			for j, c := range chars.Chars {
+				glyphs[j] = glyph{text: strings.ReplaceAll(c.Text, "\x00", ""), left: c.PointPosition.Left,
+					right: c.PointPosition.Right, top: c.PointPosition.Top, bottom: c.PointPosition.Bottom}
+			}
+			return layout(glyphs), nil
+		}
 	}
 	// One more than the limit, so that cutText sees the text is longer.
 	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: min(n.Count, maxChars+1)})
