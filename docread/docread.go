@@ -67,6 +67,9 @@ type Options struct {
 	// of the process (about 20 MB), cutting NewReader from seconds to a
 	// fraction of one.
 	CacheDir string
+	// IdleClose is how long the PDF engine stays loaded with nothing to
+	// read; DefaultIdleClose when 0.
+	IdleClose time.Duration
 }
 
 // Format names, as in Document.Format.

@@ -398,3 +398,23 @@ func TestReadUnsupported(t *testing.T) {
 		wantError(t, err, "which is not read as text")
 	}
 }
+
+// The PDF engine is unloaded when nothing was read for IdleClose, and loaded
+// again for the next PDF.
+func TestReaderUnloadsWhenIdle(t *testing.T) {
+	r := mustNewReader(t, docread.Options{IdleClose: 50 * time.Millisecond})
+	pdf := mustFile(t, "factur-x-en16931.pdf")
+	for range 2 {
+		mustRead(t, r, pdf, "invoice.pdf", "application/pdf")
+		if !r.Loaded() {
+			t.Fatal("the engine is not loaded right after a read")
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for r.Loaded() {
+			if time.Now().After(deadline) {
+				t.Fatal("the engine is still loaded 10 s after the last read")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package docread
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
@@ -28,12 +30,25 @@ const retainMemory = 64 << 20
 // maxAttachments bounds the embedded files listed per document.
 const maxAttachments = 100
 
+// DefaultIdleClose is how long the PDF engine stays loaded with no PDF to
+// read: its compiled code and instances take tens of MiB that an idle
+// server gives back. Loading it again from the compilation cache takes a
+// fraction of a second.
+const DefaultIdleClose = time.Minute
+
 // Reader reads documents. It is safe for concurrent use; at most
 // Options.Instances PDFs are read at once, the others wait.
 type Reader struct {
-	limits Limits
-	pool   pdfium.Pool
-	cache  wazero.CompilationCache
+	limits    Limits
+	cache     wazero.CompilationCache
+	start     func() (pdfium.Pool, error)
+	idleClose time.Duration
+
+	mu     sync.Mutex
+	pool   pdfium.Pool // nil while unloaded
+	active int         // PDFs being read
+	idle   *time.Timer // unloads the engine once nothing was read for idleClose
+	closed bool
 }
 
 // NewReader compiles PDFium once for all the documents the Reader will
@@ -47,7 +62,7 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		// Killing an instance must stop the code it runs.
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(min(limits.MaxMemory>>16, math.MaxUint16+1)))
-	r := &Reader{limits: limits}
+	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose)}
 	if opts.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
 		if err != nil {
@@ -59,30 +74,89 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 	// The pool's context lives as long as the Reader; it carries the
 	// allocator to every instance.
 	poolCtx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(allocateMapped))
-	pool, err := webassembly.Init(webassembly.Config{
-		Context:  poolCtx,
-		MaxIdle:  instances,
-		MaxTotal: instances,
-		// No file system: a document reaches nothing beyond its bytes.
-		FSConfig:      wazero.NewFSConfig(),
-		RuntimeConfig: rc,
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
-		ReuseWorkers:  true,
-	})
-	if err != nil {
+	r.start = func() (pdfium.Pool, error) {
+		pool, err := webassembly.Init(webassembly.Config{
+			Context:  poolCtx,
+			MaxIdle:  instances,
+			MaxTotal: instances,
+			// No file system: a document reaches nothing beyond its bytes.
+			FSConfig:      wazero.NewFSConfig(),
+			RuntimeConfig: rc,
+			Stdout:        io.Discard,
+			Stderr:        io.Discard,
+			ReuseWorkers:  true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start pdfium: %w", err)
+		}
+		return pool, nil
+	}
+	// Started once now, so that a broken engine stops serve at its start
+	// and the compilation cache is filled.
+	if _, err := r.acquire(); err != nil {
 		if r.cache != nil {
 			r.cache.Close(context.Background())
 		}
-		return nil, fmt.Errorf("start pdfium: %w", err)
+		return nil, err
 	}
-	r.pool = pool
+	r.release()
 	return r, nil
+}
+
+// acquire returns the engine, loading it when it was unloaded, and counts
+// a PDF being read until release.
+func (r *Reader) acquire() (pdfium.Pool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errors.New("the document reader is closed")
+	}
+	if r.pool == nil {
+		pool, err := r.start()
+		if err != nil {
+			return nil, err
+		}
+		r.pool = pool
+	}
+	r.active++
+	return r.pool, nil
+}
+
+// release ends what acquire counted; the engine is unloaded once nothing
+// was read for Options.IdleClose.
+func (r *Reader) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.active--
+	if r.active > 0 || r.closed {
+		return
+	}
+	if r.idle != nil {
+		r.idle.Stop()
+	}
+	r.idle = time.AfterFunc(r.idleClose, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.active == 0 && r.pool != nil && !r.closed {
+			r.pool.Close()
+			r.pool = nil
+		}
+	})
 }
 
 // Close stops the engine. It is called once, after the last Read returns.
 func (r *Reader) Close() error {
-	err := r.pool.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.idle != nil {
+		r.idle.Stop()
+	}
+	var err error
+	if r.pool != nil {
+		err = r.pool.Close()
+		r.pool = nil
+	}
 	if r.cache != nil {
 		err = errors.Join(err, r.cache.Close(context.Background()))
 	}
@@ -93,7 +167,12 @@ func (r *Reader) Close() error {
 // lives. An instance that ran out of time is killed and replaced; one that
 // failed is discarded too, as a trap may leave its memory inconsistent.
 func (r *Reader) withInstance(ctx context.Context, src io.ReaderAt, size int64, fn func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, discard *bool) error) error {
-	inst, err := r.pool.GetInstanceWithContext(ctx)
+	pool, err := r.acquire()
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	inst, err := pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
