@@ -81,7 +81,7 @@ func (e *Engine) run(ctx context.Context, in []byte, args ...string) (result, er
 // allocation failed under the address-space limit.
 func isOutOfMemory(stderr string) bool {
 	s := strings.ToLower(stderr)
-	for _, m := range []string{"bad_alloc", "out of memory", "cannot allocate", "memory allocation failed", "alloc fail"} {
+	for _, m := range []string{"bad_alloc", "out of memory", "cannot allocate", "memory allocation failed", "alloc fail", "failed to map segment"} {
 		if strings.Contains(s, m) {
 			return true
 		}
