@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -50,13 +51,16 @@ func (e *Engine) run(ctx context.Context, in []byte, args ...string) (result, er
 	}
 	// A grandchild holding the pipes open must not hold Wait.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
 	var res result
-	if st := cmd.ProcessState; st != nil {
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			res.peakRSS = uint64(ru.Maxrss) << 10
-		}
+	if err := cmd.Start(); err != nil {
+		return res, err
 	}
+	done := make(chan struct{})
+	polled := make(chan uint64)
+	go func() { polled <- pollPeakRSS(cmd.Process.Pid, done) }()
+	err := cmd.Wait()
+	close(done)
+	res.peakRSS = <-polled
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
@@ -75,6 +79,32 @@ func (e *Engine) run(ctx context.Context, in []byte, args ...string) (result, er
 	}
 	res.out = stdout.Bytes()
 	return res, nil
+}
+
+// pollPeakRSS reads the child's VmHWM, its resident high-water mark, every
+// 20ms until done, and returns the last value read (0 where /proc is
+// missing). The rusage of a finished child is no use here: its maxrss keeps
+// the RSS of this process, which it was forked from.
+func pollPeakRSS(pid int, done <-chan struct{}) uint64 {
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	var peak uint64
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if _, rest, ok := strings.Cut(string(b), "VmHWM:"); ok {
+				kib, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+				if n, err := strconv.ParseUint(kib, 10, 64); err == nil {
+					peak = max(peak, n<<10)
+				}
+			}
+		}
+		select {
+		case <-done:
+			return peak
+		case <-t.C:
+		}
+	}
 }
 
 // isOutOfMemory tells tesseract's and leptonica's ways of saying an
