@@ -15,8 +15,8 @@
 //     included; the child is killed with its process group.
 //   - MaxMemory (default 1 GiB) is each child's address-space limit, set by
 //     /bin/sh's ulimit -v before it becomes tesseract, so that the limit
-//     holds from tesseract's first instruction. A page reads in some
-//     100-150 MiB resident.
+//     holds from tesseract's first instruction. An A4 page at 200 dpi
+//     peaks at some 70 MiB resident.
 //   - MaxPixels (default 40 megapixels): a larger image is scaled down to
 //     it. An image whose header claims more than twice that is refused
 //     before a pixel is decoded.

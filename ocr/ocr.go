@@ -295,7 +295,7 @@ func (e *Engine) readAt(ctx context.Context, g *image.Gray, deg int) (Page, floa
 // upright; sure is false when its confidence is low, as with few letters.
 func (e *Engine) detectOrientation(ctx context.Context, g *image.Gray) (deg int, sure bool, peakRSS uint64, err error) {
 	// OSD needs no more than about a megapixel of text.
-	in, err := encodePNG(scaleDown(g, 4<<20))
+	in, err := encodePNG(scaleDown(g, 1<<20))
 	if err != nil {
 		return 0, false, 0, err
 	}
