@@ -192,7 +192,8 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 	defer cancel()
 	g = prepare(g, e.opts.MaxPixels)
 	p, err := e.orientAndRead(ctx, g)
-	if errors.Is(err, errPageTimeout) {
+	// The deadline may pass in this process's own work, before a child ran.
+	if err != nil && (errors.Is(err, errPageTimeout) || context.Cause(ctx) == errPageTimeout) {
 		return Page{}, &Error{Reason: fmt.Sprintf("OCR took longer than %s", e.opts.Timeout), Err: err}
 	}
 	if err != nil {

@@ -53,6 +53,9 @@ func (e *Engine) run(ctx context.Context, in []byte, args ...string) (result, er
 	cmd.WaitDelay = 2 * time.Second
 	var res result
 	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return res, context.Cause(ctx)
+		}
 		return res, err
 	}
 	done := make(chan struct{})
