@@ -33,8 +33,11 @@ var layers = map[string]int{
 	"acctapi/filestore":    1,
 	// Test support: writes small PDFs by hand; imports nothing of ours.
 	"acctapi/docread/pdftest": 1,
-	"acctapi/durable":         0,
-	"acctapi/retry":           0,
+	// Test support: draws pages and phone photos of text; imports nothing
+	// of ours.
+	"acctapi/ocr/ocrtest": 1,
+	"acctapi/durable":     0,
+	"acctapi/retry":       0,
 	// Reads e-invoice XML into header fields: bytes in, values out.
 	"acctapi/einvoice": 0,
 	// Reads fields from a document's text; imports nothing of ours.

@@ -15,11 +15,12 @@ import (
 // resultOf turns what the reader read into what the store records: an
 // e-invoice's fields from its XML (a plain XML upload, or the XML a PDF/A-3
 // carries), else what the document's text says, and the text the search
-// reads.
-func resultOf(doc *docread.Document, src io.ReaderAt, size int64) db.AnalysisResult {
+// reads. A PDF with no text at all is skipped, noOCR saying why OCR did not
+// read it.
+func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) db.AnalysisResult {
 	invoice := eInvoiceOf(doc, src, size)
 	if doc.Format == docread.FormatPDF && !hasText(doc) && invoice == nil {
-		return skipped("the PDF has no text layer (a scan); its pages need OCR, which this server does not run")
+		return skipped("the PDF has no text layer (a scan), whose pages are read with OCR, and " + noOCR)
 	}
 	text := &db.FileText{Text: doc.Text(), Pages: max(doc.PageCount, len(doc.Pages)), Source: db.TextFromPDF}
 	result := db.AnalysisResult{Status: db.AnalysisDone, Source: &text.Source, Text: text}
@@ -140,4 +141,14 @@ func hasText(doc *docread.Document) bool {
 		}
 	}
 	return false
+}
+
+// allText says whether every page of doc has a letter or digit.
+func allText(doc *docread.Document) bool {
+	for _, p := range doc.Pages {
+		if !p.HasText {
+			return false
+		}
+	}
+	return true
 }

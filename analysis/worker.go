@@ -18,6 +18,7 @@ import (
 
 	"acctapi/db"
 	"acctapi/docread"
+	"acctapi/ocr"
 	"acctapi/retry"
 )
 
@@ -48,6 +49,11 @@ type Options struct {
 	Store  *db.DB
 	Files  Files
 	Reader *docread.Reader
+	// OCR reads images and PDF pages without text; nil when OCR is off
+	// or not installed, and NoOCR then says why, in the words the skipped
+	// files show.
+	OCR   *ocr.Engine
+	NoOCR string
 	// Workers is how many files are read at once; 1 when 0.
 	Workers int
 	// TempDir holds the copy of a file whose store gives no random access
@@ -71,6 +77,8 @@ type Worker struct {
 	store   *db.DB
 	files   Files
 	reader  *docread.Reader
+	ocr     *ocr.Engine
+	noOCR   string
 	workers int
 	tempDir string
 	now     func() time.Time
@@ -81,7 +89,8 @@ type Worker struct {
 
 // New returns a Worker; Store, Files and Reader are required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, reader: opts.Reader, workers: max(opts.Workers, 1),
+	w := &Worker{store: opts.Store, files: opts.Files, reader: opts.Reader, ocr: opts.OCR, noOCR: opts.NoOCR,
+		workers: max(opts.Workers, 1),
 		tempDir: opts.TempDir, now: opts.Now, log: opts.Logger, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
 	if w.now == nil {
 		w.now = time.Now
@@ -226,19 +235,53 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 	}
 	defer release()
 	doc, err := w.reader.Read(ctx, src, size, job.Name, job.MimeType)
+	var refused *docread.Error
+	if errors.As(err, &refused) && errors.Is(err, docread.ErrUnsupported) && isImage(head(src, size)) {
+		if off := w.ocrOff(); off != "" {
+			return skipped("the file is an image, which is read with OCR, and " + off), nil
+		}
+		doc, err = w.readImage(ctx, src, size, job.MimeType)
+		if err == nil {
+			return ocrResult(resultOf(doc, src, size, "")), nil
+		}
+	}
 	if ctx.Err() != nil {
 		return db.AnalysisResult{}, ctx.Err()
 	}
-	var refused *docread.Error
+	var unread *ocr.Error
 	switch {
 	case errors.As(err, &refused) && errors.Is(err, docread.ErrUnsupported):
 		return skipped(refused.Reason), nil
 	case errors.As(err, &refused):
 		return failed(refused.Reason), nil
+	case errors.As(err, &unread):
+		return failed(unread.Reason), nil
 	case err != nil:
 		return db.AnalysisResult{}, &storeError{err}
 	}
-	return resultOf(doc, src, size), nil
+	if doc.Format == docread.FormatPDF && !allText(doc) && w.ocrOff() == "" {
+		textLayer := hasText(doc)
+		scanned, err := w.readScannedPages(ctx, doc, src, size)
+		switch {
+		case ctx.Err() != nil:
+			return db.AnalysisResult{}, ctx.Err()
+		case errors.As(err, &unread) && !scanned && !textLayer:
+			return failed(unread.Reason), nil
+		case errors.As(err, &refused) && !scanned && !textLayer:
+			return failed(refused.Reason), nil
+		}
+		if scanned && !textLayer {
+			return ocrResult(resultOf(doc, src, size, "")), nil
+		}
+	}
+	return resultOf(doc, src, size, w.ocrOff()), nil
+}
+
+// head is the start of src, which tells its format.
+func head(src io.ReaderAt, size int64) []byte {
+	b := make([]byte, min(size, 16))
+	n, _ := src.ReadAt(b, 0)
+	return b[:n]
 }
 
 // open gives random access to the job's bytes: the local file itself, or a

@@ -12,6 +12,7 @@ import (
 	"acctapi/analysis"
 	"acctapi/db"
 	"acctapi/docread"
+	"acctapi/ocr"
 )
 
 // addAnalysisFlags adds the flags of the background reading of files.
@@ -19,6 +20,35 @@ func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
 	flags := cmd.Flags()
 	flags.IntVar(&cfg.AnalysisWorkers, "analysis-workers", int(envInt("ACCTAPI_ANALYSIS_WORKERS", 1)),
 		"how many stored files are read at once in the background, each with up to 256 MiB for a PDF (env ACCTAPI_ANALYSIS_WORKERS)")
+	flags.StringVar(&cfg.OCR, "ocr", envOr("ACCTAPI_OCR", "auto"),
+		"OCR of images and scanned pages: auto (the tesseract on PATH, if any), off, or the path of tesseract (env ACCTAPI_OCR)")
+	flags.StringVar(&cfg.OCRLanguages, "ocr-languages", envOr("ACCTAPI_OCR_LANGUAGES", "deu+eng"),
+		"the languages OCR reads, as tesseract names them (env ACCTAPI_OCR_LANGUAGES)")
+}
+
+// openOCR starts the OCR engine --ocr names. With auto, a machine without
+// tesseract (or its languages) reads no images, and noOCR says why; a path
+// given that does not work stops serve.
+func openOCR(cfg *Config, s *Server) (engine *ocr.Engine, noOCR string, err error) {
+	switch cfg.OCR {
+	case "off":
+		return nil, "OCR is turned off (--ocr off)", nil
+	case "", "auto":
+		engine, err = ocr.New(ocr.Options{Languages: cfg.OCRLanguages})
+		var unavailable *ocr.Error
+		if errors.As(err, &unavailable) {
+			s.log.Warn("images and scanned pages are not read: "+unavailable.Reason,
+				"install", "apt-get install tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng")
+			return nil, unavailable.Reason, nil
+		}
+	default:
+		engine, err = ocr.New(ocr.Options{Path: cfg.OCR, Languages: cfg.OCRLanguages})
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("--ocr: %w", err)
+	}
+	s.log.Info("images and scanned pages are read with OCR", "tesseract", engine.Version(), "languages", cfg.OCRLanguages)
+	return engine, "", nil
 }
 
 // CachePath is where serve keeps what it may rebuild: the compiled PDF
@@ -32,11 +62,16 @@ func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker
 	if workers < 1 || workers > 64 {
 		return nil, nil, fmt.Errorf("--analysis-workers must be between 1 and 64, not %d", workers)
 	}
+	engine, noOCR, err := openOCR(cfg, s)
+	if err != nil {
+		return nil, nil, err
+	}
 	reader, err := docread.NewReader(ctx, docread.Options{Instances: workers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the PDF reader: %w", err)
 	}
 	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: reader, Workers: workers,
+		OCR: engine, NoOCR: noOCR,
 		TempDir: filepath.Join(cfg.FilesPath(), "tmp"),
 		Now:     cfg.Now, // the store's clock, as the worker requires
 		Logger:  s.log})

@@ -101,6 +101,9 @@ type Config struct {
 
 	// AnalysisWorkers is how many stored files are read at once; 0 means 1.
 	AnalysisWorkers int
+	// OCR is auto (the tesseract on PATH, if any; "" too), off, or the
+	// path of tesseract; OCRLanguages the languages it reads.
+	OCR, OCRLanguages string
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"acctapi/docread"
+	"acctapi/docread/pdftest"
 )
 
 var (
@@ -416,5 +418,39 @@ func TestReaderUnloadsWhenIdle(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+}
+
+// A rendered page is the page: rows of any width (PDFium pads them) keep
+// their pixels in place, so a vertical bar stays vertical.
+func TestRenderPageRows(t *testing.T) {
+	r := mustReader(t)
+	src := image.NewGray(image.Rect(0, 0, 1001, 1415))
+	for i := range src.Pix {
+		src.Pix[i] = 255
+	}
+	for y := range 1415 {
+		for x := 480; x < 520; x++ {
+			src.Pix[y*src.Stride+x] = 0
+		}
+	}
+	pdf := pdftest.Scan(src)
+	img, err := r.RenderPage(context.Background(), bytes.NewReader(pdf), int64(len(pdf)), 0, 97)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := img.(*image.Gray)
+	darkest := func(y int) int {
+		best := 0
+		for x := range g.Rect.Dx() {
+			if g.Pix[y*g.Stride+x] < g.Pix[y*g.Stride+best] {
+				best = x
+			}
+		}
+		return best
+	}
+	top, bottom := darkest(10), darkest(g.Rect.Dy()-10)
+	if d := top - bottom; d < -3 || d > 3 {
+		t.Errorf("the bar is at x %d at the top and %d at the bottom of a %d-pixel-wide rendering", top, bottom, g.Rect.Dx())
 	}
 }

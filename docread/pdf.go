@@ -465,8 +465,11 @@ func (r *Reader) RenderPage(ctx context.Context, src io.ReaderAt, size int64, pa
 		if !ok {
 			return fmt.Errorf("render page: got %T, want *image.Gray", res.Result.RenderedImage)
 		}
+		// PDFium pads each row of its bitmap to a multiple of 4 bytes.
 		gray := image.NewGray(src.Rect)
-		copy(gray.Pix, src.Pix)
+		for y := range src.Rect.Dy() {
+			copy(gray.Pix[y*gray.Stride:(y+1)*gray.Stride], src.Pix[y*src.Stride:])
+		}
 		img = gray
 		return nil
 	})
