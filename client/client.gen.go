@@ -1094,7 +1094,9 @@ const (
 	WebhookEventFilterCollectItemReceived    WebhookEventFilter = "collect.item_received"
 	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
 	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
+	WebhookEventFilterFileAnalyzed           WebhookEventFilter = "file.analyzed"
 	WebhookEventFilterFileCreated            WebhookEventFilter = "file.created"
+	WebhookEventFilterFileUpdated            WebhookEventFilter = "file.updated"
 	WebhookEventFilterTaskCreated            WebhookEventFilter = "task.created"
 	WebhookEventFilterTaskDeleted            WebhookEventFilter = "task.deleted"
 	WebhookEventFilterTaskUpdated            WebhookEventFilter = "task.updated"
@@ -1127,7 +1129,11 @@ func (e WebhookEventFilter) Valid() bool {
 		return true
 	case WebhookEventFilterCollectUpdated:
 		return true
+	case WebhookEventFilterFileAnalyzed:
+		return true
 	case WebhookEventFilterFileCreated:
+		return true
+	case WebhookEventFilterFileUpdated:
 		return true
 	case WebhookEventFilterTaskCreated:
 		return true

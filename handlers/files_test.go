@@ -471,6 +471,7 @@ func TestFileRoundTrip(t *testing.T) {
 					ID: created.ID, DocumentDate: "2026-01-15T08:30:00Z", CreatedAt: now, UpdatedAt: now,
 					Name: "Kontoauszug März.pdf", MimeType: "application/pdf", Size: int64(len(content)),
 					WorkspaceID: ws, CreatedByID: nil, TaskID: &task.ID, FolderID: &folder, LabelIDs: labels,
+					DocumentDateSource: ptr("user"), Analysis: flAnalysis{Status: "pending"},
 				}
 				flWantFile(t, created, want)
 				if !generatedID.MatchString(created.ID) {
@@ -552,6 +553,7 @@ func TestUploadDefaults(t *testing.T) {
 		flWantFile(t, f, flFile{
 			ID: f.ID, DocumentDate: now, CreatedAt: now, UpdatedAt: now, Name: "note.txt", MimeType: "text/plain",
 			Size: int64(len(content)), WorkspaceID: ws, CreatedByID: nil, TaskID: nil, FolderID: nil, LabelIDs: []string{},
+			Analysis: flAnalysis{Status: "pending"},
 		})
 		res := api.flGetFile(api.clientKey, api.client.ID, f.ID)
 		if !strings.Contains(string(res.body), `"taskId":null`) || !strings.Contains(string(res.body), `"folderId":null`) ||
