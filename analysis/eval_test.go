@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 
 	"acctapi/analysis"
 	"acctapi/db"
+	"acctapi/docfields"
 	"acctapi/docread/pdftest"
+	"acctapi/einvoice"
 	"acctapi/ocr/ocrtest"
 )
 
@@ -182,4 +185,75 @@ func maps(tr evalTruth) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// TestEInvoiceTextEval reads the e-invoice PDFs of the repository as if
+// their XML had been taken out: the fields the text gives against the
+// XML's, field by field, where the XML states them.
+func TestEInvoiceTextEval(t *testing.T) {
+	ctx := context.Background()
+	paths, err := filepath.Glob("../docread/testdata/*.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, shown := map[string]int{}, map[string]int{}
+	var misses []string
+	for _, p := range paths {
+		data := mustRead(t, p)
+		doc, err := reader.Read(ctx, bytes.NewReader(data), int64(len(data)), filepath.Base(p), "application/pdf")
+		if err != nil {
+			continue // the encrypted fixtures
+		}
+		var xml *einvoice.Invoice
+		for _, a := range doc.Attachments {
+			if inv, err := einvoice.Parse(a.Data); err == nil {
+				xml = inv
+			}
+		}
+		if xml == nil {
+			continue
+		}
+		pages := make([]string, len(doc.Pages))
+		for i, pg := range doc.Pages {
+			pages[i] = pg.Text
+		}
+		got := docfields.ReadPages(pages)
+		for field, pair := range map[string][2]string{
+			"kind": {got.Kind, xml.Kind}, "documentNumber": {got.Fields.DocumentNumber, xml.Number},
+			"issueDate": {got.Fields.IssueDate, xml.IssueDate}, "dueDate": {got.Fields.DueDate, xml.DueDate},
+			"currency": {got.Fields.Currency, xml.Currency}, "netAmount": {got.Fields.NetAmount, xml.NetAmount},
+			"taxAmount": {got.Fields.TaxAmount, xml.TaxAmount}, "totalAmount": {got.Fields.TotalAmount, xml.TotalAmount},
+			"issuerName": {got.Fields.IssuerName, xml.SellerName}, "issuerVatId": {got.Fields.IssuerVATID, xml.SellerVATID},
+			"issuerIban": {got.Fields.IssuerIBAN, xml.SellerIBAN},
+		} {
+			if pair[1] == "" {
+				continue
+			}
+			shown[field]++
+			if sameAmount(pair[0], pair[1]) {
+				right[field]++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s %s: %q, the XML says %q", filepath.Base(p), field, pair[0], pair[1]))
+			}
+		}
+	}
+	var table strings.Builder
+	for _, field := range evalFields {
+		if shown[field] > 0 {
+			fmt.Fprintf(&table, "%-15s %d of %d\n", field, right[field], shown[field])
+		}
+	}
+	slices.Sort(misses)
+	t.Logf("e-invoice PDFs read from their text alone:\n%s\nmisses:\n  %s", table.String(), strings.Join(misses, "\n  "))
+}
+
+// sameAmount says whether two values are equal, amounts by their value
+// ("59.9" is "59.90").
+func sameAmount(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x == y
 }
