@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"math"
 	"math/rand/v2"
+	"os"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/goregular"
@@ -14,10 +15,26 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
+// fonts are the faces pages are drawn in, the first found: the shapes
+// invoices are printed in (Arial's metrics, an unslashed zero), else Go's
+// own, which every machine has but whose slashed zero OCR reads as 8 now
+// and then.
+var fonts = []string{
+	"/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+}
+
 // Page draws lines of black text at size pixels (capitals about 0.7 of
 // it) on a white page w pixels wide; h 0 fits the lines.
 func Page(w, h int, size float64, lines []string) *image.Gray {
-	f, err := opentype.Parse(goregular.TTF)
+	ttf := goregular.TTF
+	for _, path := range fonts {
+		if b, err := os.ReadFile(path); err == nil {
+			ttf = b
+			break
+		}
+	}
+	f, err := opentype.Parse(ttf)
 	if err != nil {
 		panic(err)
 	}
