@@ -131,7 +131,7 @@ func (up *upload) checkFile(v *validator) string {
 	name := up.name
 	if utf8.ValidString(name) {
 		// filename* can carry any byte, a NUL included.
-		name = strings.TrimSpace(dropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp))
+		name = dropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 	}
 	if name == "" {
 		name = "upload"

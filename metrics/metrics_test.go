@@ -287,7 +287,7 @@ func TestHandler(t *testing.T) {
 		{"GET", "/metrics", 200, "process_resident_memory_bytes "},
 		{"GET", "/debug/pprof/", 200, "goroutine"},
 		{"GET", "/debug/pprof/goroutine?debug=1", 200, "goroutine profile"},
-		{"GET", "/debug/pprof/cmdline", 200, ""},
+		{"GET", "/debug/pprof/cmdline", 404, ""}, // a command line may hold a secret
 		{"POST", "/metrics", 405, ""},
 		{"GET", "/", 404, ""},
 		{"GET", "/v1/me", 404, ""},
