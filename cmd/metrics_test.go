@@ -203,6 +203,7 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, name := range []string{"acctapi_db_write_queue_depth", "acctapi_webhook_outbox_pending", "acctapi_webhook_outbox_oldest_pending_age_seconds",
 		"acctapi_mail_outbox_pending", "acctapi_mail_outbox_oldest_pending_age_seconds",
+		"acctapi_analysis_queue_pending", "acctapi_analysis_queue_oldest_pending_age_seconds",
 		"acctapi_database_wal_size_bytes", "acctapi_filestore_files", "acctapi_filestore_size_bytes",
 		"acctapi_db_write_batch_duration_seconds", "acctapi_build_info", "go_goroutines", "process_resident_memory_bytes"} {
 		if after[name] == nil {

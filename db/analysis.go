@@ -270,3 +270,18 @@ func (db *DB) QueueAnalyses(ctx context.Context, statuses []string) (int, error)
 		return int(n), nil
 	})
 }
+
+// AnalysisQueue returns the state of the analysis queue, every firm's:
+// the files waiting to be read or being read, and when the oldest was
+// queued.
+func (db *DB) AnalysisQueue(ctx context.Context) (OutboxStats, error) {
+	var stats OutboxStats
+	var oldest sql.NullInt64
+	if err := db.queryRow(ctx, `SELECT count(*), min(created_at) FROM analysis_jobs`).Scan(&stats.Pending, &oldest); err != nil {
+		return OutboxStats{}, fmt.Errorf("analysis queue: %w", err)
+	}
+	if oldest.Valid {
+		stats.OldestPending = fromUnix(oldest.Int64)
+	}
+	return stats, nil
+}

@@ -216,6 +216,8 @@ func TestStore(t *testing.T) {
 		{"acctapi_webhook_outbox_oldest_pending_age_seconds", nil, 7200},
 		{"acctapi_mail_outbox_pending", nil, 2},
 		{"acctapi_mail_outbox_oldest_pending_age_seconds", nil, 7200},
+		{"acctapi_analysis_queue_pending", nil, 0},
+		{"acctapi_analysis_queue_oldest_pending_age_seconds", nil, 0},
 		{"acctapi_filestore_files", nil, 1},
 		{"acctapi_filestore_size_bytes", nil, float64(store1)},
 	} {
