@@ -24,20 +24,36 @@ var layers = map[string]int{
 	"acctapi/metrics":  3,
 	"acctapi/webhooks": 2,
 	"acctapi/mail":     2,
+	// Reads the stored files in the background with the document readers.
+	"acctapi/analysis": 2,
 	"acctapi/auth":     2,
 	"acctapi/certs":    2,
 	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,
 	"acctapi/filestore":    1,
-	"acctapi/durable":      0,
-	"acctapi/retry":        0,
+	// Test support: writes small PDFs by hand; imports nothing of ours.
+	"acctapi/docread/pdftest": 1,
+	// Test support: draws pages and phone photos of text; imports nothing
+	// of ours.
+	"acctapi/ocr/ocrtest": 1,
+	"acctapi/durable":     0,
+	"acctapi/retry":       0,
+	// Reads e-invoice XML into header fields: bytes in, values out.
+	"acctapi/einvoice": 0,
+	// Reads fields from a document's text; imports nothing of ours.
+	"acctapi/docfields": 0,
 	// Runs versitygw, a real S3 server, for the tests of the S3 file
 	// store.
 	"acctapi/filestore/s3test": 1,
 	// Test support: finds the real programs the tests run, and imports
 	// nothing of ours.
 	"acctapi/testprog": 0,
+	// Turns a document's bytes into text and embedded files, and imports
+	// nothing of ours.
+	"acctapi/docread": 1,
+	// Runs Tesseract as a bounded child process on images; imports nothing of ours.
+	"acctapi/ocr": 1,
 	// The load benchmark drives the built binary over HTTP and imports
 	// nothing of ours.
 	"acctapi/bench": 1,

@@ -1,5 +1,15 @@
 -- Generated from db/migrations by `go test ./db -run TestSchemaFile -update`. Do not edit.
 
+CREATE TABLE analysis_jobs (
+    file_id         TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    retries         INTEGER NOT NULL DEFAULT 0,
+    claimed_at      INTEGER,
+    next_attempt_at INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL
+);
+
 CREATE TABLE api_keys (
     id                   TEXT    NOT NULL PRIMARY KEY,
     firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
@@ -39,7 +49,7 @@ CREATE TABLE collect_item_files (
     client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     collect_id TEXT    NOT NULL REFERENCES collects (id) ON DELETE CASCADE,
     item_id    TEXT    NOT NULL REFERENCES collect_items (id) ON DELETE CASCADE,
-    file_id    TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    file_id    TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE, session_id TEXT,
     UNIQUE (item_id, file_id)
 );
 
@@ -96,6 +106,34 @@ CREATE TABLE file_labels (
     PRIMARY KEY (file_id, label_id)
 ) WITHOUT ROWID;
 
+CREATE VIRTUAL TABLE file_search USING fts5 (
+    name, text, fields,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+);
+
+CREATE TABLE 'file_search_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+CREATE TABLE 'file_search_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+CREATE TABLE 'file_search_docsize'(id INTEGER PRIMARY KEY, sz BLOB, origin INTEGER);
+
+CREATE TABLE 'file_search_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+
+CREATE TABLE file_search_rows (
+    seq       INTEGER NOT NULL PRIMARY KEY,
+    file_id   TEXT    NOT NULL UNIQUE REFERENCES files (id) ON DELETE CASCADE,
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE
+);
+
+CREATE TABLE file_texts (
+    file_id   TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    client_id TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    source    TEXT    NOT NULL CHECK (source IN ('einvoice', 'text', 'ocr')),
+    pages     INTEGER NOT NULL,
+    text      TEXT    NOT NULL
+);
+
 CREATE TABLE files (
     id            TEXT    NOT NULL PRIMARY KEY,
     client_id     TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -110,7 +148,10 @@ CREATE TABLE files (
     document_date INTEGER NOT NULL,
     created_at    INTEGER NOT NULL,
     updated_at    INTEGER NOT NULL
-);
+, kind TEXT
+    CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), kind_source TEXT CHECK (kind_source IN ('user', 'analysis')), document_date_source TEXT CHECK (document_date_source IN ('user', 'analysis')), analysis_status TEXT NOT NULL DEFAULT 'pending'
+    CHECK (analysis_status IN ('pending', 'done', 'failed', 'skipped')), analysis_source TEXT CHECK (analysis_source IN ('einvoice', 'text', 'ocr')), analysis_reason TEXT, analysis_language TEXT, analyzed_at INTEGER, analysis_fields TEXT, analysis_kind TEXT
+    CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')));
 
 CREATE TABLE firms (
     id         TEXT    NOT NULL PRIMARY KEY,
@@ -167,7 +208,7 @@ CREATE TABLE mail_outbox (
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
     updated_at      INTEGER NOT NULL,
-    sent_at         INTEGER,
+    sent_at         INTEGER, counted_at INTEGER,
     CHECK ((kind = 'collect_reminder') = (remind_before IS NOT NULL)),
     CHECK (kind NOT IN ('collect_link', 'collect_reminder') OR session_id IS NOT NULL)
 );
@@ -322,6 +363,8 @@ CREATE TABLE workspaces (
     updated_at  INTEGER NOT NULL
 );
 
+CREATE INDEX analysis_jobs_due ON analysis_jobs (claimed_at, next_attempt_at);
+
 CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
 
 CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
@@ -333,6 +376,8 @@ CREATE INDEX clients_firm_updated ON clients (firm_id, updated_at, id);
 CREATE INDEX collect_item_files_collect ON collect_item_files (collect_id, seq);
 
 CREATE INDEX collect_item_files_file ON collect_item_files (file_id);
+
+CREATE INDEX collect_item_files_session ON collect_item_files (client_id, session_id);
 
 CREATE INDEX collect_items_folder ON collect_items (folder_id);
 
@@ -366,7 +411,15 @@ CREATE INDEX collects_workspace_updated ON collects (client_id, workspace_id, up
 
 CREATE INDEX file_labels_label ON file_labels (label_id);
 
-CREATE INDEX files_client ON files (client_id);
+CREATE INDEX files_client_created ON files (client_id, created_at, id);
+
+CREATE INDEX files_client_document_date ON files (client_id, document_date, id);
+
+CREATE INDEX files_client_name ON files (client_id, name, id);
+
+CREATE INDEX files_client_size ON files (client_id, size, id);
+
+CREATE INDEX files_client_updated ON files (client_id, updated_at, id);
 
 CREATE INDEX files_folder ON files (folder_id);
 
@@ -389,6 +442,8 @@ CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, create
 CREATE INDEX labels_workspace_name ON labels (client_id, workspace_id, name, id);
 
 CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+
+CREATE INDEX mail_outbox_quota ON mail_outbox (firm_id, counted_at);
 
 CREATE INDEX mail_outbox_session ON mail_outbox (session_id, kind);
 
@@ -475,6 +530,10 @@ BEGIN
     UPDATE mail_outbox SET status = 'cancelled', data = NULL, updated_at = NEW.updated_at
     WHERE kind = 'collect_reminder' AND status = 'queued' AND client_id = NEW.client_id
       AND session_id IN (SELECT id FROM collect_sessions WHERE client_id = NEW.client_id AND collect_id = NEW.id);
+END;
+
+CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BEGIN
+    DELETE FROM file_search WHERE rowid = old.seq;
 END;
 
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN

@@ -174,8 +174,14 @@ func TestNewKeyParseKey(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	t.Run("client", func(t *testing.T) {
 		perms := auth.PermissionsFor(auth.Client)
-		if len(perms) != 12 {
-			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 12)
+		if len(perms) != 13 {
+			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 13)
+		}
+		if !slices.Contains(perms, auth.MailSend) || slices.Contains(auth.DefaultPermissions(auth.Client), auth.MailSend) {
+			t.Errorf("a client key may hold mail:send, but only when minted with it: %v, default %v", perms, auth.DefaultPermissions(auth.Client))
+		}
+		if !slices.Contains(auth.DefaultPermissions(auth.Accountant), auth.MailSend) {
+			t.Errorf("an accountant key holds mail:send by default: %v", auth.DefaultPermissions(auth.Accountant))
 		}
 		for _, p := range perms {
 			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") ||
@@ -191,7 +197,7 @@ func TestPermissions(t *testing.T) {
 			auth.MembersRead, auth.MembersWrite, auth.UsersRead, auth.UsersWrite,
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
 			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
-			auth.CollectsRead, auth.CollectsWrite, auth.FirmRead, auth.FirmWrite,
+			auth.CollectsRead, auth.CollectsWrite, auth.MailSend, auth.FirmRead, auth.FirmWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {
@@ -468,7 +474,7 @@ func TestMintKey(t *testing.T) {
 				if stored.RateLimitMax != 600 || stored.RateLimitWindowMS != 60000 {
 					t.Errorf("rate limit: got %v per %v ms, want %v per %v ms", stored.RateLimitMax, stored.RateLimitWindowMS, 600, 60000)
 				}
-				if want := permissionNames(auth.PermissionsFor(tt.kind)); !slices.Equal(stored.Permissions, want) {
+				if want := permissionNames(auth.DefaultPermissions(tt.kind)); !slices.Equal(stored.Permissions, want) {
 					t.Errorf("permissions: got %v, want %v", stored.Permissions, want)
 				}
 				if want := string(tt.kind) + " key"; stored.Name != want {

@@ -15,7 +15,8 @@ const (
 )
 
 // KeySpec describes a key to mint. Zero values take the defaults: an
-// accountant key with every permission of its kind and the default rate limit.
+// accountant key with every permission of its kind (DefaultPermissions) and
+// the default rate limit.
 type KeySpec struct {
 	ClientID        string // a client key when set
 	Name            string
@@ -33,7 +34,7 @@ func MintKey(ctx context.Context, store *db.DB, firmID string, spec KeySpec) (st
 	if spec.ClientID != "" {
 		kind, clientID = Client, &spec.ClientID
 	}
-	perms := PermissionsFor(kind)
+	perms := DefaultPermissions(kind)
 	if spec.Permissions != nil {
 		var err error
 		if perms, err = ParsePermissions(kind, spec.Permissions); err != nil {

@@ -33,6 +33,9 @@ const (
 	CollectsWrite        Permission = "collects:write"
 	FirmRead             Permission = "firm:read"
 	FirmWrite            Permission = "firm:write"
+	// MailSend lets a request mail in the firm's name: a collect link to an
+	// address, an invitation.
+	MailSend Permission = "mail:send"
 )
 
 // Kind is the kind of a key: the firm's own, or bound to one client.
@@ -48,7 +51,7 @@ var accountantPermissions = []Permission{
 	TasksRead, TasksWrite, WorkspacesRead, WorkspacesWrite, MembersRead, MembersWrite,
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
 	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
-	CollectsRead, CollectsWrite, FirmRead, FirmWrite,
+	CollectsRead, CollectsWrite, MailSend, FirmRead, FirmWrite,
 }
 
 // firmOnlyResources are the resources of the firm as a whole, which client
@@ -68,6 +71,21 @@ func PermissionsFor(kind Kind) []Permission {
 		}
 	}
 	return perms
+}
+
+// optInPermissions are those a client key holds only when minted with them
+// named: mailing in the firm's name is the firm's to grant.
+var optInPermissions = []Permission{MailSend}
+
+// DefaultPermissions returns the permissions a key of the kind is minted
+// with when none are named: every one it may hold, for a client key but
+// the opt-in ones.
+func DefaultPermissions(kind Kind) []Permission {
+	perms := PermissionsFor(kind)
+	if kind == Accountant {
+		return perms
+	}
+	return slices.DeleteFunc(perms, func(p Permission) bool { return contains(optInPermissions, p) })
 }
 
 // ParsePermissions checks a list of permission strings against what a key of

@@ -534,6 +534,123 @@ func (e DeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for DocumentKind.
+const (
+	DocumentKindBankStatement DocumentKind = "bank_statement"
+	DocumentKindContract      DocumentKind = "contract"
+	DocumentKindCreditNote    DocumentKind = "credit_note"
+	DocumentKindInvoice       DocumentKind = "invoice"
+	DocumentKindOther         DocumentKind = "other"
+	DocumentKindPayslip       DocumentKind = "payslip"
+	DocumentKindReceipt       DocumentKind = "receipt"
+	DocumentKindTaxNotice     DocumentKind = "tax_notice"
+)
+
+// Valid indicates whether the value is a known member of the DocumentKind enum.
+func (e DocumentKind) Valid() bool {
+	switch e {
+	case DocumentKindBankStatement:
+		return true
+	case DocumentKindContract:
+		return true
+	case DocumentKindCreditNote:
+		return true
+	case DocumentKindInvoice:
+		return true
+	case DocumentKindOther:
+		return true
+	case DocumentKindPayslip:
+		return true
+	case DocumentKindReceipt:
+		return true
+	case DocumentKindTaxNotice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EInvoiceInfoSyntax.
+const (
+	EInvoiceInfoSyntaxCII EInvoiceInfoSyntax = "CII"
+	EInvoiceInfoSyntaxUBL EInvoiceInfoSyntax = "UBL"
+)
+
+// Valid indicates whether the value is a known member of the EInvoiceInfoSyntax enum.
+func (e EInvoiceInfoSyntax) Valid() bool {
+	switch e {
+	case EInvoiceInfoSyntaxCII:
+		return true
+	case EInvoiceInfoSyntaxUBL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisSource.
+const (
+	FileAnalysisSourceEinvoice    FileAnalysisSource = "einvoice"
+	FileAnalysisSourceLessThannil FileAnalysisSource = "<nil>"
+	FileAnalysisSourceOcr         FileAnalysisSource = "ocr"
+	FileAnalysisSourceText        FileAnalysisSource = "text"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisSource enum.
+func (e FileAnalysisSource) Valid() bool {
+	switch e {
+	case FileAnalysisSourceEinvoice:
+		return true
+	case FileAnalysisSourceLessThannil:
+		return true
+	case FileAnalysisSourceOcr:
+		return true
+	case FileAnalysisSourceText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisStatus.
+const (
+	FileAnalysisStatusDone    FileAnalysisStatus = "done"
+	FileAnalysisStatusFailed  FileAnalysisStatus = "failed"
+	FileAnalysisStatusPending FileAnalysisStatus = "pending"
+	FileAnalysisStatusSkipped FileAnalysisStatus = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisStatus enum.
+func (e FileAnalysisStatus) Valid() bool {
+	switch e {
+	case FileAnalysisStatusDone:
+		return true
+	case FileAnalysisStatusFailed:
+		return true
+	case FileAnalysisStatusPending:
+		return true
+	case FileAnalysisStatusSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalyzedEventType.
+const (
+	FileAnalyzedEventTypeFileAnalyzed FileAnalyzedEventType = "file.analyzed"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalyzedEventType enum.
+func (e FileAnalyzedEventType) Valid() bool {
+	switch e {
+	case FileAnalyzedEventTypeFileAnalyzed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FileCreatedEventType.
 const (
 	FileCreatedEventTypeFileCreated FileCreatedEventType = "file.created"
@@ -558,6 +675,42 @@ const (
 func (e FileLinkExpiresIn) Valid() bool {
 	switch e {
 	case FileLinkExpiresInN600:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileTextSource.
+const (
+	FileTextSourceEinvoice FileTextSource = "einvoice"
+	FileTextSourceOcr      FileTextSource = "ocr"
+	FileTextSourceText     FileTextSource = "text"
+)
+
+// Valid indicates whether the value is a known member of the FileTextSource enum.
+func (e FileTextSource) Valid() bool {
+	switch e {
+	case FileTextSourceEinvoice:
+		return true
+	case FileTextSourceOcr:
+		return true
+	case FileTextSourceText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileUpdatedEventType.
+const (
+	FileUpdatedEventTypeFileUpdated FileUpdatedEventType = "file.updated"
+)
+
+// Valid indicates whether the value is a known member of the FileUpdatedEventType enum.
+func (e FileUpdatedEventType) Valid() bool {
+	switch e {
+	case FileUpdatedEventTypeFileUpdated:
 		return true
 	default:
 		return false
@@ -690,6 +843,7 @@ const (
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
 	PrincipalPermissionsFirmRead             PrincipalPermissions = "firm:read"
 	PrincipalPermissionsFirmWrite            PrincipalPermissions = "firm:write"
+	PrincipalPermissionsMailSend             PrincipalPermissions = "mail:send"
 	PrincipalPermissionsMembersRead          PrincipalPermissions = "members:read"
 	PrincipalPermissionsMembersWrite         PrincipalPermissions = "members:write"
 	PrincipalPermissionsTasksRead            PrincipalPermissions = "tasks:read"
@@ -724,6 +878,8 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsFirmRead:
 		return true
 	case PrincipalPermissionsFirmWrite:
+		return true
+	case PrincipalPermissionsMailSend:
 		return true
 	case PrincipalPermissionsMembersRead:
 		return true
@@ -783,6 +939,27 @@ func (e RoleName) Valid() bool {
 	case RoleNameCustom:
 		return true
 	case RoleNameUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StoredFileDocumentDateSource.
+const (
+	StoredFileDocumentDateSourceAnalysis    StoredFileDocumentDateSource = "analysis"
+	StoredFileDocumentDateSourceLessThannil StoredFileDocumentDateSource = "<nil>"
+	StoredFileDocumentDateSourceUser        StoredFileDocumentDateSource = "user"
+)
+
+// Valid indicates whether the value is a known member of the StoredFileDocumentDateSource enum.
+func (e StoredFileDocumentDateSource) Valid() bool {
+	switch e {
+	case StoredFileDocumentDateSourceAnalysis:
+		return true
+	case StoredFileDocumentDateSourceLessThannil:
+		return true
+	case StoredFileDocumentDateSourceUser:
 		return true
 	default:
 		return false
@@ -1014,7 +1191,9 @@ const (
 	WebhookEventFilterCollectItemReceived    WebhookEventFilter = "collect.item_received"
 	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
 	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
+	WebhookEventFilterFileAnalyzed           WebhookEventFilter = "file.analyzed"
 	WebhookEventFilterFileCreated            WebhookEventFilter = "file.created"
+	WebhookEventFilterFileUpdated            WebhookEventFilter = "file.updated"
 	WebhookEventFilterFirmUpdated            WebhookEventFilter = "firm.updated"
 	WebhookEventFilterTaskCreated            WebhookEventFilter = "task.created"
 	WebhookEventFilterTaskDeleted            WebhookEventFilter = "task.deleted"
@@ -1050,7 +1229,11 @@ func (e WebhookEventFilter) Valid() bool {
 		return true
 	case WebhookEventFilterCollectUpdated:
 		return true
+	case WebhookEventFilterFileAnalyzed:
+		return true
 	case WebhookEventFilterFileCreated:
+		return true
+	case WebhookEventFilterFileUpdated:
 		return true
 	case WebhookEventFilterFirmUpdated:
 		return true
@@ -1088,7 +1271,9 @@ const (
 	WebhookEventTypeCollectItemReceived    WebhookEventType = "collect.item_received"
 	WebhookEventTypeCollectSubmitted       WebhookEventType = "collect.submitted"
 	WebhookEventTypeCollectUpdated         WebhookEventType = "collect.updated"
+	WebhookEventTypeFileAnalyzed           WebhookEventType = "file.analyzed"
 	WebhookEventTypeFileCreated            WebhookEventType = "file.created"
+	WebhookEventTypeFileUpdated            WebhookEventType = "file.updated"
 	WebhookEventTypeFirmUpdated            WebhookEventType = "firm.updated"
 	WebhookEventTypeTaskCreated            WebhookEventType = "task.created"
 	WebhookEventTypeTaskDeleted            WebhookEventType = "task.deleted"
@@ -1122,7 +1307,11 @@ func (e WebhookEventType) Valid() bool {
 		return true
 	case WebhookEventTypeCollectUpdated:
 		return true
+	case WebhookEventTypeFileAnalyzed:
+		return true
 	case WebhookEventTypeFileCreated:
+		return true
+	case WebhookEventTypeFileUpdated:
 		return true
 	case WebhookEventTypeFirmUpdated:
 		return true
@@ -1401,6 +1590,54 @@ func (e ListCollectSessionsParamsOrder) Valid() bool {
 	case ListCollectSessionsParamsOrderAsc:
 		return true
 	case ListCollectSessionsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListFilesParamsSort.
+const (
+	ListFilesParamsSortCreatedAt    ListFilesParamsSort = "createdAt"
+	ListFilesParamsSortDocumentDate ListFilesParamsSort = "documentDate"
+	ListFilesParamsSortName         ListFilesParamsSort = "name"
+	ListFilesParamsSortRelevance    ListFilesParamsSort = "relevance"
+	ListFilesParamsSortSize         ListFilesParamsSort = "size"
+	ListFilesParamsSortUpdatedAt    ListFilesParamsSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the ListFilesParamsSort enum.
+func (e ListFilesParamsSort) Valid() bool {
+	switch e {
+	case ListFilesParamsSortCreatedAt:
+		return true
+	case ListFilesParamsSortDocumentDate:
+		return true
+	case ListFilesParamsSortName:
+		return true
+	case ListFilesParamsSortRelevance:
+		return true
+	case ListFilesParamsSortSize:
+		return true
+	case ListFilesParamsSortUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListFilesParamsOrder.
+const (
+	ListFilesParamsOrderAsc  ListFilesParamsOrder = "asc"
+	ListFilesParamsOrderDesc ListFilesParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListFilesParamsOrder enum.
+func (e ListFilesParamsOrder) Valid() bool {
+	switch e {
+	case ListFilesParamsOrderAsc:
+		return true
+	case ListFilesParamsOrderDesc:
 		return true
 	default:
 		return false
@@ -2377,7 +2614,100 @@ type DeliveryList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
-// FileCreatedEvent A document was uploaded (POST /v1/files). data: the file's record.
+// DocumentFields What the document says of itself; every key is present, null where the document does not say it.
+type DocumentFields struct {
+	// Currency ISO 4217 code (BT-5).
+	Currency *string `json:"currency"`
+
+	// DocumentNumber The document's number (EN 16931 BT-1), as written.
+	DocumentNumber *string `json:"documentNumber"`
+
+	// DueDate The payment due date (BT-9), YYYY-MM-DD.
+	DueDate *openapi_types.Date `json:"dueDate"`
+
+	// Einvoice The e-invoice standard the document's XML follows; null when it is no e-invoice.
+	Einvoice *EInvoiceInfo `json:"einvoice"`
+
+	// IssueDate The issue date (BT-2), YYYY-MM-DD.
+	IssueDate *openapi_types.Date `json:"issueDate"`
+
+	// IssuerIban The account to pay to (BT-84), upper-case without spaces.
+	IssuerIban *string `json:"issuerIban"`
+
+	// IssuerName Who issued the document (BT-27).
+	IssuerName *string `json:"issuerName"`
+
+	// IssuerVatId The issuer's VAT id (BT-31), upper-case without spaces.
+	IssuerVatId *string `json:"issuerVatId"`
+
+	// NetAmount The total without tax (BT-109): a decimal with a dot and no thousands separator.
+	NetAmount *string `json:"netAmount"`
+
+	// TaxAmount The tax total (BT-110), in the document's currency.
+	TaxAmount *string `json:"taxAmount"`
+
+	// TotalAmount The total including tax (BT-112).
+	TotalAmount *string `json:"totalAmount"`
+}
+
+// DocumentKind What a document is.
+type DocumentKind string
+
+// EInvoiceInfo defines model for EInvoiceInfo.
+type EInvoiceInfo struct {
+	// Profile The guideline id the XML names (CII GuidelineSpecifiedDocumentContextParameter, UBL CustomizationID).
+	Profile string             `json:"profile"`
+	Syntax  EInvoiceInfoSyntax `json:"syntax"`
+}
+
+// EInvoiceInfoSyntax defines model for EInvoiceInfo.Syntax.
+type EInvoiceInfoSyntax string
+
+// FileAnalysis What reading the file found. Every stored file is read in the background after it is stored.
+type FileAnalysis struct {
+	// AnalyzedAt When the last reading ended; null before.
+	AnalyzedAt *DateTime `json:"analyzedAt"`
+
+	// Fields Null until a reading ended done.
+	Fields *DocumentFields `json:"fields"`
+
+	// Language The document's language, ISO 639-1; null when unknown.
+	Language *string `json:"language"`
+
+	// Reason Why the file failed or was skipped, in words; null otherwise.
+	Reason *string `json:"reason"`
+
+	// Source Where the text and fields came from: an e-invoice's XML, the file's own text (a PDF's text layer, a text file), or OCR; null until read.
+	Source *FileAnalysisSource `json:"source"`
+
+	// Status pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
+	Status FileAnalysisStatus `json:"status"`
+}
+
+// FileAnalysisSource Where the text and fields came from: an e-invoice's XML, the file's own text (a PDF's text layer, a text file), or OCR; null until read.
+type FileAnalysisSource string
+
+// FileAnalysisStatus pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
+type FileAnalysisStatus string
+
+// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found.
+type FileAnalyzedEvent struct {
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime   `json:"createdAt"`
+	Data      StoredFile `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                  `json:"id"`
+	Type FileAnalyzedEventType `json:"type"`
+}
+
+// FileAnalyzedEventType defines model for FileAnalyzedEvent.Type.
+type FileAnalyzedEventType string
+
+// FileCreatedEvent A document was stored (POST /v1/files, or an upload through a collect link). data: the file's record.
 type FileCreatedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
@@ -2404,6 +2734,67 @@ type FileLink struct {
 
 // FileLinkExpiresIn defines model for FileLink.ExpiresIn.
 type FileLinkExpiresIn int
+
+// FileList defines model for FileList.
+type FileList struct {
+	Data       []StoredFile `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+}
+
+// FileText defines model for FileText.
+type FileText struct {
+	// Pages The document's pages (1 for a text or XML file).
+	Pages  int            `json:"pages"`
+	Source FileTextSource `json:"source"`
+
+	// Text The text the search reads: each page's text, a form feed (U+000C) between two pages; at most 4 MiB.
+	Text string `json:"text"`
+}
+
+// FileTextSource defines model for FileText.Source.
+type FileTextSource string
+
+// FileUpdate The fields to change; absent fields stay. What a person sets is theirs: a later reading of the document does not overwrite it.
+type FileUpdate struct {
+	// DocumentDate null gives the file back the document's own date when its reading found one, else its upload time.
+	DocumentDate *DateTime `json:"documentDate,omitempty"`
+
+	// FolderId A folder of the file's workspace; null takes it out of its folder.
+	FolderId *string `json:"folderId,omitempty"`
+
+	// Kind null gives the file back the kind its reading found, or none.
+	Kind *DocumentKind `json:"kind,omitempty"`
+
+	// LabelIds Replaces the file's labels: labels of its workspace.
+	LabelIds *[]Cuid `json:"labelIds,omitempty"`
+
+	// Name Trimmed; 1 to 255 characters.
+	Name *string `json:"name,omitempty"`
+
+	// TaskId A task of the file's workspace; null unlinks it.
+	TaskId               *string                `json:"taskId,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// FileUpdatedEvent A file's record was corrected (PATCH /v1/files/{id}). data: the file after the change; changes: the fields the request changed.
+type FileUpdatedEvent struct {
+	// Changes The names of the fields the change set, as the API names them.
+	Changes []string `json:"changes"`
+
+	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
+	ClientId *Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime   `json:"createdAt"`
+	Data      StoredFile `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                 `json:"id"`
+	Type FileUpdatedEventType `json:"type"`
+}
+
+// FileUpdatedEventType defines model for FileUpdatedEvent.Type.
+type FileUpdatedEventType string
 
 // FileUpload defines model for FileUpload.
 type FileUpload struct {
@@ -2697,22 +3088,31 @@ type RoleName string
 
 // StoredFile defines model for StoredFile.
 type StoredFile struct {
+	// Analysis What reading the file found. Every stored file is read in the background after it is stored.
+	Analysis FileAnalysis `json:"analysis"`
+
 	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	CreatedAt DateTime `json:"createdAt"`
 
 	// CreatedById The uploading user; null for uploads made with an API key.
 	CreatedById *string `json:"createdById"`
 
-	// DocumentDate UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	// DocumentDate The document's date: the uploader's or a person's (documentDateSource user), else the document's own once read (analysis: its issue or statement date at 00:00:00Z), else the upload time (null source).
 	DocumentDate DateTime `json:"documentDate"`
-	FolderId     *string  `json:"folderId"`
+
+	// DocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.
+	DocumentDateSource *StoredFileDocumentDateSource `json:"documentDateSource"`
+	FolderId           *string                       `json:"folderId"`
 
 	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
-	Id       Cuid   `json:"id"`
-	LabelIds []Cuid `json:"labelIds"`
-	Mimetype string `json:"mimetype"`
+	Id Cuid `json:"id"`
 
-	// Name The file name as uploaded.
+	// Kind What the document is, as a person set it (PATCH) or its reading found; null while unknown. Reading never overwrites a person's kind.
+	Kind     *DocumentKind `json:"kind"`
+	LabelIds []Cuid        `json:"labelIds"`
+	Mimetype string        `json:"mimetype"`
+
+	// Name The file name as uploaded, or as a person renamed it.
 	Name string `json:"name"`
 
 	// Size Bytes.
@@ -2727,6 +3127,9 @@ type StoredFile struct {
 	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	WorkspaceId Cuid `json:"workspaceId"`
 }
+
+// StoredFileDocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.
+type StoredFileDocumentDateSource string
 
 // Task defines model for Task.
 type Task struct {
@@ -3253,6 +3656,12 @@ type CollectTokenNotFound = ApiError
 // CollectTooManyRequests defines model for CollectTooManyRequests.
 type CollectTooManyRequests = ApiError
 
+// CollectUploadConflict defines model for CollectUploadConflict.
+type CollectUploadConflict = ApiError
+
+// CollectUploadTooManyRequests defines model for CollectUploadTooManyRequests.
+type CollectUploadTooManyRequests = ApiError
+
 // Conflict defines model for Conflict.
 type Conflict = ApiError
 
@@ -3264,6 +3673,9 @@ type InsufficientStorage = ApiError
 
 // InternalError defines model for InternalError.
 type InternalError = ApiError
+
+// MailTooManyRequests defines model for MailTooManyRequests.
+type MailTooManyRequests = ApiError
 
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = ApiError
@@ -3282,6 +3694,9 @@ type TooManyRequests = ApiError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = ApiError
+
+// UploadTooManyRequests defines model for UploadTooManyRequests.
+type UploadTooManyRequests = ApiError
 
 // ValidationFailed defines model for ValidationFailed.
 type ValidationFailed = ValidationError
@@ -3456,6 +3871,52 @@ type RevokeCollectSessionParams struct {
 	XClientId ClientId `json:"x-client-id"`
 }
 
+// ListFilesParams defines parameters for ListFiles.
+type ListFilesParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// WorkspaceId Only files of this workspace.
+	WorkspaceId *Cuid `form:"workspaceId,omitempty" json:"workspaceId,omitempty"`
+
+	// FolderId Only files in this folder.
+	FolderId *Cuid `form:"folderId,omitempty" json:"folderId,omitempty"`
+
+	// TaskId Only files of this task.
+	TaskId *Cuid `form:"taskId,omitempty" json:"taskId,omitempty"`
+
+	// LabelId Only files with this label.
+	LabelId *Cuid `form:"labelId,omitempty" json:"labelId,omitempty"`
+
+	// Kind Only documents of this kind.
+	Kind *DocumentKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// DocumentDateFrom Only files whose documentDate is at or after this time.
+	DocumentDateFrom *DateTime `form:"documentDateFrom,omitempty" json:"documentDateFrom,omitempty"`
+
+	// DocumentDateTo Only files whose documentDate is at or before this time.
+	DocumentDateTo *DateTime `form:"documentDateTo,omitempty" json:"documentDateTo,omitempty"`
+
+	// Q Full-text search: files that have every word of q (runs of letters and digits) among the words of their name, their text or their fields. Case and accents do not matter (muller finds Müller); the last word also matches as a prefix (telek finds Telekom); "two words" in double quotes is a phrase; a term with punctuation inside is the phrase of its parts, so numbers and VAT ids are found as written (RE-2026-0042, DE123456789). At most 500 characters and 32 terms; a q without a letter or digit is 422.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort relevance (only with q): the best match first in the default descending order; a match in the name weighs most, then the fields, then the text.
+	Sort  *ListFilesParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order *ListFilesParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListFilesParamsSort defines parameters for ListFiles.
+type ListFilesParamsSort string
+
+// ListFilesParamsOrder defines parameters for ListFiles.
+type ListFilesParamsOrder string
+
 // UploadFileParams defines parameters for UploadFile.
 type UploadFileParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
@@ -3469,6 +3930,24 @@ type UploadFileParams struct {
 type GetFileParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
 	XClientId ClientId `json:"x-client-id"`
+}
+
+// UpdateFileParams defines parameters for UpdateFile.
+type UpdateFileParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AnalyzeFileParams defines parameters for AnalyzeFile.
+type AnalyzeFileParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetFileContentLinkParams defines parameters for GetFileContentLink.
@@ -3487,6 +3966,12 @@ type DownloadFileParams struct {
 type DownloadFileHeadParams struct {
 	Expires   int    `form:"expires" json:"expires"`
 	Signature string `form:"signature" json:"signature"`
+}
+
+// GetFileTextParams defines parameters for GetFileText.
+type GetFileTextParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
 }
 
 // UpdateFirmParams defines parameters for UpdateFirm.
@@ -3852,8 +4337,32 @@ type OnCollectUpdatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnFileAnalyzedParams defines parameters for OnFileAnalyzed.
+type OnFileAnalyzedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnFileCreatedParams defines parameters for OnFileCreated.
 type OnFileCreatedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
+// OnFileUpdatedParams defines parameters for OnFileUpdated.
+type OnFileUpdatedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
 	WebhookId WebhookIdHeader `json:"webhook-id"`
 
@@ -4017,6 +4526,9 @@ type CreateCollectSessionJSONRequestBody = CollectSessionCreate
 // UploadFileMultipartRequestBody defines body for UploadFile for multipart/form-data ContentType.
 type UploadFileMultipartRequestBody = FileUpload
 
+// UpdateFileJSONRequestBody defines body for UpdateFile for application/json ContentType.
+type UpdateFileJSONRequestBody = FileUpdate
+
 // UpdateFirmJSONRequestBody defines body for UpdateFirm for application/json ContentType.
 type UpdateFirmJSONRequestBody = FirmUpdate
 
@@ -4083,8 +4595,14 @@ type OnCollectSubmittedJSONRequestBody = CollectSubmittedEvent
 // OnCollectUpdatedJSONRequestBody defines body for OnCollectUpdated for application/json ContentType.
 type OnCollectUpdatedJSONRequestBody = CollectUpdatedEvent
 
+// OnFileAnalyzedJSONRequestBody defines body for OnFileAnalyzed for application/json ContentType.
+type OnFileAnalyzedJSONRequestBody = FileAnalyzedEvent
+
 // OnFileCreatedJSONRequestBody defines body for OnFileCreated for application/json ContentType.
 type OnFileCreatedJSONRequestBody = FileCreatedEvent
+
+// OnFileUpdatedJSONRequestBody defines body for OnFileUpdated for application/json ContentType.
+type OnFileUpdatedJSONRequestBody = FileUpdatedEvent
 
 // OnFirmUpdatedJSONRequestBody defines body for OnFirmUpdated for application/json ContentType.
 type OnFirmUpdatedJSONRequestBody = FirmUpdatedEvent
@@ -4115,6 +4633,149 @@ type OnWorkspaceMemberRemovedJSONRequestBody = WorkspaceMemberRemovedEvent
 
 // OnWorkspaceUpdatedJSONRequestBody defines body for OnWorkspaceUpdated for application/json ContentType.
 type OnWorkspaceUpdatedJSONRequestBody = WorkspaceUpdatedEvent
+
+// Getter for additional properties for FileUpdate. Returns the specified
+// element and whether it was found
+func (a FileUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for FileUpdate
+func (a *FileUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for FileUpdate to handle AdditionalProperties
+func (a *FileUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["documentDate"]; found {
+		err = json.Unmarshal(raw, &a.DocumentDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'documentDate': %w", err)
+		}
+		delete(object, "documentDate")
+	}
+
+	if raw, found := object["folderId"]; found {
+		err = json.Unmarshal(raw, &a.FolderId)
+		if err != nil {
+			return fmt.Errorf("error reading 'folderId': %w", err)
+		}
+		delete(object, "folderId")
+	}
+
+	if raw, found := object["kind"]; found {
+		err = json.Unmarshal(raw, &a.Kind)
+		if err != nil {
+			return fmt.Errorf("error reading 'kind': %w", err)
+		}
+		delete(object, "kind")
+	}
+
+	if raw, found := object["labelIds"]; found {
+		err = json.Unmarshal(raw, &a.LabelIds)
+		if err != nil {
+			return fmt.Errorf("error reading 'labelIds': %w", err)
+		}
+		delete(object, "labelIds")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["taskId"]; found {
+		err = json.Unmarshal(raw, &a.TaskId)
+		if err != nil {
+			return fmt.Errorf("error reading 'taskId': %w", err)
+		}
+		delete(object, "taskId")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for FileUpdate to handle AdditionalProperties
+func (a FileUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.DocumentDate != nil {
+		object["documentDate"], err = json.Marshal(a.DocumentDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'documentDate': %w", err)
+		}
+	}
+
+	if a.FolderId != nil {
+		object["folderId"], err = json.Marshal(a.FolderId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'folderId': %w", err)
+		}
+	}
+
+	if a.Kind != nil {
+		object["kind"], err = json.Marshal(a.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'kind': %w", err)
+		}
+	}
+
+	if a.LabelIds != nil {
+		object["labelIds"], err = json.Marshal(a.LabelIds)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'labelIds': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.TaskId != nil {
+		object["taskId"], err = json.Marshal(a.TaskId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'taskId': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsAccountantUserInviteRole0 returns the union data inside the AccountantUserInvite_Role as a AccountantUserInviteRole0
 func (t AccountantUserInvite_Role) AsAccountantUserInviteRole0() (AccountantUserInviteRole0, error) {
@@ -4435,7 +5096,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUserWithBody Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4444,7 +5105,7 @@ type ClientInterface interface {
 
 	// InviteAccountantUser Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4485,7 +5146,7 @@ type ClientInterface interface {
 
 	// UploadCollectFileWithBody Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4608,7 +5269,7 @@ type ClientInterface interface {
 
 	// CreateCollectSessionWithBody Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4617,7 +5278,7 @@ type ClientInterface interface {
 
 	// CreateCollectSession Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4630,6 +5291,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListFiles List and search the client's files
+	//
+	// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
+	//
+	// Corresponds with GET /files (the `ListFiles` operationId).
+	ListFiles(ctx context.Context, params *ListFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UploadFileWithBody Upload a file
 	//
@@ -4646,6 +5314,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /files/{id} (the `GetFile` operationId).
 	GetFile(ctx context.Context, id Id, params *GetFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateFileWithBody Correct a file's record
+	//
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+	UpdateFileWithBody(ctx context.Context, id Id, params *UpdateFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateFile Correct a file's record
+	//
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+	UpdateFile(ctx context.Context, id Id, params *UpdateFileParams, body UpdateFileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AnalyzeFile Read a file again
+	//
+	// Needs files:write. An extension. Queues the file to be read again (after installing OCR, say); it shows analysis.status pending, with what the last reading found, until the new reading ends and fires file.analyzed. No body.
+	//
+	// Corresponds with POST /files/{id}/analysis (the `AnalyzeFile` operationId).
+	AnalyzeFile(ctx context.Context, id Id, params *AnalyzeFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetFileContentLink A temporary download link
 	//
@@ -4667,6 +5360,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 	DownloadFileHead(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFileText Read the text of a file
+	//
+	// Needs files:read. An extension. The text its reading found, which the search reads. 404 while there is none: before the file was read, or when it held no text.
+	//
+	// Corresponds with GET /files/{id}/text (the `GetFileText` operationId).
+	GetFileText(ctx context.Context, id Id, params *GetFileTextParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetFirm Read the firm
 	//
@@ -4773,7 +5473,7 @@ type ClientInterface interface {
 
 	// InviteUserWithBody Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4782,7 +5482,7 @@ type ClientInterface interface {
 
 	// InviteUser Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5151,7 +5851,7 @@ func (c *Client) ListAccountantUsers(ctx context.Context, params *ListAccountant
 
 // InviteAccountantUserWithBody Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5170,7 +5870,7 @@ func (c *Client) InviteAccountantUserWithBody(ctx context.Context, params *Invit
 
 // InviteAccountantUser Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5261,7 +5961,7 @@ func (c *Client) OpenCollectSession(ctx context.Context, token string, reqEditor
 
 // UploadCollectFileWithBody Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5534,7 +6234,7 @@ func (c *Client) ListCollectSessions(ctx context.Context, id Id, params *ListCol
 
 // CreateCollectSessionWithBody Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5553,7 +6253,7 @@ func (c *Client) CreateCollectSessionWithBody(ctx context.Context, id Id, params
 
 // CreateCollectSession Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5577,6 +6277,23 @@ func (c *Client) CreateCollectSession(ctx context.Context, id Id, params *Create
 // Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 func (c *Client) RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeCollectSessionRequest(c.Server, id, sessionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListFiles List and search the client's files
+//
+// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
+//
+// Corresponds with GET /files (the `ListFiles` operationId).
+func (c *Client) ListFiles(ctx context.Context, params *ListFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListFilesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5613,6 +6330,61 @@ func (c *Client) UploadFileWithBody(ctx context.Context, params *UploadFileParam
 // Corresponds with GET /files/{id} (the `GetFile` operationId).
 func (c *Client) GetFile(ctx context.Context, id Id, params *GetFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetFileRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateFileWithBody Correct a file's record
+//
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+func (c *Client) UpdateFileWithBody(ctx context.Context, id Id, params *UpdateFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateFileRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateFile Correct a file's record
+//
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+func (c *Client) UpdateFile(ctx context.Context, id Id, params *UpdateFileParams, body UpdateFileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateFileRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnalyzeFile Read a file again
+//
+// Needs files:write. An extension. Queues the file to be read again (after installing OCR, say); it shows analysis.status pending, with what the last reading found, until the new reading ends and fires file.analyzed. No body.
+//
+// Corresponds with POST /files/{id}/analysis (the `AnalyzeFile` operationId).
+func (c *Client) AnalyzeFile(ctx context.Context, id Id, params *AnalyzeFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnalyzeFileRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5664,6 +6436,23 @@ func (c *Client) DownloadFile(ctx context.Context, id Id, params *DownloadFilePa
 // Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 func (c *Client) DownloadFileHead(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDownloadFileHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFileText Read the text of a file
+//
+// Needs files:read. An extension. The text its reading found, which the search reads. 404 while there is none: before the file was read, or when it held no text.
+//
+// Corresponds with GET /files/{id}/text (the `GetFileText` operationId).
+func (c *Client) GetFileText(ctx context.Context, id Id, params *GetFileTextParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFileTextRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5909,7 +6698,7 @@ func (c *Client) UpdateTask(ctx context.Context, id Id, params *UpdateTaskParams
 
 // InviteUserWithBody Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5928,7 +6717,7 @@ func (c *Client) InviteUserWithBody(ctx context.Context, params *InviteUserParam
 
 // InviteUser Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7850,6 +8639,205 @@ func NewRevokeCollectSessionRequest(server string, id Id, sessionId Cuid, params
 	return req, nil
 }
 
+// NewListFilesRequest constructs an http.Request for the ListFiles method
+func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/files")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WorkspaceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "workspaceId", *params.WorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FolderId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "folderId", *params.FolderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TaskId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "taskId", *params.TaskId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LabelId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelId", *params.LabelId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Kind != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DocumentDateFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateFrom", *params.DocumentDateFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DocumentDateTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateTo", *params.DocumentDateTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewUploadFileRequestWithBody constructs an http.Request for the UploadFile method, with any body, and a specified content type
 func NewUploadFileRequestWithBody(server string, params *UploadFileParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
@@ -7944,6 +8932,135 @@ func NewGetFileRequest(server string, id Id, params *GetFileParams) (*http.Reque
 		}
 
 		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateFileRequest calls the generic UpdateFile builder with application/json body
+func NewUpdateFileRequest(server string, id Id, params *UpdateFileParams, body UpdateFileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateFileRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateFileRequestWithBody constructs an http.Request for the UpdateFile method, with any body, and a specified content type
+func NewUpdateFileRequestWithBody(server string, id Id, params *UpdateFileParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/files/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewAnalyzeFileRequest constructs an http.Request for the AnalyzeFile method
+func NewAnalyzeFileRequest(server string, id Id, params *AnalyzeFileParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/files/%s/analysis", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
 
 	}
 
@@ -8122,6 +9239,53 @@ func NewDownloadFileHeadRequest(server string, id Id, params *DownloadFileHeadPa
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFileTextRequest constructs an http.Request for the GetFileText method
+func NewGetFileTextRequest(server string, id Id, params *GetFileTextParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/files/%s/text", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
 	}
 
 	return req, nil
@@ -10145,7 +11309,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithBodyWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10154,7 +11318,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteAccountantUserWithResponse Invite an accountant user
 	//
-	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+	// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10199,7 +11363,7 @@ type ClientWithResponsesInterface interface {
 
 	// UploadCollectFileWithBodyWithResponse Upload a file for an item
 	//
-	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+	// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10334,7 +11498,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10343,7 +11507,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCollectSessionWithResponse Make a link for the uploader
 	//
-	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+	// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10358,6 +11522,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSessionWithResponse(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*RevokeCollectSessionResponse, error)
+
+	// ListFilesWithResponse List and search the client's files
+	//
+	// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /files (the `ListFiles` operationId).
+	ListFilesWithResponse(ctx context.Context, params *ListFilesParams, reqEditors ...RequestEditorFn) (*ListFilesResponse, error)
 
 	// UploadFileWithBodyWithResponse Upload a file
 	//
@@ -10376,6 +11549,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /files/{id} (the `GetFile` operationId).
 	GetFileWithResponse(ctx context.Context, id Id, params *GetFileParams, reqEditors ...RequestEditorFn) (*GetFileResponse, error)
+
+	// UpdateFileWithBodyWithResponse Correct a file's record
+	//
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+	UpdateFileWithBodyWithResponse(ctx context.Context, id Id, params *UpdateFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFileResponse, error)
+
+	// UpdateFileWithResponse Correct a file's record
+	//
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+	UpdateFileWithResponse(ctx context.Context, id Id, params *UpdateFileParams, body UpdateFileJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFileResponse, error)
+
+	// AnalyzeFileWithResponse Read a file again
+	//
+	// Needs files:write. An extension. Queues the file to be read again (after installing OCR, say); it shows analysis.status pending, with what the last reading found, until the new reading ends and fires file.analyzed. No body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /files/{id}/analysis (the `AnalyzeFile` operationId).
+	AnalyzeFileWithResponse(ctx context.Context, id Id, params *AnalyzeFileParams, reqEditors ...RequestEditorFn) (*AnalyzeFileResponse, error)
 
 	// GetFileContentLinkWithResponse A temporary download link
 	//
@@ -10403,6 +11603,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /files/{id}/download (the `DownloadFileHead` operationId).
 	DownloadFileHeadWithResponse(ctx context.Context, id Id, params *DownloadFileHeadParams, reqEditors ...RequestEditorFn) (*DownloadFileHeadResponse, error)
+
+	// GetFileTextWithResponse Read the text of a file
+	//
+	// Needs files:read. An extension. The text its reading found, which the search reads. 404 while there is none: before the file was read, or when it held no text.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /files/{id}/text (the `GetFileText` operationId).
+	GetFileTextWithResponse(ctx context.Context, id Id, params *GetFileTextParams, reqEditors ...RequestEditorFn) (*GetFileTextResponse, error)
 
 	// GetFirmWithResponse Read the firm
 	//
@@ -10523,7 +11732,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithBodyWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10532,7 +11741,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteUserWithResponse Invite a user to the client
 	//
-	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+	// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11553,7 +12762,7 @@ type InviteAccountantUserResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11616,7 +12825,7 @@ func (r InviteAccountantUserResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r InviteAccountantUserResponse) GetJSON429() *TooManyRequests {
+func (r InviteAccountantUserResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -12150,7 +13359,7 @@ type UploadCollectFileResponse struct {
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *Conflict
+	JSON409 *CollectUploadConflict
 	// JSON410 the response for an HTTP 410 `application/json` response
 	JSON410 *CollectTokenExpired
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -12158,7 +13367,7 @@ type UploadCollectFileResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *CollectTooManyRequests
+	JSON429 *CollectUploadTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12200,7 +13409,7 @@ func (r UploadCollectFileResponse) GetJSON405() *MethodNotAllowed {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r UploadCollectFileResponse) GetJSON409() *Conflict {
+func (r UploadCollectFileResponse) GetJSON409() *CollectUploadConflict {
 	return r.JSON409
 }
 
@@ -12220,7 +13429,7 @@ func (r UploadCollectFileResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r UploadCollectFileResponse) GetJSON429() *CollectTooManyRequests {
+func (r UploadCollectFileResponse) GetJSON429() *CollectUploadTooManyRequests {
 	return r.JSON429
 }
 
@@ -13836,7 +15045,7 @@ type CreateCollectSessionResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13899,7 +15108,7 @@ func (r CreateCollectSessionResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r CreateCollectSessionResponse) GetJSON429() *TooManyRequests {
+func (r CreateCollectSessionResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -14093,6 +15302,145 @@ func (r RevokeCollectSessionResponse) ContentType() string {
 	return ""
 }
 
+// ListFilesResponse200Headers the declared response headers of an HTTP 200 response for ListFiles
+type ListFilesResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListFilesResponse405Headers the declared response headers of an HTTP 405 response for ListFiles
+type ListFilesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListFilesResponse429Headers the declared response headers of an HTTP 429 response for ListFiles
+type ListFilesResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListFilesResponse503Headers the declared response headers of an HTTP 503 response for ListFiles
+type ListFilesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListFilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FileList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListFilesResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListFilesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFilesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListFilesResponse) GetJSON200() *FileList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListFilesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListFilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListFilesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListFilesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListFilesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListFilesResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListFilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListFilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListFilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListFilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListFilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // UploadFileResponse201Headers the declared response headers of an HTTP 201 response for UploadFile
 type UploadFileResponse201Headers struct {
 	IdempotentReplayed *string
@@ -14143,7 +15491,7 @@ type UploadFileResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *UploadTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14206,7 +15554,7 @@ func (r UploadFileResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r UploadFileResponse) GetJSON429() *TooManyRequests {
+func (r UploadFileResponse) GetJSON429() *UploadTooManyRequests {
 	return r.JSON429
 }
 
@@ -14387,6 +15735,321 @@ func (r GetFileResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateFileResponse200Headers the declared response headers of an HTTP 200 response for UpdateFile
+type UpdateFileResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateFileResponse405Headers the declared response headers of an HTTP 405 response for UpdateFile
+type UpdateFileResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateFileResponse429Headers the declared response headers of an HTTP 429 response for UpdateFile
+type UpdateFileResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateFileResponse503Headers the declared response headers of an HTTP 503 response for UpdateFile
+type UpdateFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StoredFile
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateFileResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateFileResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateFileResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateFileResponse) GetJSON200() *StoredFile {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateFileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateFileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateFileResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateFileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateFileResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateFileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateFileResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateFileResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateFileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateFileResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateFileResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AnalyzeFileResponse202Headers the declared response headers of an HTTP 202 response for AnalyzeFile
+type AnalyzeFileResponse202Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// AnalyzeFileResponse405Headers the declared response headers of an HTTP 405 response for AnalyzeFile
+type AnalyzeFileResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// AnalyzeFileResponse429Headers the declared response headers of an HTTP 429 response for AnalyzeFile
+type AnalyzeFileResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// AnalyzeFileResponse503Headers the declared response headers of an HTTP 503 response for AnalyzeFile
+type AnalyzeFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AnalyzeFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *StoredFile
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *AnalyzeFileResponse202Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *AnalyzeFileResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AnalyzeFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AnalyzeFileResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r AnalyzeFileResponse) GetJSON202() *StoredFile {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AnalyzeFileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AnalyzeFileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AnalyzeFileResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AnalyzeFileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r AnalyzeFileResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AnalyzeFileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AnalyzeFileResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AnalyzeFileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AnalyzeFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AnalyzeFileResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r AnalyzeFileResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r AnalyzeFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AnalyzeFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AnalyzeFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AnalyzeFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14767,6 +16430,145 @@ func (r DownloadFileHeadResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DownloadFileHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFileTextResponse200Headers the declared response headers of an HTTP 200 response for GetFileText
+type GetFileTextResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetFileTextResponse405Headers the declared response headers of an HTTP 405 response for GetFileText
+type GetFileTextResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetFileTextResponse429Headers the declared response headers of an HTTP 429 response for GetFileText
+type GetFileTextResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetFileTextResponse503Headers the declared response headers of an HTTP 503 response for GetFileText
+type GetFileTextResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetFileTextResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FileText
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFileTextResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetFileTextResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFileTextResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFileTextResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFileTextResponse) GetJSON200() *FileText {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetFileTextResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFileTextResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetFileTextResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFileTextResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetFileTextResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetFileTextResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFileTextResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFileTextResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFileTextResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFileTextResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFileTextResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFileTextResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFileTextResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16085,7 +17887,7 @@ type InviteUserResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *MailTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -16148,7 +17950,7 @@ func (r InviteUserResponse) GetJSON422() *ValidationFailed {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r InviteUserResponse) GetJSON429() *TooManyRequests {
+func (r InviteUserResponse) GetJSON429() *MailTooManyRequests {
 	return r.JSON429
 }
 
@@ -19136,7 +20938,7 @@ func (c *ClientWithResponses) ListAccountantUsersWithResponse(ctx context.Contex
 
 // InviteAccountantUserWithBodyWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19151,7 +20953,7 @@ func (c *ClientWithResponses) InviteAccountantUserWithBodyWithResponse(ctx conte
 
 // InviteAccountantUserWithResponse Invite an accountant user
 //
-// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued.
+// Needs accountant_users:write (accountant keys only). Validation failures are named ZodError. The same email twice in the firm: 409. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19226,7 +21028,7 @@ func (c *ClientWithResponses) OpenCollectSessionWithResponse(ctx context.Context
 
 // UploadCollectFileWithBodyWithResponse Upload a file for an item
 //
-// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED. Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
+// No API key: the token is the credential. The content streams to disk and is recorded only when complete, as an ordinary file of the collect's workspace (its task the collect's, its folder the item's, createdById null) that the accountant reads with GET /files/{id}. The item becomes RECEIVED. Sends file.created and collect.item_received. An item id that is not one of this collect's is 404. 409 once the collect is SUBMITTED, or once the link (200 files, 2 GiB) or the collect (500 files, 5 GiB) has taken its budget (upload_budget_spent). Over the size limit: 413, and nothing is kept. No Idempotency-Key: a retry uploads the file again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19451,7 +21253,7 @@ func (c *ClientWithResponses) ListCollectSessionsWithResponse(ctx context.Contex
 
 // CreateCollectSessionWithBodyWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19466,7 +21268,7 @@ func (c *ClientWithResponses) CreateCollectSessionWithBodyWithResponse(ctx conte
 
 // CreateCollectSessionWithResponse Make a link for the uploader
 //
-// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256. A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state.
+// Needs collects:write. The answer holds the token and the page's url, shown this once: the server keeps only the token's SHA-256, and a retry with the same Idempotency-Key answers 409 idempotency_secret_not_kept instead of the token (and makes no second link). A collect may have any number of links; each works until it expires or is revoked, while the collect is OPEN or SUBMITTED. With email, the link is mailed there in the collect's locale (and reminded before the due date unless reminders is false) when the server sends mail; mailed in the answer says whether it was queued, and the session list shows the mail's state. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19492,6 +21294,21 @@ func (c *ClientWithResponses) RevokeCollectSessionWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRevokeCollectSessionResponse(rsp)
+}
+
+// ListFilesWithResponse List and search the client's files
+//
+// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /files (the `ListFiles` operationId).
+func (c *ClientWithResponses) ListFilesWithResponse(ctx context.Context, params *ListFilesParams, reqEditors ...RequestEditorFn) (*ListFilesResponse, error) {
+	rsp, err := c.ListFiles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListFilesResponse(rsp)
 }
 
 // UploadFileWithBodyWithResponse Upload a file
@@ -19522,6 +21339,51 @@ func (c *ClientWithResponses) GetFileWithResponse(ctx context.Context, id Id, pa
 		return nil, err
 	}
 	return ParseGetFileResponse(rsp)
+}
+
+// UpdateFileWithBodyWithResponse Correct a file's record
+//
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+func (c *ClientWithResponses) UpdateFileWithBodyWithResponse(ctx context.Context, id Id, params *UpdateFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFileResponse, error) {
+	rsp, err := c.UpdateFileWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateFileResponse(rsp)
+}
+
+// UpdateFileWithResponse Correct a file's record
+//
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /files/{id} (the `UpdateFile` operationId).
+func (c *ClientWithResponses) UpdateFileWithResponse(ctx context.Context, id Id, params *UpdateFileParams, body UpdateFileJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFileResponse, error) {
+	rsp, err := c.UpdateFile(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateFileResponse(rsp)
+}
+
+// AnalyzeFileWithResponse Read a file again
+//
+// Needs files:write. An extension. Queues the file to be read again (after installing OCR, say); it shows analysis.status pending, with what the last reading found, until the new reading ends and fires file.analyzed. No body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /files/{id}/analysis (the `AnalyzeFile` operationId).
+func (c *ClientWithResponses) AnalyzeFileWithResponse(ctx context.Context, id Id, params *AnalyzeFileParams, reqEditors ...RequestEditorFn) (*AnalyzeFileResponse, error) {
+	rsp, err := c.AnalyzeFile(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnalyzeFileResponse(rsp)
 }
 
 // GetFileContentLinkWithResponse A temporary download link
@@ -19567,6 +21429,21 @@ func (c *ClientWithResponses) DownloadFileHeadWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseDownloadFileHeadResponse(rsp)
+}
+
+// GetFileTextWithResponse Read the text of a file
+//
+// Needs files:read. An extension. The text its reading found, which the search reads. 404 while there is none: before the file was read, or when it held no text.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /files/{id}/text (the `GetFileText` operationId).
+func (c *ClientWithResponses) GetFileTextWithResponse(ctx context.Context, id Id, params *GetFileTextParams, reqEditors ...RequestEditorFn) (*GetFileTextResponse, error) {
+	rsp, err := c.GetFileText(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFileTextResponse(rsp)
 }
 
 // GetFirmWithResponse Read the firm
@@ -19766,7 +21643,7 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, id Id,
 
 // InviteUserWithBodyWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19781,7 +21658,7 @@ func (c *ClientWithResponses) InviteUserWithBodyWithResponse(ctx context.Context
 
 // InviteUserWithResponse Invite a user to the client
 //
-// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued.
+// Needs users:write. Validation failures are named ZodError. The same email twice in one client: 409. All or nothing: a 404 or 409 leaves no user and no membership. When the server sends mail (an SMTP relay is configured), the invitation is mailed to email in locale, naming the firm, the client and the workspaces joined; mailed in the answer says whether it was queued. Mailing needs mail:send besides (accountant keys hold it; client keys only when minted with it), else 403 missing_scope and nothing is created; each firm may mail a quota of mails an hour (the server's --mail-quota, 1,000 by default), past which the answer is 429 mail_quota_exceeded with Retry-After and nothing is created or queued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21225,7 +23102,7 @@ func ParseInviteAccountantUserResponse(rsp *http.Response) (*InviteAccountantUse
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22004,7 +23881,7 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.JSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest CollectUploadConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22032,7 +23909,7 @@ func ParseUploadCollectFileResponse(rsp *http.Response) (*UploadCollectFileRespo
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest CollectTooManyRequests
+		var dest CollectUploadTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -24342,7 +26219,7 @@ func ParseCreateCollectSessionResponse(rsp *http.Response) (*CreateCollectSessio
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -24661,6 +26538,187 @@ func ParseRevokeCollectSessionResponse(rsp *http.Response) (*RevokeCollectSessio
 	return response, nil
 }
 
+// ParseListFilesResponse parses an HTTP response from a ListFilesWithResponse call
+func ParseListFilesResponse(rsp *http.Response) (*ListFilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListFilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FileList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListFilesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListFilesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListFilesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListFilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseUploadFileResponse parses an HTTP response from a UploadFileWithResponse call
 func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -24739,7 +26797,7 @@ func ParseUploadFileResponse(rsp *http.Response) (*UploadFileResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest UploadTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -25038,6 +27096,417 @@ func ParseGetFileResponse(rsp *http.Response) (*GetFileResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateFileResponse parses an HTTP response from a UpdateFileWithResponse call
+func ParseUpdateFileResponse(rsp *http.Response) (*UpdateFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StoredFile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateFileResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateFileResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateFileResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAnalyzeFileResponse parses an HTTP response from a AnalyzeFileWithResponse call
+func ParseAnalyzeFileResponse(rsp *http.Response) (*AnalyzeFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AnalyzeFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest StoredFile
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers AnalyzeFileResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 405:
+		var headers AnalyzeFileResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers AnalyzeFileResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers AnalyzeFileResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -25669,6 +28138,187 @@ func ParseDownloadFileHeadResponse(rsp *http.Response) (*DownloadFileHeadRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFileTextResponse parses an HTTP response from a GetFileTextWithResponse call
+func ParseGetFileTextResponse(rsp *http.Response) (*GetFileTextResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFileTextResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FileText
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFileTextResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetFileTextResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetFileTextResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFileTextResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27362,7 +30012,7 @@ func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest MailTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -31295,10 +33945,20 @@ type WebhookInitiatorInterface interface {
 
 	OnCollectUpdated(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnFileAnalyzedWithBody fires the file.analyzed webhook with any body
+	OnFileAnalyzedWithBody(ctx context.Context, targetURL string, params *OnFileAnalyzedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnFileAnalyzed(ctx context.Context, targetURL string, params *OnFileAnalyzedParams, body OnFileAnalyzedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnFileCreatedWithBody fires the file.created webhook with any body
 	OnFileCreatedWithBody(ctx context.Context, targetURL string, params *OnFileCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	OnFileCreated(ctx context.Context, targetURL string, params *OnFileCreatedParams, body OnFileCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnFileUpdatedWithBody fires the file.updated webhook with any body
+	OnFileUpdatedWithBody(ctx context.Context, targetURL string, params *OnFileUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnFileUpdated(ctx context.Context, targetURL string, params *OnFileUpdatedParams, body OnFileUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OnFirmUpdatedWithBody fires the firm.updated webhook with any body
 	OnFirmUpdatedWithBody(ctx context.Context, targetURL string, params *OnFirmUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -31567,6 +34227,30 @@ func (p *WebhookInitiator) OnCollectUpdated(ctx context.Context, targetURL strin
 	return p.Client.Do(req)
 }
 
+func (p *WebhookInitiator) OnFileAnalyzedWithBody(ctx context.Context, targetURL string, params *OnFileAnalyzedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFileAnalyzedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnFileAnalyzed(ctx context.Context, targetURL string, params *OnFileAnalyzedParams, body OnFileAnalyzedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFileAnalyzedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
 func (p *WebhookInitiator) OnFileCreatedWithBody(ctx context.Context, targetURL string, params *OnFileCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnFileCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
 	if err != nil {
@@ -31581,6 +34265,30 @@ func (p *WebhookInitiator) OnFileCreatedWithBody(ctx context.Context, targetURL 
 
 func (p *WebhookInitiator) OnFileCreated(ctx context.Context, targetURL string, params *OnFileCreatedParams, body OnFileCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnFileCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnFileUpdatedWithBody(ctx context.Context, targetURL string, params *OnFileUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFileUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnFileUpdated(ctx context.Context, targetURL string, params *OnFileUpdatedParams, body OnFileUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnFileUpdatedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -32380,6 +35088,67 @@ func NewOnCollectUpdatedWebhookRequestWithBody(targetURL string, params *OnColle
 	return req, nil
 }
 
+// NewOnFileAnalyzedWebhookRequest builds a application/json POST request for the file.analyzed webhook
+func NewOnFileAnalyzedWebhookRequest(targetURL string, params *OnFileAnalyzedParams, body OnFileAnalyzedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnFileAnalyzedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnFileAnalyzedWebhookRequestWithBody builds a POST request for the file.analyzed webhook with any body
+func NewOnFileAnalyzedWebhookRequestWithBody(targetURL string, params *OnFileAnalyzedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
 // NewOnFileCreatedWebhookRequest builds a application/json POST request for the file.created webhook
 func NewOnFileCreatedWebhookRequest(targetURL string, params *OnFileCreatedParams, body OnFileCreatedJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -32393,6 +35162,67 @@ func NewOnFileCreatedWebhookRequest(targetURL string, params *OnFileCreatedParam
 
 // NewOnFileCreatedWebhookRequestWithBody builds a POST request for the file.created webhook with any body
 func NewOnFileCreatedWebhookRequestWithBody(targetURL string, params *OnFileCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnFileUpdatedWebhookRequest builds a application/json POST request for the file.updated webhook
+func NewOnFileUpdatedWebhookRequest(targetURL string, params *OnFileUpdatedParams, body OnFileUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnFileUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnFileUpdatedWebhookRequestWithBody builds a POST request for the file.updated webhook with any body
+func NewOnFileUpdatedWebhookRequestWithBody(targetURL string, params *OnFileUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

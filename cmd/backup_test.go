@@ -446,10 +446,13 @@ func TestBackupRestoreRefusals(t *testing.T) {
 		{"manifest of another backup", "manifest says", func(dir string) {
 			// A database that is sound and matches the manifest's sha256,
 			// but records fewer files than the manifest counts.
-			// (The demo statement's link to its collect item goes too,
-			// or the foreign key check would find the database damaged.)
+			// (Every row that names a file goes too, as the demo statement's
+			// link to its collect item, or the foreign key check would find
+			// the database damaged.)
 			dbPath := filepath.Join(dir, backup.DatabaseName)
-			rawExec(t, dbPath, `DELETE FROM collect_item_files`)
+			for _, table := range []string{"collect_item_files", "analysis_jobs", "file_labels", "file_search_rows", "file_texts", "task_asset_files"} {
+				rawExec(t, dbPath, `DELETE FROM `+table)
+			}
 			rawExec(t, dbPath, `DELETE FROM files`)
 			var m backup.Manifest
 			if err := json.Unmarshal(bkRead(t, filepath.Join(dir, backup.ManifestName)), &m); err != nil {

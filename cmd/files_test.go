@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -618,4 +620,118 @@ func TestServeRSS100MiB(t *testing.T) {
 			t.Errorf("the server did not stop within 20 s of SIGTERM")
 		}
 	})
+}
+
+// TestServeSlowUploads measures a real acctapi serve under 200 uploads that
+// each send a byte every 5 s, spread over 50 collect links: at most 128 run
+// at once (the rest answer 429 at once), each is cut off once it falls
+// behind the minimum rate after its grace, and the peak resident memory
+// and open descriptors stay bounded. Run with ACCTAPI_RSS=1 (about 45 s).
+func TestServeSlowUploads(t *testing.T) {
+	if os.Getenv("ACCTAPI_RSS") != "1" {
+		t.Skip("set ACCTAPI_RSS=1 to measure a real server under slow uploads")
+	}
+	const uploads, links = 200, 50
+	bin := buildBinary(t, t.TempDir())
+	p, base, clientKey, clientID, _ := startDemoServer(t, bin, filepath.Join(t.TempDir(), "data"), &testStore{name: "local"})
+	pid := p.cmd.Process.Pid
+	status, _, body := flDo(t, http.MethodGet, base+"/collects", clientKey, clientID, "", nil)
+	var collects struct {
+		Data []struct {
+			ID    string
+			Items []struct{ ID string }
+		}
+	}
+	if err := json.Unmarshal(body, &collects); status != http.StatusOK || err != nil || len(collects.Data) == 0 {
+		t.Fatalf("collects: %d %s", status, body)
+	}
+	collect := collects.Data[0]
+	var tokens []string
+	for range links {
+		status, _, body := flDo(t, http.MethodPost, base+"/collects/"+collect.ID+"/sessions", clientKey, clientID, "application/json", strings.NewReader(`{}`))
+		var s struct{ Token string }
+		if err := json.Unmarshal(body, &s); status != http.StatusCreated || err != nil {
+			t.Fatalf("session: %d %s", status, body)
+		}
+		tokens = append(tokens, s.Token)
+	}
+	fds := func() int {
+		entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	idleRSS, idleFDs := flVm(t, pid, "VmHWM"), fds()
+	addr := strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")
+	const boundary = "slowslowslow"
+	var refused, cut atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range uploads {
+		wg.Go(func() {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /v1/collect-sessions/%s/items/%s/files HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=%s\r\nContent-Length: 1000000\r\n\r\n"+
+				"--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.pdf\"\r\n\r\n", tokens[i%links], collect.Items[0].ID, addr, boundary, boundary)
+			answered := make(chan string, 1)
+			go func() {
+				conn.SetReadDeadline(time.Now().Add(2 * time.Minute))
+				line, _ := bufio.NewReader(conn).ReadString('\n')
+				answered <- line
+			}()
+			for {
+				select {
+				case line := <-answered:
+					if strings.Contains(line, " 429 ") {
+						refused.Add(1)
+					} else {
+						cut.Add(1)
+					}
+					return
+				case <-time.After(5 * time.Second):
+					conn.Write([]byte("x"))
+				}
+			}
+		})
+	}
+	var peakFDs int
+	var peakRSS int64
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(250 * time.Millisecond):
+			peakFDs = max(peakFDs, fds())
+			peakRSS = max(peakRSS, flVm(t, pid, "VmRSS"))
+		}
+	}
+	took := time.Since(start)
+	// The server notices the clients that hung up on its next read.
+	var after int
+	for settle := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if after = fds(); after <= idleFDs+2 || time.Since(settle) > 10*time.Second {
+			break
+		}
+	}
+	report := fmt.Sprintf("acctapi serve, %d uploads of a byte every 5 s over %d links: %d refused at once (429), %d cut off by the minimum rate, all ended after %v; "+
+		"VmHWM idle %d KiB, peak %d KiB; VmRSS peak %d KiB; open descriptors idle %d, peak %d, after %d",
+		uploads, links, refused.Load(), cut.Load(), took.Round(time.Second), idleRSS, flVm(t, pid, "VmHWM"), peakRSS, idleFDs, peakFDs, after)
+	t.Log(report)
+	fmt.Println(report)
+	if refused.Load() != uploads-128 || cut.Load() != 128 {
+		t.Errorf("%d refused, %d cut off: want %d and 128", refused.Load(), cut.Load(), uploads-128)
+	}
+	if after > idleFDs+2 {
+		t.Errorf("%d descriptors open after the uploads ended, want about the %d of an idle server", after, idleFDs)
+	}
+	if took > 90*time.Second {
+		t.Errorf("the slow uploads took %v to end, want them cut off after the 30 s grace", took)
+	}
 }

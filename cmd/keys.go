@@ -128,7 +128,7 @@ Client keys (--client) may hold all but these:
 	flags := cmd.Flags()
 	flags.StringVar(&spec.ClientID, "client", "", "make a client key bound to this client id (default: an accountant key)")
 	flags.StringVar(&spec.Name, "name", "", "a name to recognise the key by")
-	flags.StringVar(&perms, "permissions", "", "comma-separated permissions (default: all that the key's kind may hold)")
+	flags.StringVar(&perms, "permissions", "", "comma-separated permissions (default: all that the key's kind may hold, for a client key all but mail:send)")
 	flags.IntVar(&spec.RateLimitMax, "rate-limit-max", auth.DefaultRateLimitMax, "requests allowed per window")
 	flags.Int64Var(&windowMS, "rate-limit-window-ms", auth.DefaultRateLimitWindow.Milliseconds(), "rate-limit window in milliseconds")
 	flags.DurationVar(&expiresIn, "expires-in", 0, "expire the key after this long, e.g. 720h (default: never)")

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -91,9 +92,30 @@ func (s *Server) listen() (err error) {
 	}
 	if s.metrics != nil {
 		// The write timeout leaves room for a 30 s CPU profile or trace.
-		return s.listenSide("metrics", cfg.MetricsAddr, metrics.Handler(s.metrics.registry, s.log), 5*time.Minute)
+		return s.listenSide("metrics", cfg.MetricsAddr, ownHostOnly(cfg.MetricsAddr, metrics.Handler(s.metrics.registry, s.log)), 5*time.Minute)
 	}
 	return nil
+}
+
+// ownHostOnly refuses, with 421 Misdirected Request, a request whose Host
+// names the listener by another name than addr's host, localhost or an IP
+// address: a web page whose name was rebound to the listener's address
+// (DNS rebinding) sends its own name, and must not read the metrics or the
+// profiles from a browser inside the network.
+func ownHostOnly(addr string, next http.Handler) http.Handler {
+	own, _, _ := net.SplitHostPort(addr)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if _, err := netip.ParseAddr(host); err != nil && !strings.EqualFold(host, "localhost") && (own == "" || !strings.EqualFold(host, own)) {
+			http.Error(w, "this listener answers to its own address only", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // listenSide opens a side listener and its server.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -202,6 +203,7 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, name := range []string{"acctapi_db_write_queue_depth", "acctapi_webhook_outbox_pending", "acctapi_webhook_outbox_oldest_pending_age_seconds",
 		"acctapi_mail_outbox_pending", "acctapi_mail_outbox_oldest_pending_age_seconds",
+		"acctapi_analysis_queue_pending", "acctapi_analysis_queue_oldest_pending_age_seconds",
 		"acctapi_database_wal_size_bytes", "acctapi_filestore_files", "acctapi_filestore_size_bytes",
 		"acctapi_db_write_batch_duration_seconds", "acctapi_build_info", "go_goroutines", "process_resident_memory_bytes"} {
 		if after[name] == nil {
@@ -261,5 +263,40 @@ func TestMetricsOff(t *testing.T) {
 	}
 	if status, _, _ := get(t, "http://"+r.srv.Addr()+"/metrics", ""); status != http.StatusNotFound {
 		t.Errorf("public GET /metrics: %d, want 404", status)
+	}
+}
+
+// TestMetricsOwnHostOnly: the metrics listener answers to its own address,
+// localhost and IP addresses only, so that a page whose name was rebound to
+// it (DNS rebinding) cannot read it from a browser; and it serves no
+// command line, which could hold a password.
+func TestMetricsOwnHostOnly(t *testing.T) {
+	cfg, _, _ := testConfig(t.TempDir())
+	cfg.MetricsAddr = "127.0.0.1:0"
+	cfg.SMTPURL, cfg.MailFrom = "smtp://user:s3cret@127.0.0.1:1?insecure=true", "office@firm.example"
+	r := startServer(t, cfg)
+	_, port, _ := net.SplitHostPort(r.srv.MetricsAddr())
+	for host, want := range map[string]int{
+		"127.0.0.1:" + port: http.StatusOK, "localhost:" + port: http.StatusOK, "[::1]:" + port: http.StatusOK,
+		"evil.example:" + port: http.StatusMisdirectedRequest, "evil.example": http.StatusMisdirectedRequest,
+		"127.0.0.1.nip.io:" + port: http.StatusMisdirectedRequest,
+	} {
+		req, err := http.NewRequest(http.MethodGet, "http://"+r.srv.MetricsAddr()+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, res.StatusCode, want)
+		}
+	}
+	status, _, body := get(t, "http://"+r.srv.MetricsAddr()+"/debug/pprof/cmdline", "")
+	if status != http.StatusNotFound || strings.Contains(string(body), "s3cret") {
+		t.Errorf("/debug/pprof/cmdline: %d %s, want a 404 without the command line", status, body)
 	}
 }

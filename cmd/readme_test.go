@@ -41,8 +41,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 	blocks := walkthroughBlock.FindAllSubmatch(readme, -1)
 	// Keys, ids, tasks, files, a retry, a webhook, and a collect request:
 	// the accountant's, the uploader's and the accountant's again.
-	if len(blocks) != 9 {
-		t.Fatalf("README.md has %d walk-through blocks, want 9", len(blocks))
+	if len(blocks) != 10 {
+		t.Fatalf("README.md has %d walk-through blocks, want 10", len(blocks))
 	}
 
 	tmp := t.TempDir()

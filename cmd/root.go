@@ -42,6 +42,10 @@ type Config struct {
 	LogFormat       string
 	ShutdownTimeout time.Duration
 	MaxUploadBytes  int64
+	// TrustedProxies are the reverse proxies, as addresses or CIDR
+	// prefixes, whose X-Forwarded-For or Forwarded header names the caller
+	// that the limits per address count.
+	TrustedProxies []string
 	// Storage says where the bytes of uploads are kept.
 	Storage StorageConfig
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -87,9 +91,20 @@ type Config struct {
 	// SMTPURL is the relay that sends the mails, and MailFrom their sender
 	// address; both "" sends none.
 	SMTPURL, MailFrom string
+	// SMTPURLFile is a file holding SMTPURL, read at start.
+	SMTPURLFile string
+	// MailQuota is how many mails a firm may send an hour; 0 is
+	// db.DefaultMailQuota.
+	MailQuota int
 	// SMTPRootCAs verifies the relay's certificate; nil (the only value
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
+
+	// AnalysisWorkers is how many stored files are read at once; 0 means 1.
+	AnalysisWorkers int
+	// OCR is auto (the tesseract on PATH, if any; "" too), off, or the
+	// path of tesseract; OCRLanguages the languages it reads.
+	OCR, OCRLanguages string
 
 	Stdout, Stderr io.Writer
 	// Now is the clock; time.Now when nil.
@@ -143,7 +158,7 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newHealthCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newAnalyzeCmd(cfg), newHealthCmd(cfg), newVersionCmd(cfg))
 	return root
 }
 
@@ -152,6 +167,15 @@ func envOr(name, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// envList splits a comma-separated environment variable; nil when unset.
+func envList(name string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }
 
 func envBool(name string, fallback bool) bool {
@@ -180,7 +204,7 @@ func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 	return db.Open(cfg.DatabasePath(), db.Options{
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
-		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom),
+		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom), MailQuota: cfg.MailQuota,
 	})
 }
 

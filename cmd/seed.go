@@ -85,6 +85,7 @@ limiter. The data dir must not hold a database yet.`,
 	flags.IntVar(&spec.Workspaces, "workspaces", 100, "workspaces of each client")
 	flags.IntVar(&spec.ClientUsers, "client-users", 5, "users of each client")
 	flags.IntVar(&spec.AccountantUsers, "accountant-users", 5, "accountant users of the firm")
+	flags.IntVar(&spec.Files, "files", 0, "documents of the first client, already read (their records, texts and search index, without bytes: for measuring lists and search)")
 	flags.IntVar(&rateLimit, "rate-limit", 1_000_000_000, "requests a minute the printed keys may make")
 	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", defaultFirmName), "name of the firm")
 	flags.BoolVar(&asJSON, "json", false, "print the result as JSON")

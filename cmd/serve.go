@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os/signal"
 	"strings"
 	"sync"
@@ -16,10 +17,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"acctapi/analysis"
 	"acctapi/auth"
 	"acctapi/certs"
 	"acctapi/db"
 	"acctapi/db/seed"
+	"acctapi/docread"
 	"acctapi/filestore"
 	"acctapi/handlers"
 	"acctapi/mail"
@@ -60,11 +63,38 @@ differs from this binary's: run acctapi migrate first.`,
 		"largest file an upload may hold, in bytes (env ACCTAPI_MAX_UPLOAD_BYTES)")
 	flags.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", envBool("ACCTAPI_ALLOW_PRIVATE_WEBHOOKS", false),
 		"for development and tests only: let webhook URLs use http and reach loopback and private addresses (env ACCTAPI_ALLOW_PRIVATE_WEBHOOKS)")
+	flags.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", envList("ACCTAPI_TRUSTED_PROXIES"),
+		"reverse proxies (addresses or CIDR prefixes, comma-separated) whose X-Forwarded-For or Forwarded header names the caller; "+
+			"no other peer's is believed (env ACCTAPI_TRUSTED_PROXIES)")
 	addOperationsFlags(cmd, cfg)
 	addStorageFlags(cmd, &cfg.Storage)
 	addSweepFlag(cmd, &cfg.Storage)
 	addMailFlags(cmd, cfg)
+	addAnalysisFlags(cmd, cfg)
 	return cmd
+}
+
+// parseTrustedProxies reads --trusted-proxies: each an address (one host)
+// or a CIDR prefix.
+func parseTrustedProxies(list []string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if addr, err := netip.ParseAddr(s); err == nil {
+			addr = addr.Unmap()
+			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is neither an address nor a CIDR prefix", s)
+		}
+		prefixes = append(prefixes, p.Masked())
+	}
+	return prefixes, nil
 }
 
 // defaultMaxUpload is the largest upload when none is configured: 100 MiB.
@@ -88,6 +118,9 @@ type Server struct {
 	dispatcher *webhooks.Dispatcher
 	// sender sends the mail outbox while Run runs; nil when mail is off.
 	sender *mail.Sender
+	// analysis reads the stored files while Run runs, with reader.
+	analysis *analysis.Worker
+	reader   *docread.Reader
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -108,12 +141,19 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMailQuota(cfg); err != nil {
+		return nil, err
+	}
 	maxUpload := cfg.MaxUploadBytes
 	switch {
 	case maxUpload == 0:
 		maxUpload = defaultMaxUpload
 	case maxUpload < 0:
 		return nil, fmt.Errorf("--max-upload-bytes must be positive")
+	}
+	proxies, err := parseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
 	}
 	measured := newServeMetrics(cfg)
 	s := &Server{cfg: cfg, log: logger, metrics: measured}
@@ -165,6 +205,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		Observer:             measured.requestObserver(),
 		Now:                  cfg.Now,
 		Mail:                 relay != nil,
+		TrustedProxies:       proxies,
 	})
 	if err != nil {
 		s.Close()
@@ -196,6 +237,10 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		logger.Info("mail is sent", "relay", relay.Addr(), "from", mailFrom)
 	} else {
 		logger.Info("mail is off: no --smtp-url; collect links and invitations are not mailed")
+	}
+	if s.analysis, s.reader, err = openAnalysis(ctx, cfg, s); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
@@ -355,9 +400,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	var sweeping sync.WaitGroup
 	sweeping.Go(func() { s.sweepBucket(dispatchCtx) })
+	// The reading of files stops with the server: a reading cut off is
+	// given back, to be done after the next start.
+	reading := make(chan error, 1)
+	go func() { reading <- s.analysis.Run(dispatchCtx) }()
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
+	err = errors.Join(err, <-reading)
 	return errors.Join(err, <-dispatched, <-mailed)
 }
 
@@ -405,9 +455,14 @@ func (s *Server) serve(ctx context.Context) error {
 	return err
 }
 
-// Close releases the listeners and closes the database cleanly.
+// Close releases the listeners and the document reader, and closes the
+// database cleanly.
 func (s *Server) Close() error {
-	return errors.Join(s.closeListeners(), s.store.Close())
+	var reader error
+	if s.reader != nil {
+		reader = s.reader.Close()
+	}
+	return errors.Join(s.closeListeners(), reader, s.store.Close())
 }
 
 // defaultBaseURL is the base URL of a server listening on addr: on the

@@ -29,7 +29,7 @@ func TestRemoveCollectFile(t *testing.T) {
 	}
 	upload := func(itemID, name string) string {
 		t.Helper()
-		f, err := d.ReceiveCollectFile(ctx, token, itemID, db.FileCreate{ID: db.NewID(), Name: name, MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)})
+		f, err := d.ReceiveCollectFile(ctx, token, itemID, db.FileCreate{ID: db.NewID(), Name: name, MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}, db.DefaultCollectBudget)
 		if err != nil {
 			t.Fatal(err)
 		}

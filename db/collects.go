@@ -165,6 +165,61 @@ type CollectView struct {
 	Collect    *Collect
 	// Files holds every file of every item, by id.
 	Files map[string]*File
+	// SessionFiles and SessionBytes are what came through this link.
+	SessionFiles int
+	SessionBytes int64
+}
+
+// CollectBudget bounds the files uploads through links may add: through
+// one link, and to one collect through all of its links.
+type CollectBudget struct {
+	LinkFiles    int
+	LinkBytes    int64
+	CollectFiles int
+	CollectBytes int64
+}
+
+// DefaultCollectBudget is the budget of every link and collect: a month's
+// receipts and statements fit many times over, a script filling the disk
+// through one link does not.
+var DefaultCollectBudget = CollectBudget{LinkFiles: 200, LinkBytes: 2 << 30, CollectFiles: 500, CollectBytes: 5 << 30}
+
+// BudgetError refuses an upload past a link's or a collect's budget. It
+// wraps an ESPENT *Error.
+type BudgetError struct {
+	// Link says that the link's budget is spent, else the collect's.
+	Link  bool
+	Files int
+	Bytes int64
+	err   *Error
+}
+
+func (e *BudgetError) Error() string { return e.err.Error() }
+
+// Unwrap gives the ESPENT error.
+func (e *BudgetError) Unwrap() error { return e.err }
+
+// Check returns a *BudgetError when one more file of size bytes would pass
+// b, given what the link and the collect hold.
+func (b CollectBudget) Check(linkFiles int, linkBytes int64, collectFiles int, collectBytes int64, size int64) error {
+	switch {
+	case linkFiles+1 > b.LinkFiles || linkBytes+size > b.LinkBytes:
+		return &BudgetError{Link: true, Files: b.LinkFiles, Bytes: b.LinkBytes, err: &Error{Code: ESPENT, Message: fmt.Sprintf(
+			"this link has taken its %d files or %d bytes: no more can be uploaded through it; ask the sender for a new link if something is missing", b.LinkFiles, b.LinkBytes)}}
+	case collectFiles+1 > b.CollectFiles || collectBytes+size > b.CollectBytes:
+		return &BudgetError{Files: b.CollectFiles, Bytes: b.CollectBytes, err: &Error{Code: ESPENT, Message: fmt.Sprintf(
+			"this request has taken its %d files or %d bytes: no more can be uploaded to it; ask the sender if something is missing", b.CollectFiles, b.CollectBytes)}}
+	}
+	return nil
+}
+
+// Spent checks one more file of size bytes against b.
+func (v *CollectView) Spent(b CollectBudget, size int64) error {
+	var bytes int64
+	for _, f := range v.Files {
+		bytes += f.Size
+	}
+	return b.Check(v.SessionFiles, v.SessionBytes, len(v.Files), bytes, size)
 }
 
 // CollectItemReceived is the record of a collect.item_received event: the
@@ -804,6 +859,11 @@ func collectView(ctx context.Context, tx *txn, s *CollectSession, c *Collect) (*
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, fmt.Errorf("collect view files: %w", err)
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(f.size), 0) FROM collect_item_files i
+		JOIN files f ON f.id = i.file_id WHERE i.client_id = ? AND i.session_id = ?`, c.ClientID, s.ID).
+		Scan(&v.SessionFiles, &v.SessionBytes); err != nil {
+		return nil, fmt.Errorf("collect view session files: %w", err)
+	}
 	labels, err := tx.QueryContext(ctx, `SELECT l.file_id, l.label_id FROM file_labels l
 		JOIN collect_item_files i ON i.file_id = l.file_id WHERE i.client_id = ? AND i.collect_id = ?
 		ORDER BY l.label_id`, c.ClientID, c.ID)
@@ -880,17 +940,29 @@ func (db *DB) readCollectView(ctx context.Context, tokenHash []byte) (*CollectVi
 // creator. The item becomes RECEIVED, its rejection reason cleared. Emits
 // file.created, then collect.item_received. in's ID, Name, MimeType, Size,
 // SHA256 and DocumentDate are used; the file's place comes from the collect.
-// Returns what openSession does, ECONFLICT for a submitted collect, and
-// ENOTFOUND (Field "ItemID") for an item not of the collect.
-func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID string, in FileCreate) (*File, error) {
+// Returns what openSession does, ECONFLICT for a submitted collect, a
+// *BudgetError (ESPENT) past budget, and ENOTFOUND (Field "ItemID") for an
+// item not of the collect.
+func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID string, in FileCreate, budget CollectBudget) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
 		now := db.now().UTC().Truncate(time.Second)
-		_, c, err := openSession(ctx, tx, tokenHash, now)
+		s, c, err := openSession(ctx, tx, tokenHash, now)
 		if err != nil {
 			return nil, err
 		}
 		if c.Status == CollectSubmitted {
 			return nil, errSubmitted
+		}
+		var linkFiles, collectFiles int
+		var linkBytes, collectBytes int64
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(f.size), 0),
+			count(*) FILTER (WHERE i.session_id = ?3), coalesce(sum(f.size) FILTER (WHERE i.session_id = ?3), 0)
+			FROM collect_item_files i JOIN files f ON f.id = i.file_id WHERE i.client_id = ?1 AND i.collect_id = ?2`,
+			c.ClientID, c.ID, s.ID).Scan(&collectFiles, &collectBytes, &linkFiles, &linkBytes); err != nil {
+			return nil, fmt.Errorf("collect budget: %w", err)
+		}
+		if err := budget.Check(linkFiles, linkBytes, collectFiles, collectBytes, in.Size); err != nil {
+			return nil, err
 		}
 		var it *CollectItem
 		for _, candidate := range c.Items {
@@ -908,8 +980,8 @@ func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID s
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO collect_item_files (client_id, collect_id, item_id, file_id)
-			VALUES (?, ?, ?, ?)`, c.ClientID, c.ID, it.ID, f.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO collect_item_files (client_id, collect_id, item_id, file_id, session_id)
+			VALUES (?, ?, ?, ?, ?)`, c.ClientID, c.ID, it.ID, f.ID, s.ID); err != nil {
 			return nil, fmt.Errorf("link collect file: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE collect_items SET status = ?, rejection_reason = NULL, updated_at = ?

@@ -66,7 +66,7 @@ func (f *collectFixture) mustCreateSession(t *testing.T, collectID, token string
 // upload records a file uploaded through the session to the item.
 func (f *collectFixture) upload(token []byte, itemID, name string) (*db.File, error) {
 	return f.store.ReceiveCollectFile(context.Background(), token, itemID, db.FileCreate{
-		ID: db.NewID(), Name: name, MimeType: "application/pdf", Size: 3, SHA256: hash(name)})
+		ID: db.NewID(), Name: name, MimeType: "application/pdf", Size: 3, SHA256: hash(name)}, db.DefaultCollectBudget)
 }
 
 func collectIDs(cs []*db.Collect) []string {

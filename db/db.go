@@ -44,7 +44,14 @@ type Options struct {
 	// MailHost is the domain of the Message-IDs of queued mails (the
 	// sender address's); "localhost" when empty.
 	MailHost string
+	// MailQuota is how many mails a firm may have mailed in an hour
+	// (DefaultMailQuota when 0): a request past it is refused, a reminder
+	// waits.
+	MailQuota int
 }
+
+// DefaultMailQuota is a firm's hourly mail quota when none is configured.
+const DefaultMailQuota = 1000
 
 // BatchObserver is told, by the writer goroutine after each batch, how many
 // writes the batch held and how long its transaction took, commit included.
@@ -82,6 +89,9 @@ type DB struct {
 	eventsWritten chan struct{}
 	mailsQueued   chan struct{}
 	mailHost      string
+	mailQuota     int
+	// analysesQueued wakes the analysis worker (see AnalysesQueued).
+	analysesQueued chan struct{}
 
 	idempotencyKey IdempotencyKeyFinder
 
@@ -154,7 +164,8 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		direct: newDirectReads(path, readers),
 		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
-		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"),
+		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"), mailQuota: cmp.Or(opts.MailQuota, DefaultMailQuota),
+		analysesQueued: make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil

@@ -3,6 +3,7 @@ package db
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -15,7 +16,22 @@ const (
 	EINVALID       = "invalid"        // the request breaks a rule only the store can check
 	EINVALIDCURSOR = "invalid_cursor" // a page cursor names no record
 	EEXPIRED       = "expired"        // a collect link expired, or its collect is closed or cancelled
+	EQUOTA         = "quota"          // the firm's hourly mail quota is spent (a *QuotaError)
+	ESPENT         = "spent"          // a collect link's or collect's upload budget is spent (a *BudgetError)
 )
+
+// QuotaError refuses a request that would mail past its firm's hourly
+// quota; nothing of the request was written. It wraps an EQUOTA *Error.
+type QuotaError struct {
+	// RetryAfter is how long until the quota has room for a mail again.
+	RetryAfter time.Duration
+	err        *Error
+}
+
+func (e *QuotaError) Error() string { return e.err.Error() }
+
+// Unwrap gives the EQUOTA error.
+func (e *QuotaError) Unwrap() error { return e.err }
 
 // Error is an error the caller may see: a code from the list above and a
 // message written for API users. Anything else the store returns is internal.

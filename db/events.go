@@ -13,6 +13,8 @@ const (
 	EventTaskUpdated            = "task.updated"
 	EventTaskDeleted            = "task.deleted"
 	EventFileCreated            = "file.created"
+	EventFileUpdated            = "file.updated"
+	EventFileAnalyzed           = "file.analyzed"
 	EventWorkspaceCreated       = "workspace.created"
 	EventWorkspaceUpdated       = "workspace.updated"
 	EventWorkspaceMemberAdded   = "workspace.member_added"
@@ -33,7 +35,7 @@ const (
 
 // EventTypes lists every event type, in the catalogue's order.
 var EventTypes = []string{
-	EventTaskCreated, EventTaskUpdated, EventTaskDeleted, EventFileCreated,
+	EventTaskCreated, EventTaskUpdated, EventTaskDeleted, EventFileCreated, EventFileUpdated, EventFileAnalyzed,
 	EventWorkspaceCreated, EventWorkspaceUpdated, EventWorkspaceMemberAdded, EventWorkspaceMemberRemoved,
 	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
 	EventAccountantUserInvited, EventAccountantUserUpdated,

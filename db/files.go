@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,9 +24,17 @@ type File struct {
 	Size         int64
 	SHA256       []byte
 	DocumentDate time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	LabelIDs     []string
+	// DocumentDateSource says who set DocumentDate: SourceUser,
+	// SourceAnalysis, or nil while it is the upload time.
+	DocumentDateSource *string
+	// Kind is what the document is (KindInvoice, ...); nil while unknown.
+	Kind *string
+	// KindSource says who set Kind: SourceUser or SourceAnalysis.
+	KindSource *string
+	Analysis   Analysis
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	LabelIDs   []string
 }
 
 // FileCreate holds the record of a file whose bytes are in place.
@@ -43,7 +52,8 @@ type FileCreate struct {
 }
 
 const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by_id, name, mimetype, size,
-	sha256, document_date, created_at, updated_at`
+	sha256, document_date, created_at, updated_at, document_date_source, kind, kind_source,
+	analysis_status, analysis_source, analysis_reason, analysis_language, analyzed_at, analysis_fields, analysis_kind`
 
 // CreateFile records a file in the client's workspace. The task, folder and
 // labels must be of that workspace. Returns ENOTFOUND naming the first
@@ -83,6 +93,7 @@ func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileC
 	f := &File{
 		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
 		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
+		Analysis:  Analysis{Status: AnalysisPending},
 		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
 	}
 	// In the order FindFile reads them back, without duplicates.
@@ -90,11 +101,17 @@ func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileC
 	f.LabelIDs = slices.Compact(f.LabelIDs)
 	if in.DocumentDate != nil {
 		f.DocumentDate = in.DocumentDate.UTC().Truncate(time.Second)
+		f.DocumentDateSource = ptr(SourceUser)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO files (id, client_id, workspace_id, task_id, folder_id, created_by_id,
+		name, mimetype, size, sha256, document_date, document_date_source, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.ID, clientID, f.WorkspaceID, f.TaskID, f.FolderID, f.Name, f.MimeType, f.Size, f.SHA256,
-		unix(f.DocumentDate), unix(now), unix(now)); err != nil {
+		unix(f.DocumentDate), f.DocumentDateSource, unix(now), unix(now)); err != nil {
 		return nil, fmt.Errorf("create file: %w", err)
+	}
+	if err := db.queueNewFile(ctx, tx, f); err != nil {
+		return nil, err
 	}
 	for _, id := range f.LabelIDs {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO file_labels (file_id, label_id) VALUES (?, ?)`, f.ID, id); err != nil {
@@ -150,10 +167,13 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 // scanFile reads a row of fileColumns; LabelIDs are left to the caller.
 func scanFile(row scanner) (*File, error) {
 	var f File
-	var task, folder, createdBy sql.NullString
+	var task, folder, createdBy, dateSource, kind, kindSource sql.NullString
+	var source, reason, language, fields, analysisKind sql.NullString
 	var document, created, updated int64
+	var analyzed sql.NullInt64
 	if err := row.Scan(&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
-		&f.SHA256, &document, &created, &updated); err != nil {
+		&f.SHA256, &document, &created, &updated, &dateSource, &kind, &kindSource,
+		&f.Analysis.Status, &source, &reason, &language, &analyzed, &fields, &analysisKind); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -161,6 +181,15 @@ func scanFile(row scanner) (*File, error) {
 	}
 	f.TaskID, f.FolderID, f.CreatedByID = nullString(task), nullString(folder), nullString(createdBy)
 	f.DocumentDate, f.CreatedAt, f.UpdatedAt = fromUnix(document), fromUnix(created), fromUnix(updated)
+	f.DocumentDateSource, f.Kind, f.KindSource = nullString(dateSource), nullString(kind), nullString(kindSource)
+	f.Analysis.Source, f.Analysis.Reason, f.Analysis.Language = nullString(source), nullString(reason), nullString(language)
+	f.Analysis.AnalyzedAt, f.Analysis.Kind = nullTime(analyzed), nullString(analysisKind)
+	if fields.Valid {
+		f.Analysis.Fields = new(DocumentFields)
+		if err := json.Unmarshal([]byte(fields.String), f.Analysis.Fields); err != nil {
+			return nil, fmt.Errorf("scan file %s: its fields: %w", f.ID, err)
+		}
+	}
 	return &f, nil
 }
 

@@ -100,16 +100,52 @@ func (db *DB) queueMail(ctx context.Context, tx *txn, m queuedMail) error {
 	if m.remindBefore != nil {
 		next, before = nil, int64(*m.remindBefore/time.Second)
 	}
+	var counted any
+	if m.remindBefore == nil {
+		// A reminder counts when it goes out; every other mail now.
+		if err := db.checkMailQuota(ctx, tx, m.firmID, now); err != nil {
+			return err
+		}
+		counted = now
+	}
 	messageID := "<" + uuid.NewString() + "@" + db.mailHost + ">"
 	if _, err := tx.ExecContext(ctx, `INSERT INTO mail_outbox (id, firm_id, client_id, kind, recipient, locale, message_id,
-		session_id, remind_before, data, status, attempts, next_attempt_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
+		session_id, remind_before, data, status, attempts, next_attempt_at, created_at, updated_at, counted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)`,
 		NewID(), m.firmID, m.clientID, m.kind, m.recipient, m.locale, messageID, m.sessionID, before, string(data),
-		next, now, now); err != nil {
+		next, now, now, counted); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
 	tx.mailQueued = true
 	return nil
+}
+
+// mailQuotaWindow is the period of a firm's mail quota.
+const mailQuotaWindow = int64(time.Hour / time.Second)
+
+// mailQuotaFull returns how long until the firm's hourly quota has room for
+// one more mail at now, in seconds; 0 when it has room now.
+func (db *DB) mailQuotaFull(ctx context.Context, tx *txn, firmID string, now int64) (int64, error) {
+	var count int64
+	var oldest sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), min(counted_at) FROM mail_outbox
+		WHERE firm_id = ? AND counted_at > ?`, firmID, now-mailQuotaWindow).Scan(&count, &oldest); err != nil {
+		return 0, fmt.Errorf("mail quota: %w", err)
+	}
+	if count < int64(db.mailQuota) {
+		return 0, nil
+	}
+	return max(oldest.Int64+mailQuotaWindow-now, 1), nil
+}
+
+// checkMailQuota refuses, with a *QuotaError, a mail past the firm's quota.
+func (db *DB) checkMailQuota(ctx context.Context, tx *txn, firmID string, now int64) error {
+	wait, err := db.mailQuotaFull(ctx, tx, firmID, now)
+	if err != nil || wait == 0 {
+		return err
+	}
+	return &QuotaError{RetryAfter: time.Duration(wait) * time.Second, err: &Error{Code: EQUOTA,
+		Message: fmt.Sprintf("the firm has mailed its %d mails of the last hour: nothing was created or queued; retry in %d s", db.mailQuota, wait)}}
 }
 
 // queueSessionMail records where a new session's link goes, and queues the
@@ -282,13 +318,35 @@ func scanIDs(rows *sql.Rows) ([]string, error) {
 }
 
 // claimMail marks one due mail as being sent and reads what it says; nil
-// when its collect is gone, after cancelling it.
+// when its collect is gone, after cancelling it, and for a reminder the
+// firm's quota has no room for, after delaying it until there is.
 func (db *DB) claimMail(ctx context.Context, tx *txn, id string, now int64) (*OutgoingMail, error) {
+	var kind, firmID string
+	var counted sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT kind, firm_id, counted_at FROM mail_outbox WHERE id = ?`, id).
+		Scan(&kind, &firmID, &counted); err != nil {
+		return nil, fmt.Errorf("claim mail %s: %w", id, err)
+	}
+	if kind == MailCollectReminder && !counted.Valid {
+		// A reminder is never refused by the quota: it waits for room.
+		wait, err := db.mailQuotaFull(ctx, tx, firmID, now)
+		if err != nil {
+			return nil, err
+		}
+		if wait > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE mail_outbox SET next_attempt_at = ?, updated_at = ? WHERE id = ?`,
+				now+wait, now, id); err != nil {
+				return nil, fmt.Errorf("delay reminder %s: %w", id, err)
+			}
+			return nil, nil
+		}
+	}
 	m := &OutgoingMail{ID: id}
 	var clientID, sessionID, data sql.NullString
 	var before sql.NullInt64
-	err := tx.QueryRowContext(ctx, `UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, updated_at = ?
-		WHERE id = ? AND status = 'queued'
+	err := tx.QueryRowContext(ctx, `UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, updated_at = ?1,
+		counted_at = coalesce(counted_at, ?1)
+		WHERE id = ?2 AND status = 'queued'
 		RETURNING kind, recipient, locale, message_id, attempts, client_id, session_id, remind_before, data,
 			(SELECT name FROM firms WHERE id = mail_outbox.firm_id),
 			(SELECT coalesce(mail_from_name, name) FROM firms WHERE id = mail_outbox.firm_id)`, now, id).

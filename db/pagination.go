@@ -35,8 +35,11 @@ type Page[T any] struct {
 // sorted. The engine pages by keyset: a page starts at the cursor's sort key
 // and walks an index from there, so that page 10,000 costs what page 1 does.
 type list struct {
-	table   string
-	columns string // the select list scan reads; must include no joins
+	table string
+	// tableArgs are the arguments of placeholders in table, where it is a
+	// subquery.
+	tableArgs []any
+	columns   string // the select list scan reads; must include no joins
 	// tenant finds the rows of the tenant (and of the parent record the list
 	// is of), in table and in tombstones. Every query paginate runs starts
 	// with it.
@@ -122,7 +125,7 @@ func paginateFrom[T any](ctx context.Context, tx pageSource, l list, req PageReq
 		expr, dir, reverse, from, before = key.desc, "DESC", "ASC", "<=", ">"
 	}
 	where := []string{l.tenant.sql}
-	args := append([]any(nil), l.tenant.args...)
+	args := append(append([]any(nil), l.tableArgs...), l.tenant.args...)
 	for _, c := range l.filters {
 		where = append(where, c.sql)
 		args = append(args, c.args...)
@@ -226,7 +229,7 @@ func firstID(ctx context.Context, tx pageSource, query string, args []any) (*str
 // tombstone when it was deleted.
 func findCursor(ctx context.Context, tx pageSource, l list, expr, id string) ([]any, error) {
 	query := "SELECT " + expr + ", id FROM " + l.table + " WHERE " + l.tenant.sql + " AND id = ?"
-	args := append(append([]any(nil), l.tenant.args...), id)
+	args := append(append(append([]any(nil), l.tableArgs...), l.tenant.args...), id)
 	if l.tombstones != "" {
 		query += " UNION ALL SELECT " + expr + ", id FROM " + l.tombstones + " WHERE " + l.tenant.sql + " AND id = ?"
 		args = append(append(args, l.tenant.args...), id)

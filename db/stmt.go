@@ -94,6 +94,9 @@ type txn struct {
 	// mailQueued says the transaction queued mail: MailsQueued is
 	// signalled after its commit.
 	mailQueued bool
+	// analysisQueued says the transaction queued analyses: AnalysesQueued
+	// is signalled after its commit.
+	analysisQueued bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

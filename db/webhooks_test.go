@@ -115,9 +115,21 @@ func TestWebhookEvents(t *testing.T) {
 	if _, err := store.UpdateTask(ctx, client.ID, task.ID, db.TaskUpdate{Title: db.Update[string]{Set: true, Value: &title}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.CreateFile(ctx, client.ID, db.FileCreate{ID: db.NewID(), WorkspaceID: ws, Name: "r.pdf",
-		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
+	file, err := store.CreateFile(ctx, client.ID, db.FileCreate{ID: db.NewID(), WorkspaceID: ws, Name: "r.pdf",
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)})
+	if err != nil {
 		t.Fatal(err)
+	}
+	fileName := "receipt.pdf"
+	if _, err := store.UpdateFile(ctx, client.ID, file.ID, db.FileUpdate{Name: db.Update[string]{Set: true, Value: &fileName}}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := store.ClaimAnalyses(ctx, 1)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("ClaimAnalyses: %v, %v", jobs, err)
+	}
+	if _, ok, err := store.FinishAnalysis(ctx, jobs[0], db.AnalysisResult{Status: db.AnalysisDone}); err != nil || !ok {
+		t.Fatalf("FinishAnalysis: %v, %v", ok, err)
 	}
 	workspace, err := store.CreateWorkspace(ctx, client.ID, "Payroll")
 	if err != nil {
@@ -171,11 +183,11 @@ func TestWebhookEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := store.ReceiveCollectFile(ctx, token, collect.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "s.pdf",
-		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}); err != nil {
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}, db.DefaultCollectBudget); err != nil {
 		t.Fatal(err)
 	}
 	wrong, err := store.ReceiveCollectFile(ctx, token, collect.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "wrong.pdf",
-		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)})
+		MimeType: "application/pdf", Size: 1, SHA256: make([]byte, 32)}, db.DefaultCollectBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +211,8 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventTaskCreated, ClientID: &client.ID, To: sorted(all.ID, tasksOfClient.ID)},
 		{Type: db.EventTaskUpdated, ClientID: &client.ID, Changes: []string{"Title"}, To: sorted(all.ID, tasksOfClient.ID)},
 		{Type: db.EventFileCreated, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventFileUpdated, ClientID: &client.ID, Changes: []string{"Name"}, To: []string{all.ID}},
+		{Type: db.EventFileAnalyzed, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventWorkspaceCreated, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventWorkspaceUpdated, ClientID: &client.ID, Changes: []string{"Name"}, To: []string{all.ID}},
 		{Type: db.EventUserInvited, ClientID: &client.ID, To: []string{all.ID}},

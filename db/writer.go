@@ -160,6 +160,12 @@ func (db *DB) runBatch(batch []*writeJob) {
 		default:
 		}
 	}
+	if t.analysisQueued {
+		select {
+		case db.analysesQueued <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // runJob runs one job's function, and records the idempotency key of its

@@ -61,9 +61,9 @@ func newAccountantUserResponse(u *db.AccountantUser) accountantUserResponse {
 }
 
 var (
-	clientName = stringRule{trim: true, min: 1, max: maxName}
+	clientName = stringRule{trim: true, name: true, min: 1, max: maxName}
 	customID   = stringRule{presence: nullable, trim: true, min: 1, max: maxCustomID}
-	legalName  = stringRule{presence: nullable, trim: true, min: 1, max: maxName}
+	legalName  = stringRule{presence: nullable, trim: true, name: true, min: 1, max: maxName}
 	addressRow = stringRule{presence: nullable, trim: true, max: maxName}
 	postalCode = stringRule{presence: nullable, trim: true, max: maxPostalCode}
 )
@@ -211,8 +211,13 @@ func (h *Handler) inviteAccountantUser(w http.ResponseWriter, r *http.Request, _
 	}) {
 		return
 	}
+	invitation, err := h.invitation(r, locale)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	in := db.AccountantUserInvite{
-		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last), Mail: h.invitation(locale),
+		Email: email.Value, Role: role, FirstName: valueOrNil(first), LastName: valueOrNil(last), Mail: invitation,
 	}
 	u, err := h.store.InviteAccountantUser(r.Context(), stateOf(r).principal.FirmID, in)
 	respond(h, w, r, http.StatusCreated, u, err, func(u *db.AccountantUser) invitedAccountantUserResponse {

@@ -241,15 +241,23 @@ type pageItem struct {
 	// rejected (asked again).
 	State, StateText, Reason string
 	Files                    []pageFile
-	Action, UploadURL        string
-	ForItem                  string
-	MaxBytes                 int64
-	Notice                   *pageNotice
+	// MoreFiles are the files past the first few, folded under MoreText.
+	MoreFiles         []pageFile
+	MoreText          string
+	Action, UploadURL string
+	ForItem           string
+	MaxBytes          int64
+	Notice            *pageNotice
 }
 
 // pageFile is a file already uploaded for an item, and the action of its
 // button that takes it back.
 type pageFile struct{ Name, Size, Remove, RemoveLabel string }
+
+// pageFilesShown is how many of an item's files the page lists before it
+// folds the others away, so that an item with hundreds of files does not
+// push the rest of the checklist off the screen.
+const pageFilesShown = 5
 
 // newCollectPage builds the page of a collect in lang.
 func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *collectPage {
@@ -316,6 +324,10 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 					item.Action + "/files/" + url.PathEscape(f.ID) + "/remove", fmt.Sprintf(t["remove_label"], f.Name)})
 			}
 		}
+		if len(item.Files) > pageFilesShown {
+			item.Files, item.MoreFiles = item.Files[:pageFilesShown], item.Files[pageFilesShown:]
+			item.MoreText = fmt.Sprintf(t["files_more"], len(item.MoreFiles))
+		}
 		page.Items = append(page.Items, item)
 	}
 	// An optional item is never "missing": while required ones are, the
@@ -348,7 +360,7 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 // notice reads the status the form routes put in the query after their
 // redirect: an item received or what went wrong with it, told in the item,
 // or what the whole page must say first.
-func (page *collectPage) notice(q url.Values, maxUpload int64) {
+func (page *collectPage) notice(q url.Values, maxUpload int64, budget db.CollectBudget) {
 	t := page.T
 	id := cmp.Or(q.Get("received"), q.Get("removed"), q.Get("item"))
 	var item *pageItem
@@ -373,6 +385,10 @@ func (page *collectPage) notice(q url.Values, maxUpload int64) {
 	case item == nil:
 	case e == "too_large":
 		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_too_large"], item.Title, pageSize(t, maxUpload))}
+	case e == "budget_link":
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_budget_link"], budget.LinkFiles, pageSize(t, budget.LinkBytes), page.FirmName)}
+	case e == "budget_collect":
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_budget_collect"], budget.CollectFiles, pageSize(t, budget.CollectBytes), page.FirmName)}
 	case e == "no_file":
 		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_no_file"], item.Title)}
 	case e == "failed":
@@ -466,7 +482,7 @@ func (h *Handler) collectPage(w http.ResponseWriter, r *http.Request, p httprout
 		h.renderPage(w, r, http.StatusOK, "thanks", page)
 		return
 	}
-	page.notice(r.URL.Query(), h.maxUpload)
+	page.notice(r.URL.Query(), h.maxUpload, h.collectBudget)
 	h.renderPage(w, r, http.StatusOK, "collect", page)
 }
 
@@ -492,6 +508,15 @@ func (h *Handler) collectPageUpload(w http.ResponseWriter, r *http.Request, p ht
 	q := url.Values{}
 	if err == nil {
 		q.Set("received", itemID)
+		h.pageRedirect(w, r, token, q, itemID)
+		return
+	}
+	if spent := (*db.BudgetError)(nil); errors.As(err, &spent) {
+		// Refused before its body was read: the browser gets the redirect
+		// once it has sent the form.
+		drainUpload(w, r)
+		q.Set("error", map[bool]string{true: "budget_link", false: "budget_collect"}[spent.Link])
+		q.Set("item", itemID)
 		h.pageRedirect(w, r, token, q, itemID)
 		return
 	}

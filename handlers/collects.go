@@ -290,10 +290,15 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 	if email.Set {
 		in.Mail = &db.SessionMail{Email: email.Value, NoReminders: reminders.Set && !reminders.Value}
 		if h.mail {
+			if err := mayMail(r); err != nil {
+				h.fail(w, r, err)
+				return
+			}
 			in.Mail.Link = h.collectPageURL(token)
 		}
 	}
 	s, err := h.store.CreateCollectSession(r.Context(), stateOf(r).clientID, id, in)
+	stateOf(r).shownOnce = true
 	respond(h, w, r, http.StatusCreated, s, err, func(s *db.CollectSession) collectSessionCreatedResponse {
 		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token), s.Mail != nil}
 	})

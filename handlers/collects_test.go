@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"acctapi/auth"
+	"acctapi/db"
 )
 
 // clCollect is a Collect as the API answers it.
@@ -966,7 +970,6 @@ func TestCollectIdempotency(t *testing.T) {
 		{"PATCH", "/v1/collects/" + c.ID, map[string]any{"title": "renamed"}},
 		{"POST", "/v1/collects/" + c.ID + "/items", map[string]any{"title": "Payslips"}},
 		{"PATCH", "/v1/collects/" + c.ID + "/items/" + c.Items[0].ID, map[string]any{"status": "REJECTED", "rejectionReason": "blurry"}},
-		{"POST", "/v1/collects/" + c.ID + "/sessions", map[string]any{"label": "Anna"}},
 	} {
 		key := tt.method + tt.path
 		a, b := send(tt.method, tt.path, key, tt.body), send(tt.method, tt.path, key, tt.body)
@@ -974,6 +977,13 @@ func TestCollectIdempotency(t *testing.T) {
 			t.Errorf("%s %s replayed: got %d %s, want %d %s", tt.method, tt.path, b.status, b.body, a.status, a.body)
 		}
 	}
+	// A link's answer holds its token, which is shown once: a retry mints
+	// nothing and says so (TestIdempotentCollectSessionKeepsNoToken).
+	if a := send("POST", "/v1/collects/"+c.ID+"/sessions", "session-1", map[string]any{"label": "Anna"}); a.status != http.StatusCreated {
+		t.Fatalf("session: %d %s", a.status, a.body)
+	}
+	wantError(t, send("POST", "/v1/collects/"+c.ID+"/sessions", "session-1", map[string]any{"label": "Anna"}),
+		http.StatusConflict, "conflict", "idempotency_secret_not_kept", "")
 	got := clDecodeCollect(t, api.clDo(f, "GET", "/v1/collects/"+c.ID, nil), http.StatusOK)
 	if len(got.Items) != 3 {
 		t.Errorf("items after a replayed add: %d, want 3", len(got.Items))
@@ -1024,10 +1034,17 @@ func TestCollectRateLimit(t *testing.T) {
 				t.Fatalf("guess %d: %d, RateLimit-Remaining %s", i, res.status, res.header.Get("RateLimit-Remaining"))
 			}
 		}
-		for _, token := range []string{"guess", s.Token} {
+		// Malformed and unknown tokens stay refused; a link that exists
+		// keeps working, its upload and submit included, whatever its
+		// address spent on guesses.
+		for _, token := range []string{"guess", fmt.Sprintf("%043d", 0)} {
 			res, _ := api.clView(t, token)
 			wantError(t, res, http.StatusTooManyRequests, "rate_limit", "too_many_requests", "")
 		}
+		if res, _ := api.clView(t, other.Token); res.status != http.StatusOK {
+			t.Errorf("a link that exists, from a spent address: %d %s", res.status, res.body)
+		}
+		api.clMustUpload(t, other.Token, c.Items[0].ID, flFilePart("a.pdf", "", []byte("a")))
 		// A spent address still reaches the keyed API.
 		if res := api.clDo(f, "GET", "/v1/collects/"+c.ID, nil); res.status != http.StatusOK {
 			t.Errorf("keyed API from a spent address: %d", res.status)
@@ -1037,4 +1054,141 @@ func TestCollectRateLimit(t *testing.T) {
 			t.Errorf("after a minute: %d", res.status)
 		}
 	})
+}
+
+func TestCollectTrustedProxies(t *testing.T) {
+	spend := func(t *testing.T, api *testAPI, header http.Header) {
+		t.Helper()
+		for i := 1; i <= collectFailedTokenLimit; i++ {
+			res := api.do(request{method: "GET", path: fmt.Sprintf("/v1/collect-sessions/%043d", i), header: header})
+			if res.status != http.StatusNotFound {
+				t.Fatalf("guess %d: %d", i, res.status)
+			}
+		}
+	}
+	guess := func(api *testAPI, header http.Header) int {
+		return api.do(request{method: "GET", path: "/v1/collect-sessions/guess", header: header}).status
+	}
+	xff := func(v string) http.Header { return http.Header{"X-Forwarded-For": {v}} }
+
+	t.Run("behind a trusted proxy each caller has its budget", func(t *testing.T) {
+		api := newTestAPI(t, func(c *Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
+		// The right-most address not trusted is the caller's: what the
+		// caller itself wrote left of it is not believed.
+		spend(t, api, xff("198.51.100.9, 203.0.113.5"))
+		if got := guess(api, xff("203.0.113.5")); got != http.StatusTooManyRequests {
+			t.Errorf("the spent caller: %d", got)
+		}
+		if got := guess(api, xff("203.0.113.6")); got != http.StatusNotFound {
+			t.Errorf("another caller behind the proxy: %d", got)
+		}
+		if got := guess(api, http.Header{"Forwarded": {`for="203.0.113.5:4711"`}}); got != http.StatusTooManyRequests {
+			t.Errorf("the spent caller named by Forwarded: %d", got)
+		}
+		if got := guess(api, http.Header{"Forwarded": {"for=203.0.113.7"}}); got != http.StatusNotFound {
+			t.Errorf("another caller named by Forwarded: %d", got)
+		}
+	})
+	t.Run("no proxy is trusted unless named", func(t *testing.T) {
+		api := newTestAPI(t)
+		spend(t, api, xff("203.0.113.5"))
+		if got := guess(api, xff("203.0.113.6")); got != http.StatusTooManyRequests {
+			t.Errorf("X-Forwarded-For from a peer not trusted changed the address: %d", got)
+		}
+	})
+}
+
+func TestClientHost(t *testing.T) {
+	h := &Handler{trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+	for _, tt := range []struct {
+		name, peer string
+		header     http.Header
+		want       string
+	}{
+		{"peer not trusted", "192.0.2.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5"}}, "192.0.2.1"},
+		{"trusted peer, no header", "10.0.0.1:1", nil, "10.0.0.1"},
+		{"right-most not trusted", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"1.1.1.1, 203.0.113.5, 10.0.0.2"}}, "203.0.113.5"},
+		{"several headers are one list", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5", "203.0.113.6"}}, "203.0.113.6"},
+		{"garbage stops the walk", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5, junk, 10.0.0.3"}}, "10.0.0.3"},
+		{"all trusted", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"10.0.0.9"}}, "10.0.0.9"},
+		{"IPv6 peer", "[::1]:1", http.Header{"Forwarded": {`for="[2001:db8::1]:80";proto=https, for=10.0.0.4`}}, "2001:db8::1"},
+		{"mapped IPv4", "[::ffff:10.0.0.1]:1", http.Header{"X-Forwarded-For": {"::ffff:203.0.113.5"}}, "203.0.113.5"},
+		{"X-Forwarded-For before Forwarded", "10.0.0.1:1", http.Header{"X-Forwarded-For": {"203.0.113.5"}, "Forwarded": {"for=203.0.113.6"}}, "203.0.113.5"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr, r.Header = tt.peer, tt.header
+			if r.Header == nil {
+				r.Header = http.Header{}
+			}
+			if got := h.clientHost(r); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCollectBudget: uploads through links stop at a budget of files and
+// bytes per link and per collect, with a 409 upload_budget_spent before the
+// body is read and nothing kept; the page says so in the uploader's
+// language, and folds a long list of files away.
+func TestCollectBudget(t *testing.T) {
+	api := newTestAPI(t)
+	api.handler.collectBudget = db.CollectBudget{LinkFiles: 3, LinkBytes: 1000, CollectFiles: 6, CollectBytes: 1 << 20}
+	f := api.clFixture(t, api.accountantKey, api.client.ID)
+	c := api.clMustCreate(t, f)
+	item := c.Items[0].ID
+	a := api.clMustSession(t, f, c.ID, map[string]any{})
+	b := api.clMustSession(t, f, c.ID, map[string]any{})
+	third := api.clMustSession(t, f, c.ID, map[string]any{})
+	file := func(n int) flPart { return flFilePart(fmt.Sprintf("receipt-%d.pdf", n), "", []byte("%PDF")) }
+	spent := func(t *testing.T, res *response, link bool) {
+		t.Helper()
+		wantError(t, res, http.StatusConflict, "conflict", "upload_budget_spent", "")
+		if want := map[bool]string{true: "this link has taken its 3 files", false: "this request has taken its 6 files"}[link]; !strings.Contains(string(res.body), want) {
+			t.Errorf("message %s, want it to say %q", res.body, want)
+		}
+	}
+
+	for n := range 3 {
+		api.clMustUpload(t, a.Token, item, file(n))
+	}
+	stored := api.flStoredFiles(t)
+	spent(t, api.clUpload(t, a.Token, item, file(3)), true)
+	for n := range 3 {
+		api.clMustUpload(t, b.Token, item, file(4+n))
+	}
+	spent(t, api.clUpload(t, third.Token, item, file(7)), false)
+	if got := api.flStoredFiles(t); len(got) != len(stored)+3 {
+		t.Errorf("file store: %d files, want the %d kept and 3 more", len(got), len(stored))
+	}
+
+	// Bytes: the store checks the file's size once it is read.
+	c2 := api.clMustCreate(t, f)
+	s := api.clMustSession(t, f, c2.ID, map[string]any{})
+	api.clMustUpload(t, s.Token, c2.Items[0].ID, flFilePart("big.pdf", "", make([]byte, 600)))
+	spent(t, api.clUpload(t, s.Token, c2.Items[0].ID, flFilePart("big2.pdf", "", make([]byte, 600))), true)
+
+	// The page: the form's answer, the sentence in either language, and a
+	// long list folded.
+	header, body := pageForm(t, "more.pdf", []byte("%PDF"))
+	res := api.page("POST", "/collect/"+a.Token+"/items/"+item, header, body)
+	if want := "/collect/" + a.Token + "?error=budget_link&item=" + item + "#item-" + item; res.status != http.StatusSeeOther || res.header.Get("Location") != want {
+		t.Fatalf("form upload past the budget: %d %s, want 303 to %s", res.status, res.header.Get("Location"), want)
+	}
+	for lang, want := range map[string]string{
+		"en": "No more files can be added through this link: it has taken its 3 files or 1.0 kB. If something is still missing, ask Firm One for a new link.",
+		"de": "Über diesen Link können keine weiteren Dateien hochgeladen werden: Er hat seine 3 Dateien oder 1,0 kB erreicht. Falls noch etwas fehlt, bitten Sie Firm One um einen neuen Link.",
+	} {
+		page := api.page("GET", "/collect/"+a.Token+"?error=budget_link&item="+item, http.Header{"Accept-Language": {lang}}, nil)
+		if !strings.Contains(html.UnescapeString(page.body), want) {
+			t.Errorf("%s page: want %q in\n%s", lang, want, page.body)
+		}
+	}
+	page := api.page("GET", "/collect/"+b.Token, nil, nil)
+	if !strings.Contains(page.body, `<details class="more-files"><summary>1 more files</summary>`) ||
+		strings.Count(page.body, `<span class="file-name">`) != 6 || strings.Count(page.body, `<ul class="files removable">`) != 2 ||
+		strings.Count(page.body, `<form class="remove"`) != 6 {
+		t.Errorf("a long list: want 5 files shown and 1 folded away, each with its Remove button:\n%s", page.body)
+	}
 }

@@ -36,17 +36,18 @@ var (
 )
 
 // collectCall meters a request of a public collect route and runs call with
-// the token's hash. An address that has spent its failed tokens is refused
-// first; then a malformed token, a token whose minute is spent, and a call
-// that does not find the token. Only tokens that exist are counted per
-// token, so that guessed ones can neither spend a link's requests nor fill
-// the limiter; the others count against the address. The RateLimit-*
-// headers are those of the limit the request counted against.
+// the token's hash. A malformed token, a token whose minute is spent, and a
+// call that does not find the token are refused. Only tokens that exist are
+// counted per token, so that guessed ones can neither spend a link's
+// requests nor fill the limiter; the others count against the address. An
+// address that has spent its failed tokens is refused every token the
+// store does not find, the malformed ones without a lookup; a link that
+// exists keeps working, so that guesses sent from behind the same proxy or
+// NAT as its holder do not lock it. The RateLimit-* headers are those of
+// the limit the request counted against.
 func (h *Handler) collectCall(w http.ResponseWriter, r *http.Request, token string, call func(hash []byte) error) error {
-	addr := "collect-addr:" + remoteHost(r)
-	if _, spent := h.limiter.Spent(addr, collectFailedTokenLimit, time.Minute); spent {
-		return rateLimited(w, h.limiter.Allow(addr, collectFailedTokenLimit, time.Minute))
-	}
+	addr := "collect-addr:" + h.clientHost(r)
+	_, spent := h.limiter.Spent(addr, collectFailedTokenLimit, time.Minute)
 	failed := func() error {
 		if err := rateLimited(w, h.limiter.Allow(addr, collectFailedTokenLimit, time.Minute)); err != nil {
 			return err
@@ -57,6 +58,9 @@ func (h *Handler) collectCall(w http.ResponseWriter, r *http.Request, token stri
 		return failed()
 	}
 	hash := auth.HashCollectToken(token)
+	if spent && !h.collectLinkExists(r, hash) {
+		return failed()
+	}
 	key := "collect-token:" + hex.EncodeToString(hash)
 	if _, spent := h.limiter.Spent(key, collectTokenLimit, time.Minute); spent {
 		return rateLimited(w, h.limiter.Allow(key, collectTokenLimit, time.Minute))
@@ -71,6 +75,15 @@ func (h *Handler) collectCall(w http.ResponseWriter, r *http.Request, token stri
 	d.Allowed = true
 	rateLimited(w, d)
 	return err
+}
+
+// collectLinkExists says whether the token hash names a link the store has,
+// live or expired, with one read: from an address that has spent its failed
+// tokens, only such a link goes on, to the writes of an upload or a submit
+// included.
+func (h *Handler) collectLinkExists(r *http.Request, hash []byte) bool {
+	_, err := h.store.OpenCollectSession(r.Context(), hash)
+	return db.ErrorCode(err) != db.ENOTFOUND
 }
 
 // collectSession meters the request and returns what the token's uploader
@@ -100,7 +113,12 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	if view.Collect.Status == db.CollectSubmitted {
 		return nil, errCollectSubmitted
 	}
-	up, err := h.readUpload(w, r)
+	// A spent budget costs no disk either; the store checks again with the
+	// file's size.
+	if err := view.Spent(h.collectBudget, 0); err != nil {
+		return nil, err
+	}
+	up, err := h.readUpload(w, r, "link:"+hex.EncodeToString(auth.HashCollectToken(token)), h.uploadLimits.perLink, "through this link")
 	if up.file != nil {
 		defer h.files.Discard(up.file)
 	}
@@ -114,7 +132,7 @@ func (h *Handler) receiveCollectUpload(w http.ResponseWriter, r *http.Request, t
 	hash := auth.HashCollectToken(token)
 	var f *db.File
 	err = h.keep(r, up, name, func(in db.FileCreate) (err error) {
-		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, in)
+		f, err = h.store.ReceiveCollectFile(r.Context(), hash, itemID, in, h.collectBudget)
 		return err
 	})
 	return f, err

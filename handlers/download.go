@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -136,6 +137,46 @@ func (h *Handler) verifyFile(r *http.Request, content *os.File, f *db.File) erro
 	return nil
 }
 
+// servedTypes are the media types a download is sent as, as uploaded:
+// documents, images and archives that browsers do not run. Any other type
+// (text/html, text/javascript, image/svg+xml...) is the uploader's choice of
+// what a browser would do with the bytes, and is sent as
+// application/octet-stream.
+var servedTypes = func() map[string]bool {
+	set := map[string]bool{}
+	for _, t := range []string{
+		"application/pdf",
+		"image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/heif", "image/tiff", "image/bmp",
+		"application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
+		"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+		"application/vnd.openxmlformats-officedocument.presentationml.presentation",
+		"application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
+		"application/vnd.oasis.opendocument.presentation",
+		"text/plain", "text/csv", "application/xml", "text/xml",
+		"application/zip", "application/x-zip-compressed",
+	} {
+		set[t] = true
+	}
+	return set
+}()
+
+// servedType is the Content-Type a file recorded with mimeType is sent
+// with: its media type when servedTypes has it, with a text type's
+// charset, else application/octet-stream.
+func servedType(mimeType string) string {
+	t, params, err := mime.ParseMediaType(mimeType)
+	if err != nil || !servedTypes[t] {
+		return "application/octet-stream"
+	}
+	if charset := params["charset"]; charset != "" && strings.HasPrefix(t, "text/") {
+		if typ := mime.FormatMediaType(t, map[string]string{"charset": charset}); typ != "" {
+			return typ
+		}
+	}
+	return t
+}
+
 // serveContent sends the file's bytes with http.ServeContent, which answers
 // Range, If-None-Match, If-Range and HEAD. Its own error answers (a 416, or
 // a 500 when the bytes cannot be sized) would be plain text with Go's
@@ -145,7 +186,7 @@ func (h *Handler) serveContent(w http.ResponseWriter, r *http.Request, f *db.Fil
 		r.Header.Set("Range", satisfiable(ranges, f.Size))
 	}
 	header := w.Header()
-	header.Set("Content-Type", f.MimeType)
+	header.Set("Content-Type", servedType(f.MimeType))
 	header.Set("Content-Disposition", contentDisposition(f.Name))
 	header.Set("ETag", `"`+hex.EncodeToString(f.SHA256)+`"`)
 	header.Set("Cache-Control", "private, no-cache")

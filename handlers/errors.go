@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -126,6 +127,7 @@ func (h *Handler) classify(w http.ResponseWriter, r *http.Request, err error) (*
 	var storeErr *db.Error
 	var tooLarge *http.MaxBytesError
 	var missing *db.MissingItemsError
+	var quota *db.QuotaError
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr, nil
@@ -133,6 +135,10 @@ func (h *Handler) classify(w http.ResponseWriter, r *http.Request, err error) (*
 		return nil, &validationError{issues: missingItemsIssues(missing)}
 	case errors.As(err, &valErr):
 		return nil, valErr
+	case errors.As(err, &quota):
+		retry := int((quota.RetryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		return &apiError{http.StatusTooManyRequests, "rate_limit", "mail_quota_exceeded", quota.Unwrap().(*db.Error).Message}, nil
 	case errors.As(err, &storeErr):
 		if apiErr := storeError(storeErr); apiErr != nil {
 			return apiErr, nil
@@ -207,6 +213,8 @@ func storeError(e *db.Error) *apiError {
 		return nil
 	case db.EEXPIRED:
 		return errCollectTokenExpired
+	case db.ESPENT:
+		return &apiError{http.StatusConflict, "conflict", "upload_budget_spent", e.Message}
 	}
 	return errInternal
 }

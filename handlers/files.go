@@ -48,25 +48,29 @@ const (
 var uploadFields = map[string]bool{"workspaceId": true, "taskId": true, "folderId": true, "documentDate": true, "labelIds": true}
 
 type fileResponse struct {
-	ID           string    `json:"id"`
-	DocumentDate timestamp `json:"documentDate"`
-	CreatedAt    timestamp `json:"createdAt"`
-	UpdatedAt    timestamp `json:"updatedAt"`
-	Name         string    `json:"name"`
-	MimeType     string    `json:"mimetype"`
-	Size         int64     `json:"size"`
-	WorkspaceID  string    `json:"workspaceId"`
-	CreatedByID  *string   `json:"createdById"`
-	TaskID       *string   `json:"taskId"`
-	FolderID     *string   `json:"folderId"`
-	LabelIDs     []string  `json:"labelIds"`
+	ID                 string           `json:"id"`
+	DocumentDate       timestamp        `json:"documentDate"`
+	DocumentDateSource *string          `json:"documentDateSource"`
+	CreatedAt          timestamp        `json:"createdAt"`
+	UpdatedAt          timestamp        `json:"updatedAt"`
+	Name               string           `json:"name"`
+	MimeType           string           `json:"mimetype"`
+	Size               int64            `json:"size"`
+	WorkspaceID        string           `json:"workspaceId"`
+	CreatedByID        *string          `json:"createdById"`
+	TaskID             *string          `json:"taskId"`
+	FolderID           *string          `json:"folderId"`
+	LabelIDs           []string         `json:"labelIds"`
+	Kind               *string          `json:"kind"`
+	Analysis           analysisResponse `json:"analysis"`
 }
 
 func newFileResponse(f *db.File) fileResponse {
 	return fileResponse{
-		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
+		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), DocumentDateSource: f.DocumentDateSource,
+		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
-		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs,
+		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis),
 	}
 }
 
@@ -86,7 +90,7 @@ type upload struct {
 
 // uploadFile answers POST /v1/files.
 func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	up, err := h.readUpload(w, r)
+	up, err := h.readUpload(w, r, "key:"+stateOf(r).keyID, h.uploadLimits.perKey, "under this API key")
 	if up.file != nil {
 		defer h.files.Discard(up.file)
 	}
@@ -118,13 +122,17 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 // checkFile adds an issue to v for an upload without a file part, or with a
-// name the store does not take, and returns the name to record: "upload"
-// when the part gave none.
+// name the store does not take, and returns the name to record, without
+// control and format characters: "upload" when the part gave none.
 func (up *upload) checkFile(v *validator) string {
 	if up.file == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
 	name := up.name
+	if utf8.ValidString(name) {
+		// filename* can carry any byte, a NUL included.
+		name = dropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+	}
 	if name == "" {
 		name = "upload"
 	}
@@ -151,8 +159,10 @@ func (h *Handler) keep(r *http.Request, up *upload, name string, record func(db.
 }
 
 // readUpload reads a multipart/form-data body: the file part streams to the
-// file store (never whole in memory), the other parts are form fields.
-func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, error) {
+// file store (never whole in memory), the other parts are form fields. The
+// upload counts as one of owner's, which may run max at once (what names
+// owner in the answer past it), and must keep the minimum rate.
+func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner string, max int, what string) (*upload, error) {
 	up := &upload{fields: map[string][]string{}}
 	mediaType, params, err := mime.ParseMediaType(contentType(r))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
@@ -162,13 +172,19 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request) (*upload, e
 	if r.ContentLength > limit {
 		return up, errFileTooLarge(h.maxUpload)
 	}
+	release, err := h.uploads.take(owner, max, h.uploadLimits.perServer, what)
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(uploadBusyRetryAfter))
+		return up, err
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	stream := &progress{r: http.MaxBytesReader(w, r.Body, limit), extend: func(t time.Time) {
 		// Where a connection has no deadlines, the server's timeouts stay.
 		_ = rc.SetReadDeadline(t)
 		_ = rc.SetWriteDeadline(t)
-	}}
-	stream.extend(time.Now().Add(transferIdle))
+	}, start: time.Now(), grace: h.uploadLimits.grace, minRate: h.uploadLimits.minRate}
+	stream.extend(stream.deadline(stream.start))
 	body := &tailReader{r: stream, keep: len(params["boundary"]) + 1024}
 	headers := &partHeaderLimit{r: body}
 	parts := multipart.NewReader(headers, params["boundary"])
@@ -274,12 +290,7 @@ func mimeType(partType string, head []byte) string {
 
 // getFile answers GET /v1/files/{id}.
 func (h *Handler) getFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	id, ok := h.pathID(w, r, p)
-	if !ok {
-		return
-	}
-	f, err := h.store.FindFile(r.Context(), stateOf(r).clientID, id)
-	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
+	serveOne(h, w, r, p, clientOf, h.store.FindFile, newFileResponse)
 }
 
 // fileLink answers GET /v1/files/{id}/content with a signed download link:
@@ -297,7 +308,7 @@ func (h *Handler) fileLink(w http.ResponseWriter, r *http.Request, p httprouter.
 	}
 	var link string
 	if h.presigned != nil {
-		link, err = h.presigned.SignedURL(r.Context(), f.ID, auth.LinkLifetime, f.MimeType, contentDisposition(f.Name))
+		link, err = h.presigned.SignedURL(r.Context(), f.ID, auth.LinkLifetime, servedType(f.MimeType), contentDisposition(f.Name))
 	} else {
 		link, err = h.localLink(r.Context(), f.ID)
 	}
@@ -324,7 +335,7 @@ func (h *Handler) localLink(ctx context.Context, id string) (string, error) {
 // link of its own. It streams the bytes, with Range and ETag support, once
 // they are known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	addr := h.limiter.Allow("download-addr:"+remoteHost(r), downloadAddrLimit, time.Minute)
+	addr := h.limiter.Allow("download-addr:"+h.clientHost(r), downloadAddrLimit, time.Minute)
 	if err := rateLimited(w, addr); err != nil {
 		h.fail(w, r, err)
 		return

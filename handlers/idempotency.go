@@ -168,9 +168,13 @@ func (h *Handler) serveIdempotent(w http.ResponseWriter, r *http.Request, p http
 		_, drainErr := io.Copy(io.Discard, io.LimitReader(tee, limit))
 		pw.Close()
 		sum := <-digest
+		answer := db.IdempotentAnswer{Fingerprint: sum, Status: captured.status,
+			ContentType: w.Header().Get("Content-Type"), Body: captured.body.Bytes()}
+		if st.shownOnce && captured.status < 300 {
+			answer.Status, answer.ContentType, answer.Body = errShownOnce.Status, "application/json", errorJSON(errShownOnce)
+		}
 		if drainErr == nil {
-			h.saveAnswer(r, k, db.IdempotentAnswer{Fingerprint: sum, Status: captured.status,
-				ContentType: w.Header().Get("Content-Type"), Body: captured.body.Bytes()})
+			h.saveAnswer(r, k, answer)
 		}
 	} else {
 		pw.Close()
@@ -178,6 +182,18 @@ func (h *Handler) serveIdempotent(w http.ResponseWriter, r *http.Request, p http
 	}
 	w.WriteHeader(captured.status)
 	w.Write(captured.body.Bytes())
+}
+
+// errShownOnce is what a retry gets in place of an answer that held a
+// secret shown once: the first request made it, and nothing keeps it.
+var errShownOnce = &apiError{http.StatusConflict, "conflict", "idempotency_secret_not_kept",
+	"the request first sent with this Idempotency-Key was carried out, and its answer held a token that is shown once only: " +
+		"list the sessions to find the link, revoke it if its token is lost, and make a new one"}
+
+// errorJSON is the body fail writes for e.
+func errorJSON(e *apiError) []byte {
+	body, _ := json.Marshal(errorBody{e.Status, e.Type, e.Code, e.Message})
+	return append(body, '\n')
 }
 
 // saveAnswer records an answer. A failure only costs retries their replay,

@@ -265,3 +265,35 @@ func TestIdempotentAnswerLost(t *testing.T) {
 		body: `{"title":"now","workspaceId":"` + ws + `"}`}, "failed-1"))
 	decodeTask(t, res, http.StatusCreated)
 }
+
+// TestIdempotentCollectSessionKeepsNoToken: a collect link made with an
+// Idempotency-Key records no token: a retry mints nothing and is told the
+// token is shown once only, and the database holds no copy of it.
+func TestIdempotentCollectSessionKeepsNoToken(t *testing.T) {
+	api := newTestAPI(t)
+	f := api.clFixture(t, api.accountantKey, api.client.ID)
+	c := api.clMustCreate(t, f)
+	create := func() *response {
+		return api.do(idemRequest(request{method: "POST", path: "/v1/collects/" + c.ID + "/sessions", key: api.accountantKey,
+			clientID: api.client.ID, body: `{"label":"Anna"}`}, "s-1"))
+	}
+	first := create()
+	if first.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", first.status, first.body)
+	}
+	var s clSession
+	first.decode(t, &s)
+	if n := api.cuCount(t, `SELECT count(*) FROM idempotency_keys WHERE instr(body, ?) > 0`, s.Token); n != 0 {
+		t.Errorf("the recorded answer holds the token")
+	}
+	for range 2 {
+		again := create()
+		wantError(t, again, http.StatusConflict, "conflict", "idempotency_secret_not_kept", "")
+		if again.header.Get("Idempotent-Replayed") != "true" || strings.Contains(string(again.body), s.Token) {
+			t.Errorf("retry: %v %s", again.header, again.body)
+		}
+	}
+	if n := api.cuCount(t, `SELECT count(*) FROM collect_sessions`); n != 1 {
+		t.Errorf("%d sessions after retries, want 1", n)
+	}
+}

@@ -305,3 +305,26 @@ func TestDuplicateHeaders(t *testing.T) {
 		t.Errorf("tasks after the refused requests: %d, want none", n)
 	}
 }
+
+// TestEmailMailbox: an email field is an SMTP mailbox: what would bend
+// RCPT TO or the To header (a closing bracket, a line separator, a display
+// name, a quoted local part) is a 422, before anything is made.
+func TestEmailMailbox(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Books")
+	for email, want := range map[string]int{
+		"a@evil.com>":                http.StatusUnprocessableEntity,
+		"anna\u2028@client.example":  http.StatusUnprocessableEntity,
+		"Anna <anna@client.example>": http.StatusUnprocessableEntity,
+		"\"a b\"@client.example":     http.StatusUnprocessableEntity,
+		"a@evil.com>,b@x.example":    http.StatusUnprocessableEntity,
+		"anna@client.example":        http.StatusCreated,
+		"ünal@büro.example":          http.StatusCreated,
+	} {
+		res := api.do(request{method: "POST", path: "/v1/users", key: api.accountantKey, clientID: api.client.ID,
+			body: map[string]any{"email": email, "role": "user", "workspaceIds": []string{ws}}})
+		if res.status != want {
+			t.Errorf("%+q: got %d %s, want %d", email, res.status, res.body, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"acctapi/auth"
 	"acctapi/db"
 )
 
@@ -177,5 +178,96 @@ func TestInvitationMail(t *testing.T) {
 		if res.status != http.StatusUnprocessableEntity {
 			t.Errorf("%s with locale fr: got %d, want 422", path, res.status)
 		}
+	}
+}
+
+// TestMailPermission: a request that would mail needs mail:send besides its
+// endpoint's permission. Accountant keys hold it; client keys only when
+// minted with it. Without it: 403 missing_scope, and nothing is created or
+// queued.
+func TestMailPermission(t *testing.T) {
+	api := newTestAPI(t, func(c *Config) { c.Mail = true })
+	collectID := api.mailCollect(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Buchhaltung")
+	var perms []string
+	for _, p := range auth.PermissionsFor(auth.Client) {
+		perms = append(perms, string(p))
+	}
+	mailer := api.mustMintKey(api.firm.ID, auth.KeySpec{ClientID: api.client.ID, Permissions: perms})
+	session := func(key string, body map[string]any) *response {
+		return api.do(request{method: "POST", path: "/v1/collects/" + collectID + "/sessions", key: key, clientID: api.client.ID, body: body})
+	}
+	invite := func(key, email string) *response {
+		return api.do(request{method: "POST", path: "/v1/users", key: key, clientID: api.client.ID,
+			body: map[string]any{"email": email, "role": "user", "workspaceIds": []string{ws}}})
+	}
+	counts := func() [3]int {
+		return [3]int{api.cuCount(t, `SELECT count(*) FROM collect_sessions`), api.cuCount(t, `SELECT count(*) FROM users`),
+			api.cuCount(t, `SELECT count(*) FROM mail_outbox`)}
+	}
+
+	before := counts()
+	wantError(t, session(api.clientKey, map[string]any{"email": "phish@evil.example"}), http.StatusForbidden, "auth_error", "missing_scope",
+		"this API key lacks the permission mail:send")
+	wantError(t, invite(api.clientKey, "phish@evil.example"), http.StatusForbidden, "auth_error", "missing_scope", "")
+	if after := counts(); after != before {
+		t.Errorf("sessions, users, mails: %v before, %v after the refusals", before, after)
+	}
+	// A link handed out by hand mails nothing: the client key may make it.
+	if res := session(api.clientKey, map[string]any{}); res.status != http.StatusCreated {
+		t.Errorf("a link without an email: %d %s", res.status, res.body)
+	}
+	for _, key := range []string{mailer, api.accountantKey} {
+		if res := session(key, map[string]any{"email": "anna@client.example"}); res.status != http.StatusCreated {
+			t.Errorf("a link mailed with mail:send: %d %s", res.status, res.body)
+		}
+	}
+	if res := invite(mailer, "clara@client.example"); res.status != http.StatusCreated {
+		t.Errorf("an invitation with mail:send: %d %s", res.status, res.body)
+	}
+	wantError(t, api.do(request{method: "POST", path: "/v1/admin/users", key: api.mustMintKey(api.firm.ID, auth.KeySpec{
+		Permissions: []string{string(auth.AccountantUsersWrite)}}), body: map[string]any{"email": "dora@firm.example", "role": "user"}}),
+		http.StatusForbidden, "auth_error", "missing_scope", "this API key lacks the permission mail:send")
+}
+
+// TestMailQuotaAPI: past the firm's hourly quota a request that would mail
+// answers 429 mail_quota_exceeded with Retry-After, and nothing is created
+// or queued; another firm and a link without an email are not held back.
+func TestMailQuotaAPI(t *testing.T) {
+	api := newTestAPI(t, func(c *Config) { c.Mail = true })
+	collectID := api.mailCollect(t)
+	// The firm mailed its 1,000 mails half an hour ago.
+	at := api.clock.Now().Add(-30 * time.Minute).Unix()
+	api.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO mail_outbox (id, firm_id, kind, recipient, locale, message_id, status, created_at, updated_at, counted_at)
+		SELECT 'm' || i, ?, 'accountant_invitation', 'x@firm.example', 'en', '<m' || i || '@test>', 'sent', ?, ?, ? FROM n`,
+		db.DefaultMailQuota, api.firm.ID, at, at, at)
+	session := func(body map[string]any) *response {
+		return api.do(request{method: "POST", path: "/v1/collects/" + collectID + "/sessions", key: api.accountantKey, clientID: api.client.ID, body: body})
+	}
+	counts := func() [2]int {
+		return [2]int{api.cuCount(t, `SELECT count(*) FROM collect_sessions`), api.cuCount(t, `SELECT count(*) FROM mail_outbox`)}
+	}
+	before := counts()
+	res := session(map[string]any{"email": "anna@client.example"})
+	wantError(t, res, http.StatusTooManyRequests, "rate_limit", "mail_quota_exceeded", "")
+	if got := res.header.Get("Retry-After"); got != "1800" {
+		t.Errorf("Retry-After: got %q, want 1800", got)
+	}
+	res = api.do(request{method: "POST", path: "/v1/admin/users", key: api.accountantKey, body: map[string]any{"email": "dora@firm.example", "role": "user"}})
+	wantError(t, res, http.StatusTooManyRequests, "rate_limit", "mail_quota_exceeded", "")
+	if after := counts(); after != before {
+		t.Errorf("sessions, mails: %v before, %v after the refusals", before, after)
+	}
+	if res := session(map[string]any{}); res.status != http.StatusCreated {
+		t.Errorf("a link without an email: %d", res.status)
+	}
+	res = api.do(request{method: "POST", path: "/v1/admin/users", key: api.other.accountantKey, body: map[string]any{"email": "eva@two.example", "role": "user"}})
+	if res.status != http.StatusCreated {
+		t.Errorf("another firm: %d %s", res.status, res.body)
+	}
+	api.clock.Advance(30 * time.Minute)
+	if res := session(map[string]any{"email": "anna@client.example"}); res.status != http.StatusCreated {
+		t.Errorf("an hour after the mails: %d %s", res.status, res.body)
 	}
 }

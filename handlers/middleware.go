@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,7 +114,7 @@ const failedAuthLimit = 600
 // limit, writing the RateLimit-* headers either way.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, error) {
 	key, ok := bearerKey(r.Header)
-	addr := "addr:" + remoteHost(r)
+	addr := "addr:" + h.clientHost(r)
 	// An address that has spent its failed attempts is refused before its key
 	// is looked up, so that a guess costs no database read and takes as long
 	// for an id that exists as for one that does not. Only a key the server
@@ -197,14 +199,84 @@ func asciiEqualFold(a, b string) bool {
 	return true
 }
 
-// remoteHost is the caller's address without its port: failed
-// authentications are counted per host.
-func remoteHost(r *http.Request) string {
+// clientHost is the caller's address without its port, which the limits
+// per address count. It is the peer's, unless the peer is one of the
+// trusted proxies: then it is the right-most address of X-Forwarded-For
+// (or, without that header, of Forwarded) that is not itself a trusted
+// proxy, as addresses left of it were written by whoever sent them.
+func (h *Handler) clientHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if !h.trustedProxy(host) {
+		return host
+	}
+	hops := forwardedFor(r.Header)
+	for i := len(hops) - 1; i >= 0; i-- {
+		addr, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			// A hop that is no address (a proxy's obfuscated name, a
+			// forgery) ends what can be believed: the proxy behind it is
+			// the caller.
+			break
+		}
+		if !h.trustedProxy(addr.String()) {
+			return addr.Unmap().String()
+		}
+		host = addr.Unmap().String()
 	}
 	return host
+}
+
+// trustedProxy says whether host is an address of the trusted proxies.
+func (h *Handler) trustedProxy(host string) bool {
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range h.trustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardedFor lists the client addresses a request's proxies reported,
+// from the first hop to the last: those of every X-Forwarded-For header, or
+// when there is none, the for= parameters of every Forwarded header (RFC
+// 7239), without ports or brackets.
+func forwardedFor(header http.Header) []string {
+	var hops []string
+	if values := header.Values("X-Forwarded-For"); len(values) > 0 {
+		for _, v := range values {
+			for hop := range strings.SplitSeq(v, ",") {
+				hops = append(hops, hostOf(strings.TrimSpace(hop)))
+			}
+		}
+		return hops
+	}
+	for _, v := range header.Values("Forwarded") {
+		for element := range strings.SplitSeq(v, ",") {
+			for pair := range strings.SplitSeq(element, ";") {
+				name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+				if ok && asciiEqualFold(name, "for") {
+					hops = append(hops, hostOf(strings.Trim(value, `"`)))
+				}
+			}
+		}
+	}
+	return hops
+}
+
+// hostOf drops the port and the brackets of a forwarded address.
+func hostOf(hop string) string {
+	if host, _, err := net.SplitHostPort(hop); err == nil {
+		return host
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hop, "["), "]")
 }
 
 // resolveClient checks x-client-id and returns the id of the client it

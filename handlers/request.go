@@ -27,6 +27,10 @@ type requestState struct {
 	status      int
 	wroteHeader bool
 	canceled    bool
+	// shownOnce says that the answer holds a secret the server keeps no
+	// copy of (a collect link's token): its Idempotency-Key records a
+	// refusal to show it again instead.
+	shownOnce bool
 }
 
 // stateKey is the context key of a request's requestState.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 
@@ -48,6 +49,9 @@ type Config struct {
 	// Mail says that mail is sent (an SMTP relay is configured): collect
 	// links given an address and invitations are queued for mailing.
 	Mail bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For or
+	// Forwarded header names the caller; no other peer's is believed.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the API.
@@ -64,6 +68,11 @@ type Handler struct {
 	idempotency idempotencyLocks
 	// verified holds the stored files whose bytes matched their record.
 	verified verifiedFiles
+	// uploads counts the uploads running, which uploadLimits bound.
+	uploads      uploadSlots
+	uploadLimits uploadLimits
+	// collectBudget bounds what uploads through links may add.
+	collectBudget db.CollectBudget
 
 	baseURL   string
 	files     FileStore
@@ -77,6 +86,7 @@ type Handler struct {
 	observer             RequestObserver
 	now                  func() time.Time
 	mail                 bool
+	trustedProxies       []netip.Prefix
 }
 
 // FileStore keeps the bytes of uploads, declared here where they are
@@ -114,8 +124,8 @@ func New(cfg Config) (*Handler, error) {
 		store: cfg.Store, auth: cfg.Auth, limiter: cfg.Limiter, log: cfg.Logger,
 		version: cfg.Version, openapi: doc,
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
-		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail,
-		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now,
+		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail, trustedProxies: cfg.TrustedProxies,
+		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits, collectBudget: db.DefaultCollectBudget,
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -189,7 +199,11 @@ func (h *Handler) routeTable() []route {
 		{http.MethodGet, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesRead}, h.listLabels},
 		{http.MethodPost, "/v1/workspaces/:id/labels", endpoint{access: clientScoped, permission: auth.WorkspacesWrite}, h.createLabel},
 		{http.MethodPost, "/v1/files", endpoint{access: clientScoped, permission: auth.FilesWrite}, h.uploadFile},
+		{http.MethodGet, "/v1/files", endpoint{access: clientScoped, permission: auth.FilesRead}, h.listFiles},
 		{http.MethodGet, "/v1/files/:id", endpoint{access: clientScoped, permission: auth.FilesRead}, h.getFile},
+		{http.MethodPatch, "/v1/files/:id", endpoint{access: clientScoped, permission: auth.FilesWrite}, h.updateFile},
+		{http.MethodGet, "/v1/files/:id/text", endpoint{access: clientScoped, permission: auth.FilesRead}, h.fileText},
+		{http.MethodPost, "/v1/files/:id/analysis", endpoint{access: clientScoped, permission: auth.FilesWrite}, h.analyzeFile},
 		{http.MethodGet, "/v1/files/:id/content", endpoint{access: clientScoped, permission: auth.FilesRead}, h.fileLink},
 		{http.MethodGet, "/v1/files/:id/download", endpoint{access: public}, h.downloadFile},
 		{http.MethodHead, "/v1/files/:id/download", endpoint{access: public}, h.downloadFile},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
@@ -209,7 +210,8 @@ func flSafeDisposition(t *testing.T, header, name string) {
 }
 
 // Names that would show another name than they hold: bidi and other format
-// characters are dropped from both forms of Content-Disposition, and the
+// characters are dropped from the stored name and from both forms of
+// Content-Disposition, and the
 // ASCII fallback has no percent-escapes or encoded words that a client
 // could decode into another name.
 func TestDownloadHostileFileNames(t *testing.T) {
@@ -223,7 +225,7 @@ func TestDownloadHostileFileNames(t *testing.T) {
 		{"\uFEFFbom\u00AD.pdf", `attachment; filename="bom.pdf"`},
 		{"\u200E\u200Fmarks\u061C.pdf", `attachment; filename="marks.pdf"`},
 		{"flag\U000E0067\U000E0062\U000E007F.pdf", `attachment; filename="flag.pdf"`},
-		{"\u202E", `attachment; filename="download"; filename*=UTF-8''`},
+		{"\u202E", `attachment; filename="upload"`},
 		{"Müller\u202Efdp.exe", `attachment; filename="M_llerfdp.exe"; filename*=UTF-8''M%C3%BCllerfdp.exe`},
 		{"%41%42.pdf", `attachment; filename="_41_42.pdf"; filename*=UTF-8''%2541%2542.pdf`},
 		{"..%2f..%2fetc%2fpasswd", `attachment; filename="_2f.._2fetc_2fpasswd"; filename*=UTF-8''..%252f..%252fetc%252fpasswd`},
@@ -235,15 +237,24 @@ func TestDownloadHostileFileNames(t *testing.T) {
 		t.Run(fmt.Sprintf("%+q", tc.name), func(t *testing.T) {
 			content := []byte("hostile " + tc.name)
 			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart(tc.name, "", content))
-			if f.Name != tc.name {
-				t.Errorf("name: got %q, want %q exactly as sent", f.Name, tc.name)
+			want := strings.Map(func(r rune) rune {
+				if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+					return -1
+				}
+				return r
+			}, tc.name)
+			if want == "" {
+				want = "upload"
+			}
+			if f.Name != want {
+				t.Errorf("name: got %q, want %q", f.Name, want)
 			}
 			res := api.flMustDownload(t, api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL, content)
 			header := res.header.Get("Content-Disposition")
 			if header != tc.disposition {
 				t.Errorf("Content-Disposition:\n got %s\nwant %s", header, tc.disposition)
 			}
-			flSafeDisposition(t, header, tc.name)
+			flSafeDisposition(t, header, f.Name)
 		})
 	}
 }
@@ -290,4 +301,90 @@ func TestDownloadLinkIgnoresHost(t *testing.T) {
 			t.Errorf("link %q, want it under the configured base %s", link.URL, api.server.URL)
 		}
 	}
+}
+
+// TestNamesDropInvisibleCharacters: stored file names lose control and
+// format characters and line and paragraph separators, however the part
+// header spelt them (filename* carries any byte); client and person names
+// lose format characters and separators (control characters are refused).
+func TestNamesDropInvisibleCharacters(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	for spelt, want := range map[string]string{
+		`filename*=UTF-8''invoice%E2%80%AEfdp.exe`:               "invoicefdp.exe",
+		`filename*=UTF-8''a%00b%E2%80%8B%E2%80%A8c%E2%80%A9.pdf`: "abc.pdf",
+		`filename*=UTF-8''%E2%80%AE%00`:                          "upload",
+	} {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="file"; `+spelt)
+		f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flPart{h, strings.NewReader("x")})
+		if f.Name != want {
+			t.Errorf("%s: stored %q, want %q", spelt, f.Name, want)
+		}
+	}
+
+	res := api.do(request{method: "POST", path: "/v1/admin/clients", key: api.accountantKey,
+		body: map[string]any{"name": "Evil\u202Egpj.exe Ltd\u2028", "type": "legal_person"}})
+	if res.status != http.StatusCreated || !strings.Contains(string(res.body), `"name":"Evilgpj.exe Ltd"`) {
+		t.Errorf("client name: %d %s", res.status, res.body)
+	}
+	res = api.do(request{method: "POST", path: "/v1/users", key: api.accountantKey, clientID: api.client.ID,
+		body: map[string]any{"email": "anna@client.example", "role": "user", "firstName": "An\u200Dna\u2029", "lastName": "\u202ESchmidt"}})
+	if res.status != http.StatusCreated || !strings.Contains(string(res.body), `"firstName":"Anna"`) || !strings.Contains(string(res.body), `"lastName":"Schmidt"`) {
+		t.Errorf("person names: %d %s", res.status, res.body)
+	}
+	res = api.do(request{method: "POST", path: "/v1/users", key: api.accountantKey, clientID: api.client.ID,
+		body: map[string]any{"email": "bob@client.example", "role": "user", "firstName": "\u202E"}})
+	if res.status != http.StatusUnprocessableEntity {
+		t.Errorf("a name of format characters only: %d, want 422", res.status)
+	}
+}
+
+// TestServedContentType: a download is sent as its recorded type only when
+// browsers do not run that type (documents, images, plain text, XML, CSV,
+// ZIP); every other type, the uploader's choice, goes out as
+// application/octet-stream, with nosniff on the local route and in the
+// bucket's signed link's response override.
+func TestServedContentType(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store testStore) {
+		api := newFileTestAPI(t, store)
+		ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+		for uploaded, served := range map[string]string{
+			"application/pdf":              "application/pdf",
+			"image/png":                    "image/png",
+			"text/plain; charset=utf-8":    "text/plain; charset=utf-8",
+			"text/csv":                     "text/csv",
+			"application/zip":              "application/zip",
+			"APPLICATION/XML":              "application/xml",
+			"text/html":                    "application/octet-stream",
+			"text/html; charset=utf-8":     "application/octet-stream",
+			"text/javascript":              "application/octet-stream",
+			"image/svg+xml":                "application/octet-stream",
+			"application/xhtml+xml":        "application/octet-stream",
+			"":                             "application/octet-stream", // sniffed as text/html
+			"application/octet-stream":     "application/octet-stream",
+			"text/plain; charset=\"x\\\"y": "application/octet-stream",
+		} {
+			content := []byte("<html><script>alert(1)</script></html>")
+			f := api.flMustUpload(t, api.accountantKey, api.client.ID, flField("workspaceId", ws), flFilePart("a.bin", uploaded, content))
+			link := api.flLink(t, api.accountantKey, api.client.ID, f.ID).URL
+			if store == bucketStore {
+				u, err := url.Parse(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := u.Query().Get("response-content-type"); got != served {
+					t.Errorf("%q: the bucket's link overrides Content-Type with %q, want %q", uploaded, got, served)
+				}
+				continue
+			}
+			res := api.flMustDownload(t, link, content)
+			if got := res.header.Get("Content-Type"); got != served {
+				t.Errorf("%q (recorded %q): served as %q, want %q", uploaded, f.MimeType, got, served)
+			}
+			if res.header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%q: no nosniff", uploaded)
+			}
+		}
+	})
 }

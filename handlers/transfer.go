@@ -15,18 +15,40 @@ import (
 const transferIdle = time.Minute
 
 // progress moves a connection deadline transferIdle ahead of every read
-// that carries bytes.
+// that carries bytes. With a minRate it never moves it past the moment the
+// bytes read so far would have been late at that rate, counted from start
+// after grace: a transfer slower than that on average is cut off, however
+// it spaces its bytes.
 type progress struct {
 	r      io.Reader
 	extend func(time.Time)
+
+	start   time.Time
+	grace   time.Duration
+	minRate int64 // bytes a second; 0 for no minimum
+	read    int64
 }
 
 func (p *progress) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	if n > 0 {
-		p.extend(time.Now().Add(transferIdle))
+		p.read += int64(n)
+		p.extend(p.deadline(time.Now()))
 	}
 	return n, err
+}
+
+// deadline is when the next bytes must have come, at now.
+func (p *progress) deadline(now time.Time) time.Time {
+	idle := now.Add(transferIdle)
+	if p.minRate == 0 {
+		return idle
+	}
+	due := p.start.Add(p.grace + time.Duration(p.read*int64(time.Second)/p.minRate))
+	if due.Before(idle) {
+		return due
+	}
+	return idle
 }
 
 // progressSeeker is a progress over content that http.ServeContent seeks.

@@ -11,7 +11,7 @@ import (
 // maxPersonName bounds first and last names.
 const maxPersonName = 100
 
-var personName = stringRule{trim: true, min: 1, max: maxPersonName}
+var personName = stringRule{trim: true, name: true, min: 1, max: maxPersonName}
 
 // clientUserResponse is a client user as the API answers it; firstName and
 // lastName only when provided, absent rather than null otherwise.
@@ -50,9 +50,14 @@ func (h *Handler) inviteUser(w http.ResponseWriter, r *http.Request, _ httproute
 	}) {
 		return
 	}
+	invitation, err := h.invitation(r, locale)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	in := db.ClientUserInvite{
 		Email: email.Value, Role: role.Value, FirstName: valueOrNil(first), LastName: valueOrNil(last),
-		WorkspaceIDs: workspaceIDs.Value, Mail: h.invitation(locale),
+		WorkspaceIDs: workspaceIDs.Value, Mail: invitation,
 	}
 	u, err := h.store.InviteClientUser(r.Context(), stateOf(r).clientID, in)
 	respond(h, w, r, http.StatusCreated, u, err, func(u *db.ClientUser) invitedClientUserResponse {

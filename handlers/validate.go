@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
+
+	"acctapi/mail"
 )
 
 // Validation follows Zod's issue model, so that callers who know Zod errors
@@ -161,11 +163,13 @@ func (o *object) get(name, expected string, p presence) (json.RawMessage, bool, 
 
 // stringRule constrains a string field. Lengths count characters, after
 // trimming when trim is set. No string may hold a control character, but
-// free text (text set) keeps its tabs and line breaks.
+// free text (text set) keeps its tabs and line breaks. A name (name set)
+// loses its format characters and line and paragraph separators.
 type stringRule struct {
 	presence presence
 	trim     bool
 	text     bool
+	name     bool
 	min, max int
 }
 
@@ -178,6 +182,9 @@ func (o *object) string(name string, rule stringRule) field[string] {
 	s, ok := o.decodeString(name, raw)
 	if !ok {
 		return field[string]{}
+	}
+	if rule.name {
+		s = dropInvisible(s, unicode.Cf, unicode.Zl, unicode.Zp)
 	}
 	if rule.trim {
 		s = strings.TrimSpace(s)
@@ -214,6 +221,23 @@ func checkLength(v *validator, path []any, s string, min, max int) bool {
 	return true
 }
 
+// dropInvisible drops the characters of s in the tables: in a name, a
+// right-to-left override (U+202E) or another format character makes
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf", and a line or paragraph
+// separator (U+2028, U+2029) breaks the line it is shown on.
+func dropInvisible(s string, tables ...*unicode.RangeTable) string {
+	drop := func(r rune) bool { return unicode.In(r, tables...) }
+	if strings.IndexFunc(s, drop) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if drop(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
 // checkControls refuses control characters (C0, DEL and C1). In a name they
 // are never meant; a NUL ends strings in C and in many logs, and a line
 // break or a terminal escape forges lines wherever the string is shown. Free
@@ -232,20 +256,19 @@ func checkControls(v *validator, path []any, s string, text bool) bool {
 	return true
 }
 
-// emailPattern is deliberately plain: one @, no spaces, a dot in the domain.
-var emailPattern = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
-
 // maxEmail is the longest address SMTP carries.
 const maxEmail = 254
 
-// email reads an email address, trimmed and lower-cased.
+// email reads an email address, trimmed and lower-cased: a mailbox as SMTP
+// carries it (mail.ValidMailbox), which goes into RCPT TO and the To header
+// as it is.
 func (o *object) email(name string, p presence) field[string] {
 	f := o.string(name, stringRule{presence: p &^ nullable, trim: true, max: maxEmail})
 	if !f.Set {
 		return f
 	}
 	f.Value = strings.ToLower(f.Value)
-	if !emailPattern.MatchString(f.Value) {
+	if !mail.ValidMailbox(f.Value) {
 		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "email", Message: "Invalid email"})
 		return field[string]{}
 	}

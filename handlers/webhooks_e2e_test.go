@@ -200,6 +200,10 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 		t.Fatalf("upload: no file id")
 	}
 	changes = append(changes, whChange{"upload a document", []string{db.EventFileCreated}})
+	call("rename the document", []string{db.EventFileUpdated},
+		request{method: "PATCH", path: "/v1/files/" + res.ID, clientID: clientID, body: map[string]any{"name": "Sparkasse March 2026.pdf"}}, http.StatusOK)
+	api.dcAnalyze(t, map[string]string{"Sparkasse March 2026.pdf": "Kontoauszug"}, nil)
+	changes = append(changes, whChange{"read the document", []string{db.EventFileAnalyzed}})
 	collect := call("ask for documents", []string{db.EventCollectCreated},
 		request{method: "POST", path: "/v1/collects", clientID: clientID, body: map[string]any{"workspaceId": wsID, "taskId": taskID,
 			"title": "Documents for March 2026", "items": []any{map[string]any{"title": "Bank statement March"}}}}, http.StatusCreated)

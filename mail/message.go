@@ -2,13 +2,16 @@ package mail
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net/mail"
 	"net/textproto"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // message is one mail as it goes to the relay.
@@ -31,7 +34,7 @@ func (m message) bytes() ([]byte, error) {
 	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
 	header("From", m.from.String())
 	header("To", (&mail.Address{Address: m.to}).String())
-	header("Subject", mime.QEncoding.Encode("utf-8", m.subject))
+	header("Subject", encodeWords(m.subject))
 	header("Date", m.date.Format(time.RFC1123Z))
 	header("Message-ID", m.messageID)
 	header("MIME-Version", "1.0")
@@ -59,6 +62,33 @@ func (m message) bytes() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// maxWordBytes is the most text one encoded word of encodeWords carries: 45
+// bytes are 60 in base64, and with "=?utf-8?b?" and "?=" the word stays
+// within RFC 2047's 75 characters.
+const maxWordBytes = 45
+
+// encodeWords writes s as RFC 2047 encoded words, always: a subject holds
+// what people wrote (a collect's title, a firm's name), and text that only
+// looks like an encoded word ("=?utf-8?q?...?=") would be decoded by mail
+// readers into something else if it went as it is. Words are cut between
+// characters and folded onto lines of their own.
+func encodeWords(s string) string {
+	var words []string
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n+size > maxWordBytes {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, "\r\n ")
 }
 
 // crlf ends every line with CRLF, as SMTP wants.

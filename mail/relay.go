@@ -146,6 +146,13 @@ func (r *Relay) dialogue(conn net.Conn, tlsConfig *tls.Config, from, to string, 
 			return err
 		}
 	}
+	if !ascii(from) || !ascii(to) {
+		// net/smtp asks for SMTPUTF8 when the relay offers it; one that
+		// does not would take the address's bytes for something else.
+		if ok, _ := c.Extension("SMTPUTF8"); !ok {
+			return &Answer{Code: 553, Text: "the relay does not offer SMTPUTF8, which an address beyond ASCII needs"}
+		}
+	}
 	if err := c.Mail(from); err != nil {
 		return err
 	}

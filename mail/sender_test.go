@@ -356,7 +356,7 @@ func TestNoReminderAfterSubmit(t *testing.T) {
 	token := link[strings.LastIndexByte(link, '/')+1:]
 	hash := sha256.Sum256([]byte(token))
 	if _, err := f.store.ReceiveCollectFile(f.ctx, hash[:], c.Items[0].ID, db.FileCreate{ID: db.NewID(), Name: "a.pdf",
-		MimeType: "application/pdf", Size: 3, SHA256: make([]byte, 32)}); err != nil {
+		MimeType: "application/pdf", Size: 3, SHA256: make([]byte, 32)}, db.DefaultCollectBudget); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.SubmitCollect(f.ctx, hash[:]); err != nil {

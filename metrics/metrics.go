@@ -38,8 +38,9 @@ func RegisterRuntime(reg prometheus.Registerer, version, commit string) {
 // Handler serves the registry's metrics at /metrics in Prometheus' text
 // format, and Go's profiles under /debug/pprof/; every other path is a 404.
 // It is meant for a listener of its own that only operators reach: the
-// profiles show the program's internals and /debug/pprof/cmdline its
-// command line. A collector that fails is logged and left out of the
+// profiles show the program's internals. /debug/pprof/cmdline is not
+// served: a command line may hold a secret (--smtp-url's password). A
+// collector that fails is logged and left out of the
 // scrape, which goes on with the others (and counts the failure in
 // promhttp_metric_handler_errors_total).
 func Handler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
@@ -50,7 +51,6 @@ func Handler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
 		Registry:      reg,
 	}))
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)

@@ -216,6 +216,8 @@ func TestStore(t *testing.T) {
 		{"acctapi_webhook_outbox_oldest_pending_age_seconds", nil, 7200},
 		{"acctapi_mail_outbox_pending", nil, 2},
 		{"acctapi_mail_outbox_oldest_pending_age_seconds", nil, 7200},
+		{"acctapi_analysis_queue_pending", nil, 0},
+		{"acctapi_analysis_queue_oldest_pending_age_seconds", nil, 0},
 		{"acctapi_filestore_files", nil, 1},
 		{"acctapi_filestore_size_bytes", nil, float64(store1)},
 	} {
@@ -287,7 +289,7 @@ func TestHandler(t *testing.T) {
 		{"GET", "/metrics", 200, "process_resident_memory_bytes "},
 		{"GET", "/debug/pprof/", 200, "goroutine"},
 		{"GET", "/debug/pprof/goroutine?debug=1", 200, "goroutine profile"},
-		{"GET", "/debug/pprof/cmdline", 200, ""},
+		{"GET", "/debug/pprof/cmdline", 404, ""}, // a command line may hold a secret
 		{"POST", "/metrics", 405, ""},
 		{"GET", "/", 404, ""},
 		{"GET", "/v1/me", 404, ""},

@@ -95,6 +95,10 @@ var (
 		"Mails waiting to be sent or retried, of every firm (reminders count from their time on).", nil, nil)
 	mailAgeDesc = prometheus.NewDesc("acctapi_mail_outbox_oldest_pending_age_seconds",
 		"Age of the oldest mail waiting, since it was queued; 0 when none waits.", nil, nil)
+	analysisPendingDesc = prometheus.NewDesc("acctapi_analysis_queue_pending",
+		"Stored files waiting to be read, or being read, of every firm.", nil, nil)
+	analysisAgeDesc = prometheus.NewDesc("acctapi_analysis_queue_oldest_pending_age_seconds",
+		"Age of the oldest file waiting to be read, since it was queued; 0 when none waits.", nil, nil)
 	databaseSizeDesc = prometheus.NewDesc("acctapi_database_size_bytes",
 		"Size of the SQLite database file.", nil, nil)
 	walSizeDesc = prometheus.NewDesc("acctapi_database_wal_size_bytes",
@@ -119,7 +123,7 @@ type storeCollector struct {
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{queueDepthDesc, refusalsDesc, outboxPendingDesc, outboxAgeDesc, mailPendingDesc, mailAgeDesc,
-		databaseSizeDesc, walSizeDesc, filesDesc, filesSizeDesc} {
+		analysisPendingDesc, analysisAgeDesc, databaseSizeDesc, walSizeDesc, filesDesc, filesSizeDesc} {
 		ch <- d
 	}
 }
@@ -135,7 +139,8 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, o := range []struct {
 		read          func(context.Context) (db.OutboxStats, error)
 		pending, aged *prometheus.Desc
-	}{{c.opts.DB.Outbox, outboxPendingDesc, outboxAgeDesc}, {c.opts.DB.MailOutbox, mailPendingDesc, mailAgeDesc}} {
+	}{{c.opts.DB.Outbox, outboxPendingDesc, outboxAgeDesc}, {c.opts.DB.MailOutbox, mailPendingDesc, mailAgeDesc},
+		{c.opts.DB.AnalysisQueue, analysisPendingDesc, analysisAgeDesc}} {
 		outbox, err := o.read(ctx)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(o.pending, err)

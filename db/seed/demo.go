@@ -159,7 +159,7 @@ func demoCollect(ctx context.Context, store *db.DB, files Files, clientID, works
 	if err := files.Keep(pending, id, func() error {
 		_, err := store.ReceiveCollectFile(ctx, hash, collect.Items[0].ID, db.FileCreate{
 			ID: id, Name: StatementName, MimeType: "application/pdf", Size: pending.Size, SHA256: pending.SHA256,
-		})
+		}, db.DefaultCollectBudget)
 		return err
 	}); err != nil {
 		return nil, "", err

@@ -25,11 +25,14 @@ type Spec struct {
 	// ClientUsers is the number of users of each client; AccountantUsers
 	// that of the firm.
 	ClientUsers, AccountantUsers int
+	// Files is the number of documents of the first client, already read:
+	// records, texts and search index, without bytes.
+	Files int
 }
 
 // Check reports a spec Generate cannot fill.
 func (s Spec) Check() error {
-	if s.Clients < 1 || s.Workspaces < 1 || s.Tasks < 0 || s.OtherTasks < 0 || s.ClientUsers < 0 || s.AccountantUsers < 0 {
+	if s.Clients < 1 || s.Workspaces < 1 || s.Tasks < 0 || s.OtherTasks < 0 || s.ClientUsers < 0 || s.AccountantUsers < 0 || s.Files < 0 {
 		return fmt.Errorf("a dataset needs at least one client, one workspace a client and no negative counts")
 	}
 	return nil
@@ -248,6 +251,9 @@ func (s *seeder) run(ctx context.Context) (*Seeded, error) {
 		return nil, err
 	}
 	if err := s.tasks(ctx, start); err != nil {
+		return nil, err
+	}
+	if err := s.files(ctx, start); err != nil {
 		return nil, err
 	}
 	return seeded, nil

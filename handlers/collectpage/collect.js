@@ -76,13 +76,13 @@
     return li;
   }
 
-  function failure(status) {
+  function failure(status, body) {
     switch (status) {
       case 404:
       case 410:
         return strings.gone;
       case 409:
-        return strings.conflict;
+        return body.indexOf('"upload_budget_spent"') >= 0 ? strings.budget : strings.conflict;
       case 413:
         return strings.too_large;
       case 429:
@@ -140,7 +140,7 @@
         if (xhr.status === 201) {
           finish(job.li, true, strings.uploaded);
         } else {
-          finish(job.li, false, failure(xhr.status));
+          finish(job.li, false, failure(xhr.status, xhr.responseText || ""));
         }
       };
       xhr.onerror = function () { finish(job.li, false, strings.failed); };

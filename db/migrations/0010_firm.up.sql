@@ -6,4 +6,4 @@ ALTER TABLE firms ADD COLUMN locale TEXT NOT NULL DEFAULT 'en' CHECK (locale IN 
 -- Keys that held every permission of their kind keep holding every one.
 -- Client keys never hold the firm's.
 UPDATE api_keys SET permissions = permissions || ' firm:read firm:write'
-WHERE client_id IS NULL AND permissions = 'tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write files:read files:write clients:read clients:write accountant_users:read accountant_users:write webhooks:read webhooks:write collects:read collects:write';
+WHERE client_id IS NULL AND permissions = 'tasks:read tasks:write workspaces:read workspaces:write members:read members:write users:read users:write files:read files:write clients:read clients:write accountant_users:read accountant_users:write webhooks:read webhooks:write collects:read collects:write mail:send';

@@ -1,0 +1,357 @@
+// Package analysis reads the stored files in the background: the worker
+// claims the jobs the store queued with each file, reads the file's bytes
+// with the document readers, and records what they found, at least once
+// and never after a reading ended.
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"acctapi/db"
+	"acctapi/docread"
+	"acctapi/ocr"
+	"acctapi/retry"
+)
+
+const (
+	// DefaultPoll is how often Run looks for retries that came due when no
+	// new file woke it.
+	DefaultPoll = 5 * time.Second
+	// recordTimeout bounds the recording of a result, which also runs while
+	// Run is stopping.
+	recordTimeout = 10 * time.Second
+	// brokenDelay is the wait before a file whose reading broke off (a
+	// panic in a reader) is read once more.
+	brokenDelay = 30 * time.Second
+)
+
+// storeSchedule is the delay before each new try at a file whose bytes the
+// file store could not give (a bucket out of reach): 1 min, 5 min, 30 min,
+// 2 h, 6 h; then the file ends failed.
+var storeSchedule = retry.Schedule{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour}
+
+// Files opens the stored bytes of a file: the local store or a bucket.
+type Files interface {
+	Open(ctx context.Context, id string) (io.ReadCloser, error)
+}
+
+// Options configures New.
+type Options struct {
+	Store  *db.DB
+	Files  Files
+	Reader *docread.Reader
+	// OCR reads images and PDF pages without text; nil when OCR is off
+	// or not installed, and NoOCR then says why, in the words the skipped
+	// files show.
+	OCR   *ocr.Engine
+	NoOCR string
+	// Workers is how many files are read at once; 1 when 0.
+	Workers int
+	// TempDir holds the copy of a file whose store gives no random access
+	// (a bucket) while it is read; the system's when empty.
+	TempDir string
+	// Now is the clock; time.Now when nil. It MUST be the clock Store was
+	// opened with: retries are timed by the store.
+	Now func() time.Time
+	// Logger gets each reading that failed and the store's errors; nothing
+	// is logged when nil.
+	Logger *slog.Logger
+	// Poll is how often Run looks for retries that came due; DefaultPoll
+	// when 0.
+	Poll time.Duration
+	// Rand draws the jitter of retry delays; the package's source when nil.
+	Rand *rand.Rand
+}
+
+// Worker reads the files the store queued. One Worker serves a store.
+type Worker struct {
+	store   *db.DB
+	files   Files
+	reader  *docread.Reader
+	ocr     *ocr.Engine
+	noOCR   string
+	workers int
+	tempDir string
+	now     func() time.Time
+	log     *slog.Logger
+	poll    time.Duration
+	rng     *retry.Source
+}
+
+// New returns a Worker; Store, Files and Reader are required.
+func New(opts Options) *Worker {
+	w := &Worker{store: opts.Store, files: opts.Files, reader: opts.Reader, ocr: opts.OCR, noOCR: opts.NoOCR,
+		workers: max(opts.Workers, 1),
+		tempDir: opts.TempDir, now: opts.Now, log: opts.Logger, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	if w.poll <= 0 {
+		w.poll = DefaultPoll
+	}
+	return w
+}
+
+// Run reads files until ctx ends: at once when the store queues one, and
+// every Poll for retries that came due, Workers at a time. It first
+// releases the claims a stopped process left. When ctx ends, the readings
+// under way are cut off and given back uncounted, to be read after the next
+// start. The store's errors are logged and the work is taken up at the next
+// poll. Run returns nil.
+func (w *Worker) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		err := w.store.ReleaseAnalysisClaims(ctx)
+		if err == nil {
+			break
+		}
+		w.log.Error("release analysis claims", "error", err)
+		sleep(ctx, w.poll)
+	}
+	poll := time.NewTicker(w.poll)
+	defer poll.Stop()
+	slots := make(chan struct{}, w.workers)
+	done := make(chan struct{}, w.workers)
+	defer func() {
+		for range cap(slots) {
+			slots <- struct{}{}
+		}
+	}()
+	for ctx.Err() == nil {
+		free := cap(slots) - len(slots)
+		if free > 0 {
+			jobs, err := w.store.ClaimAnalyses(ctx, free)
+			if err != nil && ctx.Err() == nil {
+				w.log.Error("claim analyses", "error", err)
+			}
+			for _, job := range jobs {
+				slots <- struct{}{}
+				go func() {
+					defer func() { <-slots; done <- struct{}{} }()
+					w.read(ctx, job)
+				}()
+			}
+			if err == nil && len(jobs) == free {
+				// Every slot is busy: more may be due as soon as one frees.
+				select {
+				case <-ctx.Done():
+				case <-done:
+				}
+				continue
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.store.AnalysesQueued():
+		case <-poll.C:
+		case <-done:
+		}
+	}
+	return nil
+}
+
+// RunDue reads every file that is due now, one at a time, and returns when
+// none is left: for a command that reads the queue once, and for tests.
+func (w *Worker) RunDue(ctx context.Context) error {
+	for {
+		jobs, err := w.store.ClaimAnalyses(ctx, 1)
+		if err != nil || len(jobs) == 0 {
+			return err
+		}
+		w.read(ctx, jobs[0])
+	}
+}
+
+// read reads one claimed file and records the outcome.
+func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
+	if job.Attempts > db.MaxAnalysisAttempts {
+		w.finish(job, failed(fmt.Sprintf("reading this file stopped the reader %d times; it is not read again", db.MaxAnalysisAttempts)))
+		return
+	}
+	result, err := w.analyze(ctx, job)
+	var storeErr *storeError
+	switch {
+	case ctx.Err() != nil:
+		// Stopping: the reading is given back uncounted.
+		w.record(job, func(ctx context.Context) error { return w.store.ReleaseAnalysis(ctx, job, w.now(), false) })
+	case errors.As(err, &storeErr):
+		delay, ok := w.rng.Delay(storeSchedule, job.Retries+1)
+		if !ok {
+			w.finish(job, failed("the file store could not give the file's bytes"))
+			return
+		}
+		w.log.Warn("analysis: the file store could not give a file's bytes", "file_id", job.FileID, "error", err)
+		w.record(job, func(ctx context.Context) error { return w.store.DeferAnalysis(ctx, job, w.now().Add(delay)) })
+	case err != nil:
+		w.log.Error("analysis: the reading broke off", "file_id", job.FileID, "attempt", job.Attempts, "error", err)
+		w.record(job, func(ctx context.Context) error {
+			return w.store.ReleaseAnalysis(ctx, job, w.now().Add(brokenDelay), true)
+		})
+	default:
+		w.finish(job, result)
+	}
+}
+
+// storeError is a file's bytes that could not be had from the store.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return "open the stored file: " + e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// brokenError is a reader that panicked.
+type brokenError struct {
+	value any
+	stack []byte
+}
+
+func (e *brokenError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.value, e.stack) }
+
+// analyze reads the job's file. A document the readers refuse is a result
+// (failed or skipped, with the reason), not an error; errors are the
+// store's, a reader's panic, or ctx's end.
+func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.AnalysisResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &brokenError{value: v, stack: debug.Stack()}
+		}
+	}()
+	src, size, release, err := w.open(ctx, job)
+	if errors.Is(err, fs.ErrNotExist) {
+		return failed("the file's bytes are missing from the file store"), nil
+	}
+	if err != nil {
+		return db.AnalysisResult{}, &storeError{err}
+	}
+	defer release()
+	doc, err := w.reader.Read(ctx, src, size, job.Name, job.MimeType)
+	var refused *docread.Error
+	if errors.As(err, &refused) && errors.Is(err, docread.ErrUnsupported) && isImage(head(src, size)) {
+		if off := w.ocrOff(); off != "" {
+			return skipped("the file is an image, which is read with OCR, and " + off), nil
+		}
+		doc, err = w.readImage(ctx, src, size, job.MimeType)
+		if err == nil {
+			return ocrResult(resultOf(doc, src, size, "")), nil
+		}
+	}
+	if ctx.Err() != nil {
+		return db.AnalysisResult{}, ctx.Err()
+	}
+	var unread *ocr.Error
+	switch {
+	case errors.As(err, &refused) && errors.Is(err, docread.ErrUnsupported):
+		return skipped(refused.Reason), nil
+	case errors.As(err, &refused):
+		return failed(refused.Reason), nil
+	case errors.As(err, &unread):
+		return failed(unread.Reason), nil
+	case err != nil:
+		return db.AnalysisResult{}, &storeError{err}
+	}
+	if doc.Format == docread.FormatPDF && !allText(doc) && w.ocrOff() == "" {
+		textLayer := hasText(doc)
+		scanned, err := w.readScannedPages(ctx, doc, src, size)
+		switch {
+		case ctx.Err() != nil:
+			return db.AnalysisResult{}, ctx.Err()
+		case errors.As(err, &unread) && !scanned && !textLayer:
+			return failed(unread.Reason), nil
+		case errors.As(err, &refused) && !scanned && !textLayer:
+			return failed(refused.Reason), nil
+		}
+		if scanned && !textLayer {
+			return ocrResult(resultOf(doc, src, size, "")), nil
+		}
+	}
+	return resultOf(doc, src, size, w.ocrOff()), nil
+}
+
+// head is the start of src, which tells its format.
+func head(src io.ReaderAt, size int64) []byte {
+	b := make([]byte, min(size, 16))
+	n, _ := src.ReadAt(b, 0)
+	return b[:n]
+}
+
+// open gives random access to the job's bytes: the local file itself, or a
+// temporary copy of a bucket's object. release closes and removes what
+// open made.
+func (w *Worker) open(ctx context.Context, job *db.AnalysisJob) (io.ReaderAt, int64, func(), error) {
+	rc, err := w.files.Open(ctx, job.FileID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if f, ok := rc.(*os.File); ok {
+		return f, job.Size, func() { f.Close() }, nil
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp(w.tempDir, "analysis-*")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	release := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, io.LimitReader(rc, job.Size+1))
+	if err == nil && n != job.Size {
+		err = fmt.Errorf("the stored object has %d bytes, its record %d", n, job.Size)
+	}
+	if err != nil {
+		release()
+		return nil, 0, nil, err
+	}
+	return tmp, n, release, nil
+}
+
+// finish records the outcome of a reading.
+func (w *Worker) finish(job *db.AnalysisJob, result db.AnalysisResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	f, ok, err := w.store.FinishAnalysis(ctx, job, result)
+	if err != nil {
+		// The job stays claimed: the next start reads the file again.
+		w.log.Error("record an analysis", "file_id", job.FileID, "error", err)
+		return
+	}
+	if ok && result.Status != db.AnalysisDone {
+		w.log.Info("analysis: file not read", "file_id", job.FileID, "status", result.Status, "reason", *f.Analysis.Reason)
+	}
+}
+
+// record puts the job back for another attempt through put, which runs
+// even while Run stops. A job it could not put back stays claimed until the
+// next start.
+func (w *Worker) record(job *db.AnalysisJob, put func(ctx context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := put(ctx); err != nil {
+		w.log.Error("give back an analysis", "file_id", job.FileID, "error", err)
+	}
+}
+
+func failed(reason string) db.AnalysisResult {
+	return db.AnalysisResult{Status: db.AnalysisFailed, Reason: &reason}
+}
+
+func skipped(reason string) db.AnalysisResult {
+	return db.AnalysisResult{Status: db.AnalysisSkipped, Reason: &reason}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"acctapi/analysis"
+	"acctapi/db"
+	"acctapi/docread"
+	"acctapi/ocr"
+)
+
+// addAnalysisFlags adds the flags of the background reading of files.
+func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
+	flags := cmd.Flags()
+	flags.IntVar(&cfg.AnalysisWorkers, "analysis-workers", int(envInt("ACCTAPI_ANALYSIS_WORKERS", 1)),
+		"how many stored files are read at once in the background, each with up to 256 MiB for a PDF (env ACCTAPI_ANALYSIS_WORKERS)")
+	flags.StringVar(&cfg.OCR, "ocr", envOr("ACCTAPI_OCR", "auto"),
+		"OCR of images and scanned pages: auto (the tesseract on PATH, if any), off, or the path of tesseract (env ACCTAPI_OCR)")
+	flags.StringVar(&cfg.OCRLanguages, "ocr-languages", envOr("ACCTAPI_OCR_LANGUAGES", "deu+eng"),
+		"the languages OCR reads, as tesseract names them (env ACCTAPI_OCR_LANGUAGES)")
+}
+
+// openOCR starts the OCR engine --ocr names. With auto, a machine without
+// tesseract (or its languages) reads no images, and noOCR says why; a path
+// given that does not work stops serve.
+func openOCR(cfg *Config, s *Server) (engine *ocr.Engine, noOCR string, err error) {
+	switch cfg.OCR {
+	case "off":
+		return nil, "OCR is turned off (--ocr off)", nil
+	case "", "auto":
+		engine, err = ocr.New(ocr.Options{Languages: cfg.OCRLanguages})
+		var unavailable *ocr.Error
+		if errors.As(err, &unavailable) {
+			s.log.Warn("images and scanned pages are not read: "+unavailable.Reason,
+				"install", "apt-get install tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng")
+			return nil, unavailable.Reason, nil
+		}
+	default:
+		engine, err = ocr.New(ocr.Options{Path: cfg.OCR, Languages: cfg.OCRLanguages})
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("--ocr: %w", err)
+	}
+	s.log.Info("images and scanned pages are read with OCR", "tesseract", engine.Version(), "languages", cfg.OCRLanguages)
+	return engine, "", nil
+}
+
+// CachePath is where serve keeps what it may rebuild: the compiled PDF
+// reader.
+func (c *Config) CachePath() string { return filepath.Join(c.DataDir, "cache") }
+
+// openAnalysis starts the document reader, paying its start-up once, and
+// returns the worker that reads the stored files with it.
+func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker, *docread.Reader, error) {
+	workers := cmp.Or(cfg.AnalysisWorkers, 1)
+	if workers < 1 || workers > 64 {
+		return nil, nil, fmt.Errorf("--analysis-workers must be between 1 and 64, not %d", workers)
+	}
+	engine, noOCR, err := openOCR(cfg, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := docread.NewReader(ctx, docread.Options{Instances: workers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the PDF reader: %w", err)
+	}
+	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: reader, Workers: workers,
+		OCR: engine, NoOCR: noOCR,
+		TempDir: filepath.Join(cfg.FilesPath(), "tmp"),
+		Now:     cfg.Now, // the store's clock, as the worker requires
+		Logger:  s.log})
+	return worker, reader, nil
+}
+
+func newAnalyzeCmd(cfg *Config) *cobra.Command {
+	var all, failed, skipped bool
+	cmd := &cobra.Command{
+		Use:   "analyze (--all | --failed | --skipped)",
+		Short: "Read stored files again",
+		Long: `Queue stored files of every firm to be read again by the server's background
+reader: --failed those whose reading failed, --skipped those skipped (after
+installing OCR, say), --all every file. Works while serve runs on the same data
+dir; the server takes them up within seconds.`,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var statuses []string
+			switch {
+			case all:
+				statuses = []string{db.AnalysisPending, db.AnalysisDone, db.AnalysisFailed, db.AnalysisSkipped}
+			case failed || skipped:
+				if failed {
+					statuses = append(statuses, db.AnalysisFailed)
+				}
+				if skipped {
+					statuses = append(statuses, db.AnalysisSkipped)
+				}
+			default:
+				return errors.New("say which files to read again: --all, --failed or --skipped")
+			}
+			store, err := openCurrentStore(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			n, err := store.QueueAnalyses(cmd.Context(), statuses)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cfg.Stdout, "queued %d files to be read again\n", n)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every file")
+	cmd.Flags().BoolVar(&failed, "failed", false, "the files whose reading failed")
+	cmd.Flags().BoolVar(&skipped, "skipped", false, "the files that were skipped")
+	cmd.MarkFlagsMutuallyExclusive("all", "failed")
+	cmd.MarkFlagsMutuallyExclusive("all", "skipped")
+	return cmd
+}

@@ -1,0 +1,287 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The analysis queue: a job per file to read, written in the transaction of
+// the file's row (queueNewFile), claimed by the worker, and deleted in the
+// transaction that records what the reading found. These queries run for
+// every firm: the worker serves the whole store.
+
+// AnalysisJob is a file claimed for reading.
+type AnalysisJob struct {
+	FileID   string
+	ClientID string
+	Name     string
+	MimeType string
+	Size     int64
+	// Attempts counts the readings of the file begun and not ended, this
+	// one included: more than MaxAnalysisAttempts means the file broke the
+	// reader (a crash, a panic) that many times.
+	Attempts int
+	// Retries counts the times the file's bytes could not be fetched.
+	Retries int
+}
+
+// MaxAnalysisAttempts is how many readings of a file may break off before
+// the file ends failed.
+const MaxAnalysisAttempts = 2
+
+// ReleaseAnalysisClaims gives back the jobs a stopped worker had claimed,
+// keeping their attempts: a reading a crash cut off counts as one.
+func (db *DB) ReleaseAnalysisClaims(ctx context.Context) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL WHERE claimed_at IS NOT NULL`)
+		if err != nil {
+			return fmt.Errorf("release analyses: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			tx.analysisQueued = true
+		}
+		return nil
+	})
+}
+
+// ClaimAnalyses claims up to n jobs that are due, the oldest first, and
+// counts an attempt for each.
+func (db *DB) ClaimAnalyses(ctx context.Context, n int) ([]*AnalysisJob, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) ([]*AnalysisJob, error) {
+		now := unix(db.now())
+		rows, err := tx.QueryContext(ctx, `SELECT j.file_id, j.client_id, f.name, f.mimetype, f.size, j.attempts, j.retries
+			FROM analysis_jobs j JOIN files f ON f.id = j.file_id AND f.client_id = j.client_id
+			WHERE j.claimed_at IS NULL AND j.next_attempt_at <= ?
+			ORDER BY j.next_attempt_at, j.file_id LIMIT ?`, now, n)
+		if err != nil {
+			return nil, fmt.Errorf("claim analyses: %w", err)
+		}
+		var jobs []*AnalysisJob
+		for rows.Next() {
+			var j AnalysisJob
+			if err := rows.Scan(&j.FileID, &j.ClientID, &j.Name, &j.MimeType, &j.Size, &j.Attempts, &j.Retries); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("claim analyses: %w", err)
+			}
+			j.Attempts++
+			jobs = append(jobs, &j)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("claim analyses: %w", err)
+		}
+		rows.Close()
+		for _, j := range jobs {
+			if _, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = ?, attempts = ? WHERE file_id = ?`,
+				now, j.Attempts, j.FileID); err != nil {
+				return nil, fmt.Errorf("claim analyses: %w", err)
+			}
+		}
+		return jobs, nil
+	})
+}
+
+// stillClaimed says that the job is as its worker claimed it: not queued
+// again by a person meanwhile (which resets it) nor ended.
+func stillClaimed(ctx context.Context, tx *txn, j *AnalysisJob) (bool, error) {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM analysis_jobs WHERE file_id = ? AND client_id = ?
+		AND claimed_at IS NOT NULL AND attempts = ? AND retries = ?`, j.FileID, j.ClientID, j.Attempts, j.Retries).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("find analysis job: %w", err)
+	}
+	return true, nil
+}
+
+// AnalysisResult is what reading a file found.
+type AnalysisResult struct {
+	Status   string // AnalysisDone, AnalysisFailed or AnalysisSkipped
+	Source   *string
+	Reason   *string
+	Language *string
+	Kind     *string
+	Fields   *DocumentFields
+	// Text is what the search reads; nil keeps none.
+	Text *FileText
+}
+
+// FinishAnalysis records what reading the job's file found, ends the job
+// and emits file.analyzed, in one transaction. The kind and the document
+// date change only where no person set them. ok is false, and nothing is
+// written, when the job was queued again or ended meanwhile: the newer job
+// reads the file again.
+func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
+	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
+		if ok, err = stillClaimed(ctx, tx, j); err != nil || !ok {
+			return err
+		}
+		if f, err = findFileTx(ctx, tx, j.ClientID, j.FileID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM analysis_jobs WHERE file_id = ?`, j.FileID); err != nil {
+			return fmt.Errorf("end analysis: %w", err)
+		}
+		now := db.now().UTC().Truncate(time.Second)
+		f.Analysis = Analysis{Status: r.Status, Source: r.Source, Reason: r.Reason, Language: r.Language,
+			AnalyzedAt: &now, Fields: r.Fields, Kind: r.Kind}
+		if r.Status == AnalysisDone && f.Analysis.Fields == nil {
+			f.Analysis.Fields = &DocumentFields{}
+		}
+		if f.KindSource == nil || *f.KindSource != SourceUser {
+			f.Kind, f.KindSource = r.Kind, nil
+			if r.Kind != nil {
+				f.KindSource = ptr(SourceAnalysis)
+			}
+		}
+		if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
+			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
+			if date, ok := f.Analysis.documentDate(); ok {
+				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
+			}
+		}
+		f.UpdatedAt = now
+		var fields *string
+		if f.Analysis.Fields != nil {
+			encoded, err := json.Marshal(f.Analysis.Fields)
+			if err != nil {
+				return fmt.Errorf("end analysis: %w", err)
+			}
+			fields = ptr(string(encoded))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = ?, analysis_source = ?, analysis_reason = ?,
+			analysis_language = ?, analyzed_at = ?, analysis_fields = ?, analysis_kind = ?, kind = ?, kind_source = ?,
+			document_date = ?, document_date_source = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
+			r.Status, r.Source, r.Reason, r.Language, unix(now), fields, r.Kind, f.Kind, f.KindSource,
+			unix(f.DocumentDate), f.DocumentDateSource, unix(now), j.ClientID, j.FileID); err != nil {
+			return fmt.Errorf("end analysis: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM file_texts WHERE client_id = ? AND file_id = ?`, j.ClientID, j.FileID); err != nil {
+			return fmt.Errorf("end analysis: %w", err)
+		}
+		if t := r.Text; t != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO file_texts (file_id, client_id, source, pages, text) VALUES (?, ?, ?, ?, ?)`,
+				j.FileID, j.ClientID, t.Source, t.Pages, t.Text); err != nil {
+				return fmt.Errorf("end analysis: %w", err)
+			}
+		}
+		if err := reindexFile(ctx, tx, j.ClientID, j.FileID); err != nil {
+			return err
+		}
+		return db.emit(ctx, tx, event{typ: EventFileAnalyzed, clientID: &j.ClientID, record: f})
+	})
+	return f, ok, err
+}
+
+// DeferAnalysis puts the job back for a later attempt at the given time,
+// after its file's bytes could not be fetched: the attempt did not reach
+// the reader, so it counts as a retry instead.
+func (db *DB) DeferAnalysis(ctx context.Context, j *AnalysisJob, at time.Time) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		_, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1,
+			retries = retries + 1, next_attempt_at = ? WHERE file_id = ? AND client_id = ? AND claimed_at IS NOT NULL
+			AND attempts = ? AND retries = ?`, unix(at), j.FileID, j.ClientID, j.Attempts, j.Retries)
+		if err != nil {
+			return fmt.Errorf("defer analysis: %w", err)
+		}
+		return nil
+	})
+}
+
+// ReleaseAnalysis puts the job back for another attempt at the given time:
+// counted when the reading broke off (a panic in a reader), uncounted when
+// it was cut off by a stop.
+func (db *DB) ReleaseAnalysis(ctx context.Context, j *AnalysisJob, at time.Time, counted bool) error {
+	attempts := j.Attempts
+	if !counted {
+		attempts--
+	}
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		_, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = ?, next_attempt_at = ?
+			WHERE file_id = ? AND client_id = ? AND claimed_at IS NOT NULL AND attempts = ? AND retries = ?`,
+			attempts, unix(at), j.FileID, j.ClientID, j.Attempts, j.Retries)
+		if err != nil {
+			return fmt.Errorf("release analysis: %w", err)
+		}
+		return nil
+	})
+}
+
+// requeue is the upsert that queues a file's analysis afresh: a job being
+// read is reset, so that its reading is not recorded and the file is read
+// again.
+const requeue = `ON CONFLICT (file_id) DO UPDATE SET attempts = 0, retries = 0, claimed_at = NULL,
+	next_attempt_at = excluded.next_attempt_at`
+
+// QueueAnalysis queues the client's file to be read again; it shows as
+// pending, with what the last reading found, until the new one ends.
+// Returns ENOTFOUND.
+func (db *DB) QueueAnalysis(ctx context.Context, clientID, id string) (*File, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
+		f, err := findFileTx(ctx, tx, clientID, id)
+		if err != nil {
+			return nil, err
+		}
+		now := unix(db.now())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
+			VALUES (?, ?, ?, ?) `+requeue, id, clientID, now, now); err != nil {
+			return nil, fmt.Errorf("queue analysis: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = 'pending', analysis_reason = NULL
+			WHERE client_id = ? AND id = ?`, clientID, id); err != nil {
+			return nil, fmt.Errorf("queue analysis: %w", err)
+		}
+		f.Analysis.Status, f.Analysis.Reason = AnalysisPending, nil
+		tx.analysisQueued = true
+		return f, nil
+	})
+}
+
+// QueueAnalyses queues every file of every firm whose analysis ended in
+// one of statuses to be read again, and returns how many it queued.
+func (db *DB) QueueAnalyses(ctx context.Context, statuses []string) (int, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (int, error) {
+		args := make([]any, 0, len(statuses)+2)
+		now := unix(db.now())
+		args = append(args, now, now)
+		for _, s := range statuses {
+			args = append(args, s)
+		}
+		in := placeholders(len(statuses))
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
+			SELECT id, client_id, ?, ? FROM files WHERE analysis_status IN (`+in+`) `+requeue, args...); err != nil {
+			return 0, fmt.Errorf("queue analyses: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = 'pending', analysis_reason = NULL
+			WHERE analysis_status IN (`+in+`)`, args[2:]...)
+		if err != nil {
+			return 0, fmt.Errorf("queue analyses: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("queue analyses: %w", err)
+		}
+		tx.analysisQueued = n > 0
+		return int(n), nil
+	})
+}
+
+// AnalysisQueue returns the state of the analysis queue, every firm's:
+// the files waiting to be read or being read, and when the oldest was
+// queued.
+func (db *DB) AnalysisQueue(ctx context.Context) (OutboxStats, error) {
+	var stats OutboxStats
+	var oldest sql.NullInt64
+	if err := db.queryRow(ctx, `SELECT count(*), min(created_at) FROM analysis_jobs`).Scan(&stats.Pending, &oldest); err != nil {
+		return OutboxStats{}, fmt.Errorf("analysis queue: %w", err)
+	}
+	if oldest.Valid {
+		stats.OldestPending = fromUnix(oldest.Int64)
+	}
+	return stats, nil
+}

@@ -1,0 +1,3 @@
+UPDATE api_keys SET permissions = trim(replace(' ' || permissions || ' ', ' mail:send ', ' '));
+DROP INDEX mail_outbox_quota;
+ALTER TABLE mail_outbox DROP COLUMN counted_at;

@@ -1,0 +1,326 @@
+package docfields
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A date as printed, with where it was found.
+type dateTok struct {
+	t          time.Time
+	start, end int  // byte offsets in the line
+	ambiguous  bool // numeric d/m or m/d with both parts <= 12
+	swapped    time.Time
+	slash      bool // written with '/' or '-' between numbers: the order may be m/d
+	monthOnly  bool // "März 2018", "03/2018": a month, not a day
+	first, sec int  // the numeric parts as printed, for the m/d decision
+}
+
+var months = func() map[string]time.Month {
+	months := map[string]time.Month{}
+	add := func(m time.Month, names ...string) {
+		for _, n := range names {
+			months[n] = m
+		}
+	}
+	add(1, "januar", "jänner", "jan", "january", "janvier", "janv", "janv.", "gennaio", "enero", "januari")
+	add(2, "februar", "feb", "february", "février", "fevrier", "févr", "fevr", "febr", "feber")
+	add(3, "märz", "maerz", "marz", "mär", "mrz", "mar", "march", "mars")
+	add(4, "april", "apr", "avril", "avr")
+	add(5, "mai", "may")
+	add(6, "juni", "jun", "june", "juin")
+	add(7, "juli", "jul", "july", "juillet", "juil")
+	add(8, "august", "aug", "août", "aout")
+	add(9, "september", "sep", "sept", "septembre")
+	add(10, "oktober", "okt", "october", "oct", "octobre")
+	add(11, "november", "nov", "novembre")
+	add(12, "dezember", "dez", "december", "dec", "décembre", "decembre", "déc")
+	return months
+}()
+
+// monthAlt matches the month names as OCR may misread them ("Oct0ber",
+// "scptembre"); monthOf reads a match back.
+var monthAlt = func() string {
+	names := strings.Split(`januar|jänner|january|janvier|janv|jan|februar|february|février|fevrier|févr|fevr|febr|feb|märz|maerz|marz|mär|mrz|march|mars|mar|april|avril|apr|avr|mai|may|juni|june|juin|jun|juli|july|juillet|juil|jul|august|août|aout|aug|september|septembre|sept|sep|oktober|october|octobre|okt|oct|november|novembre|nov|dezember|december|décembre|decembre|déc|dez|dec`, "|")
+	r := strings.NewReplacer("o", "[o0]", "i", "[il1|]", "l", "[l1|i]", "e", "[ec]", "m", "(?:m|rn)", "a", "[ao]")
+	for k, n := range names {
+		names[k] = r.Replace(n)
+	}
+	return strings.Join(names, "|")
+}()
+
+var monthKeys = func() map[string]time.Month {
+	m := map[string]time.Month{}
+	for k, v := range months {
+		m[monthKey(k)] = v
+	}
+	return m
+}()
+
+var monthFolder = strings.NewReplacer("0", "o", "1", "l", "|", "l", "i", "l", "c", "e", "a", "o")
+
+// monthKey folds a month name the way monthAlt tolerates it.
+func monthKey(s string) string {
+	s = strings.ToLower(strings.TrimSuffix(s, "."))
+	s = strings.ReplaceAll(s, "rn", "m")
+	return monthFolder.Replace(s)
+}
+
+func monthOf(s string) (time.Month, bool) {
+	m, ok := monthKeys[monthKey(s)]
+	return m, ok
+}
+
+var (
+	// 05.03.2018, 5.3.18, 05,03.2018 (OCR), 05. 03. 2018
+	reDMYDot = regexp.MustCompile(`(\d{1,2})\s?[.,]\s?(\d{1,2})\s?[.]\s?(\d{4}|\d{2})`)
+	// 05/03/2018, 05-03-2018, 5/3/18
+	reDMYSlash = regexp.MustCompile(`(\d{1,2})\s?([/-])\s?(\d{1,2})\s?[/-]\s?(\d{4}|\d{2})`)
+	// 2018-03-05, 2018/03/05, 2018.03.05
+	reYMD = regexp.MustCompile(`(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})`)
+	// 5. März 2018, 05. Mrz. 2018, 2nd May 2005, 12-Mar-2024, 1er mars 2018
+	reDMonY = regexp.MustCompile(`(?i)(\d{1,2})(?:st|nd|rd|th|er|\.)?\s*(?:of\s+|de\s+)?[-\s]?(` + monthAlt + `)\.?[-\s,]*(\d{4}|\d{2})`)
+	// March 5, 2018, Mar 5th 2018
+	reMonDY = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{1,2})(?:st|nd|rd|th)?\s?,?\s*(\d{4})`)
+	// März 2018, 03/2018: a month, for periods
+	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
+	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
+)
+
+// reNever matches nothing: it stands in for the month-name patterns on
+// lines without a month name, which are most lines and the slow part.
+var reNever = regexp.MustCompile(`^\b\B$`)
+
+func reDMonYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reDMonY
+	}
+	return reNever
+}
+
+func reMonDYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reMonDY
+	}
+	return reNever
+}
+
+func reMonYIf(ok bool) *regexp.Regexp {
+	if ok {
+		return reMonY
+	}
+	return reNever
+}
+
+// hasMonthName reports whether a word of s reads as a month name.
+func hasMonthName(s string) bool {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		word := i < len(s) && (isLetter(s[i]) || s[i] >= 0x80 || s[i] == '|' || isNum(s[i]))
+		if word {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 3 && i-start <= 10 {
+			w := s[start:i]
+			if _, ok := monthOf(w); ok {
+				return true
+			}
+			// "2nd May", "5.März": digits glued before the name.
+			if t := strings.Trim(w, "0123456789"); t != w && len(t) >= 3 {
+				if _, ok := monthOf(t); ok {
+					return true
+				}
+			}
+		}
+		start = -1
+	}
+	return false
+}
+
+func validYear(y int) bool { return y >= 1990 && y <= 2100 }
+
+func year(s string) int {
+	y, _ := strconv.Atoi(s)
+	if len(s) == 2 {
+		if y < 70 {
+			y += 2000
+		} else {
+			y += 1900
+		}
+	}
+	return y
+}
+
+func mkDate(y, m, d int) (time.Time, bool) {
+	if !validYear(y) || m < 1 || m > 12 || d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func isNum(b byte) bool { return b >= '0' && b <= '9' }
+
+// datesIn finds the dates of a line (its digit-repaired spelling). Spans
+// never overlap: a longer spelling found first wins.
+func datesIn(s string) []dateTok {
+	var out []dateTok
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		if isNum(s[i]) {
+			digits++
+		}
+	}
+	if digits < 4 {
+		return nil
+	}
+	named := hasMonthName(s)
+	taken := func(a, b int) bool {
+		for _, d := range out {
+			if a < d.end && d.start < b {
+				return true
+			}
+		}
+		return false
+	}
+	edge := func(a, b int) bool {
+		return (a == 0 || !isNum(s[a-1])) && (b >= len(s) || !isNum(s[b]))
+	}
+	for _, m := range reDMonYIf(named).FindAllStringSubmatchIndex(s, 50) {
+		if !edge(m[0], m[1]) || (m[1] < len(s) && isLetter(s[m[1]])) {
+			continue
+		}
+		mon, ok := monthOf(s[m[4]:m[5]])
+		if !ok {
+			continue
+		}
+		d, _ := strconv.Atoi(s[m[2]:m[3]])
+		if t, ok := mkDate(year(s[m[6]:m[7]]), int(mon), d); ok && !taken(m[0], m[1]) {
+			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+		}
+	}
+	for _, m := range reMonDYIf(named).FindAllStringSubmatchIndex(s, 50) {
+		if !edge(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) {
+			continue
+		}
+		mon, ok := monthOf(s[m[2]:m[3]])
+		if !ok {
+			continue
+		}
+		d, _ := strconv.Atoi(s[m[4]:m[5]])
+		if t, ok := mkDate(year(s[m[6]:m[7]]), int(mon), d); ok && !taken(m[0], m[1]) {
+			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+		}
+	}
+	for _, m := range reYMD.FindAllStringSubmatchIndex(s, 50) {
+		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
+			continue
+		}
+		y, _ := strconv.Atoi(s[m[2]:m[3]])
+		mo, _ := strconv.Atoi(s[m[4]:m[5]])
+		d, _ := strconv.Atoi(s[m[6]:m[7]])
+		if t, ok := mkDate(y, mo, d); ok {
+			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+		}
+	}
+	for _, m := range reDMYDot.FindAllStringSubmatchIndex(s, 50) {
+		if taken(m[0], m[1]) {
+			continue
+		}
+		if !edge(m[0], m[1]) || len(s[m[6]:m[7]]) == 4 && !validYear(year(s[m[6]:m[7]])) {
+			// "06.07.1817:29": a two-digit year glued to a time.
+			if m[0] > 0 && isNum(s[m[0]-1]) || m[7]-m[6] != 4 || m[7]+1 >= len(s) || s[m[7]] != ':' && s[m[7]+1] != ':' {
+				continue
+			}
+			m[1], m[7] = m[1]-2, m[7]-2
+		}
+		// "1.234,56" is an amount, not 1.2.34: a comma form needs a dot after.
+		d, _ := strconv.Atoi(s[m[2]:m[3]])
+		mo, _ := strconv.Atoi(s[m[4]:m[5]])
+		ys := s[m[6]:m[7]]
+		if len(ys) == 2 && m[1] < len(s) && (s[m[1]] == ',' || s[m[1]] == '.') && m[1]+1 < len(s) && isNum(s[m[1]+1]) {
+			continue
+		}
+		if strings.Contains(s[m[0]:m[1]], ",") && len(ys) != 4 {
+			continue
+		}
+		if t, ok := mkDate(year(ys), mo, d); ok {
+			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+		}
+	}
+	for _, m := range reDMYSlash.FindAllStringSubmatchIndex(s, 50) {
+		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
+			continue
+		}
+		a, _ := strconv.Atoi(s[m[2]:m[3]])
+		b, _ := strconv.Atoi(s[m[6]:m[7]])
+		ys := s[m[8]:m[9]]
+		if s[m[4]:m[5]] == "-" && len(ys) == 2 {
+			// "12-03-18" is fine, but phone numbers and ranges are not dates.
+			if m[1] < len(s) && s[m[1]] == '-' {
+				continue
+			}
+		}
+		y := year(ys)
+		t, ok := mkDate(y, b, a)
+		alt, okAlt := mkDate(y, a, b)
+		switch {
+		case ok:
+			tok := dateTok{t: t, start: m[0], end: m[1], slash: true, first: a, sec: b}
+			if okAlt && a != b {
+				tok.ambiguous, tok.swapped = true, alt
+			}
+			out = append(out, tok)
+		case okAlt:
+			out = append(out, dateTok{t: alt, start: m[0], end: m[1], slash: true, first: a, sec: b})
+		}
+	}
+	return out
+}
+
+// monthsIn finds months printed without a day ("März 2018", "03/2018"),
+// the period of a payslip or a statement. The date is the month's last day.
+func monthsIn(s string, days []dateTok) []dateTok {
+	var out []dateTok
+	inDay := func(a, b int) bool {
+		for _, d := range days {
+			if a < d.end && d.start < b {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range reMonYIf(hasMonthName(s)).FindAllStringSubmatchIndex(s, 20) {
+		if inDay(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) || (m[1] < len(s) && isNum(s[m[1]])) {
+			continue
+		}
+		mon, ok := monthOf(s[m[2]:m[3]])
+		y, _ := strconv.Atoi(s[m[4]:m[5]])
+		if ok && validYear(y) {
+			out = append(out, dateTok{t: monthEnd(y, mon), start: m[0], end: m[1], monthOnly: true})
+		}
+	}
+	for _, m := range reMMYYY.FindAllStringSubmatchIndex(s, 20) {
+		if inDay(m[0], m[1]) || (m[0] > 0 && (isNum(s[m[0]-1]) || s[m[0]-1] == '.' || s[m[0]-1] == '/')) || (m[1] < len(s) && isNum(s[m[1]])) {
+			continue
+		}
+		mo, _ := strconv.Atoi(s[m[2]:m[3]])
+		y, _ := strconv.Atoi(s[m[4]:m[5]])
+		if mo >= 1 && mo <= 12 && validYear(y) {
+			out = append(out, dateTok{t: monthEnd(y, time.Month(mo)), start: m[0], end: m[1], monthOnly: true})
+		}
+	}
+	return out
+}
+
+func monthEnd(y int, m time.Month) time.Time {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC)
+}

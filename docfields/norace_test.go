@@ -1,0 +1,5 @@
+//go:build !race
+
+package docfields
+
+const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package docfields
+
+// raceEnabled slows the tests that measure time.
+const raceEnabled = true

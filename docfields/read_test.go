@@ -1,0 +1,185 @@
+package docfields
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadInvoiceTraps(t *testing.T) {
+	text := `Muster GmbH · Hauptstraße 12 · 10115 Berlin
+
+Herrn                                     Rechnungsnummer: RE-2018-0042
+Max Mustermann                            Kundennummer: 47110
+Beispielweg 3                             Ihre Bestellung vom: 01.02.2018
+80331 München                             Lieferdatum: 01.03.2018
+USt-IdNr. DE145998871                     Rechnungsdatum: 05.03.2018
+
+RECHNUNG
+
+Pos  Beschreibung              Menge   Einzelpreis    Gesamt
+1    Beratung                  2       100,00         200,00
+2    Software                  1       50,00          50,00
+
+                               Nettobetrag              250,00 €
+                               zzgl. 19% MwSt.           47,50 €
+                               Gesamtbetrag             297,50 €
+
+Zahlbar bis 19.03.2018 ohne Abzug.
+
+Muster GmbH · Geschäftsführer: Erika Muster · Amtsgericht Berlin HRB 12345
+USt-IdNr.: DE136695976 · Steuernummer: 12/345/67890
+Commerzbank · IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX`
+	want := Result{Kind: KindInvoice, Language: "de", Fields: Fields{
+		DocumentNumber: "RE-2018-0042", IssueDate: "2018-03-05", DueDate: "2018-03-19", Currency: "EUR",
+		NetAmount: "250.00", TaxAmount: "47.50", TotalAmount: "297.50", IssuerName: "Muster GmbH",
+		IssuerVATID: "DE136695976", IssuerIBAN: "DE89370400440532013000",
+	}}
+	if got := Read(text); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestDates(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"05.03.2018", "2018-03-05"},
+		{"5.3.18", "2018-03-05"},
+		{"5. März 2018", "2018-03-05"},
+		{"05. Mrz. 2018", "2018-03-05"},
+		{"2018-03-05", "2018-03-05"},
+		{"March 5, 2018", "2018-03-05"},
+		{"5 March 2018", "2018-03-05"},
+		{"05/03/2018", "2018-03-05"},
+		{"12-Mar-2024", "2024-03-12"},
+		{"2nd May 2005", "2005-05-02"},
+		{"1er mars 2018", "2018-03-01"},
+		{"O5.O3.2O18", "2018-03-05"},
+		{"Oct0ber 29,2015", "2015-10-29"},
+	} {
+		got := Read("Rechnungsdatum: " + c.in).Fields.IssueDate
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMonthFirstWhenProven(t *testing.T) {
+	r := Read("INVOICE #1042\nInvoice Date: 03/04/2024\nDue Date: 04/18/2024\nTotal $216.50")
+	if r.Fields.IssueDate != "2024-03-04" || r.Fields.DueDate != "2024-04-18" {
+		t.Errorf("got %q and %q, want 2024-03-04 and 2024-04-18", r.Fields.IssueDate, r.Fields.DueDate)
+	}
+}
+
+func TestAmounts(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Gesamtbetrag 1.234,56 €", "1234.56"},
+		{"Total €1,234.56", "1234.56"},
+		{"Total TTC EUR 1 234,56", "1234.56"},
+		{"Gesamtbetrag 1234.56 EUR", "1234.56"},
+		{"Gutschriftsbetrag -12,00", "-12.00"},
+		{"Summe 1'234.50 CHF", "1234.50"},
+		{"Amount due -$12.00", "-12.00"},
+	} {
+		if got := Read("Rechnung\n" + c.in).Fields.TotalAmount; got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestChecks(t *testing.T) {
+	if !ibanValid("DE89370400440532013000") || ibanValid("DE89370400440532013001") {
+		t.Error("IBAN mod-97")
+	}
+	if iban, ok := repairIBAN("DE", "89370400440532O130OO"); !ok || iban != "DE89370400440532013000" {
+		t.Errorf("got %q, want the IBAN with O read as 0", iban)
+	}
+	if !vatChecks("DE", "136695976") || vatChecks("DE", "136695977") {
+		t.Error("DE VAT id check digit")
+	}
+	if got := vatsIn("USt-IdNr. DE 136 695 976"); len(got) != 1 || got[0].id != "DE136695976" {
+		t.Errorf("got %v, want DE136695976", got)
+	}
+	if got := vatsIn("Steuernummer 12/345/67890"); len(got) != 0 {
+		t.Errorf("a tax number is no VAT id: got %v", got)
+	}
+}
+
+func TestKinds(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Kontoauszug 3/2024\nalter Kontostand 1.234,56\nneuer Kontostand 2.000,00\nBuchungstag Wert Verwendungszweck", KindBankStatement},
+		{"Verdienstabrechnung März 2024\nGesamt-Brutto 3.500,00\nLohnsteuer 512,33\nAuszahlungsbetrag 2.264,45", KindPayslip},
+		{"Finanzamt Bonn\nEinkommensteuerbescheid für 2023\nfestgesetzt werden 14.223,00\nRechtsbehelfsbelehrung", KindTaxNotice},
+		{"Mietvertrag\nzwischen der A GmbH und der B GmbH\n§ 1 Mietgegenstand\n§ 2 Laufzeit", KindContract},
+		{"Gutschrift Nr. 5\nzu Rechnung 4 vom 01.02.2024\nGutschriftsbetrag 12,00 €", KindCreditNote},
+		{"Gutschrift\nProvisionsabrechnung im Gutschriftsverfahren gemäß § 14 Abs. 2 UStG\nSumme 100,00 €", KindInvoice},
+		{"Bäckerei Weber\nBon-Nr. 4711  05.03.2024 07:12\n2 x Brötchen 0,80\nSUMME EUR 1,60\nBAR 2,00\nRückgeld 0,40", KindReceipt},
+		{"Sehr geehrte Damen und Herren, anbei erhalten Sie die Unterlagen zu unserem Treffen.", KindOther},
+		{"x", ""},
+	} {
+		if got := Read(c.text).Kind; got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text[:min(30, len(c.text))], got, c.want)
+		}
+	}
+}
+
+func TestBounded(t *testing.T) {
+	n := 30000 // more than the 1 MiB read
+	if raceEnabled {
+		n /= 30
+	}
+	huge := strings.Repeat("Rechnungsdatum 05.03.2018   Gesamtbetrag 1.234,56 €   DE136695976  Summe 12,00\n", n)
+	start := time.Now()
+	Read(huge)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("a %d-byte text took %v", len(huge), d)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add("Rechnung Nr. 1\nDatum: 05.03.2018\nGesamtbetrag 1.234,56 €\nIBAN DE89 3704 0044 0532 0130 00")
+	f.Add("INVOICE\nInvoice date: March 5, 2018\nTotal due $1,234.56\nVAT No. GB123456789")
+	f.Add("Facture n° 1\nDate : 05/03/2018\nTotal TTC 1 234,56 €\nTVA intracom. FR32123456789")
+	f.Add("\f\f\x00\xff 12.12.12.12.12 1.1.1.1,11 DE DE DE")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := Read(s)
+		if iban := r.Fields.IssuerIBAN; iban != "" && (len(iban) < 15 || len(iban) > 34 || strings.Trim(iban, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "") {
+			t.Errorf("malformed IBAN %q", iban)
+		}
+		if d := r.Fields.IssueDate; d != "" {
+			if _, err := time.Parse("2006-01-02", d); err != nil {
+				t.Errorf("bad date %q", d)
+			}
+		}
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	page1 := `Muster GmbH · Hauptstraße 12 · 10115 Berlin
+
+Herrn                                     Rechnungsnummer: RE-2018-0042
+Max Mustermann                            Kundennummer: 47110
+Beispielweg 3                             Lieferdatum: 01.03.2018
+80331 München                             Rechnungsdatum: 05.03.2018
+
+RECHNUNG
+
+Pos  Beschreibung              Menge   Einzelpreis    Gesamt
+` + strings.Repeat("1    Beratung                  2       100,00         200,00\n", 30) + `
+Seite 1 von 2`
+	page2 := strings.Repeat("2    Software                  1       50,00          50,00\n", 20) + `
+                               Nettobetrag            7.000,00 €
+                               zzgl. 19% MwSt.        1.330,00 €
+                               Gesamtbetrag           8.330,00 €
+
+Zahlbar bis 19.03.2018 ohne Abzug.
+
+Muster GmbH · Geschäftsführer: Erika Muster · Amtsgericht Berlin HRB 12345
+USt-IdNr.: DE136695976 · Steuernummer: 12/345/67890
+Commerzbank · IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX
+Seite 2 von 2`
+	text := page1 + "\f" + page2
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Read(text)
+	}
+}

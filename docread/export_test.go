@@ -1,0 +1,8 @@
+package docread
+
+// Loaded says whether the PDF engine is loaded.
+func (r *Reader) Loaded() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pool != nil
+}

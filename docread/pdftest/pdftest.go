@@ -1,0 +1,134 @@
+// Package pdftest writes small PDFs by hand for tests: text documents laid
+// out line by line, and any objects a test needs to build a broken or
+// hostile file.
+package pdftest
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"image"
+	"strings"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// Builder collects a PDF's objects and writes the file, with a correct
+// cross-reference table.
+type Builder struct {
+	objects []string // object n+1's body
+}
+
+// Add adds an object and returns its number.
+func (b *Builder) Add(body string) int {
+	b.objects = append(b.objects, body)
+	return len(b.objects)
+}
+
+// Set replaces object n's body, for objects that point to later ones.
+func (b *Builder) Set(n int, body string) { b.objects[n-1] = body }
+
+// Stream is a stream object's body with the dictionary entries dict.
+func Stream(dict string, data []byte) string {
+	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data)
+}
+
+// Bytes writes the file; root is the catalog's object number.
+func (b *Builder) Bytes(root int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(b.objects))
+	for i, body := range b.objects {
+		offsets[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, body)
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(b.objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&out, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(b.objects)+1, root, xref)
+	return out.Bytes()
+}
+
+// Document is an A4 PDF with a text layer: each page's lines in Courier
+// (9 pt, WinAnsi, so umlauts and € are kept), one under the other, so that
+// columns made of spaces stay columns.
+func Document(pages ...[]string) []byte {
+	var b Builder
+	catalog := b.Add("")
+	tree := b.Add("")
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
+	var kids []string
+	for _, lines := range pages {
+		var content bytes.Buffer
+		content.WriteString("BT /F1 9 Tf 10 TL 36 806 Td\n")
+		for _, line := range lines {
+			content.WriteString("(")
+			content.Write(escape(line))
+			content.WriteString(") Tj T*\n")
+		}
+		content.WriteString("ET")
+		body := b.Add(Stream("", content.Bytes()))
+		kids = append(kids, fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
+			"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>",
+			tree, font, body))))
+	}
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	return b.Bytes(catalog)
+}
+
+// Scan is an A4 PDF whose one page is img and nothing else: no text layer,
+// as a scanner makes.
+func Scan(img *image.Gray) []byte {
+	var b Builder
+	catalog := b.Add("")
+	tree := b.Add("")
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	for y := range img.Rect.Dy() {
+		w.Write(img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()])
+	}
+	w.Close()
+	picture := b.Add(Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+		img.Rect.Dx(), img.Rect.Dy()), z.Bytes()))
+	content := b.Add(Stream("", []byte("q 595 0 0 842 0 0 cm /Im1 Do Q")))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 %d 0 R >> >> /Contents %d 0 R >>",
+		tree, picture, content))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return b.Bytes(catalog)
+}
+
+// escape is s in WinAnsi as a PDF string's content; characters WinAnsi
+// lacks become '?'.
+func escape(s string) []byte {
+	var out []byte
+	for _, r := range s {
+		c, ok := charmap.Windows1252.EncodeRune(r)
+		if !ok {
+			c = '?'
+		}
+		if c == '(' || c == ')' || c == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Paginate splits text into pages of at most perPage lines; form feeds
+// start a new page too.
+func Paginate(text string, perPage int) [][]string {
+	var pages [][]string
+	for _, page := range strings.Split(text, "\f") {
+		lines := strings.Split(strings.TrimRight(page, "\n"), "\n")
+		for len(lines) > perPage {
+			pages = append(pages, lines[:perPage])
+			lines = lines[perPage:]
+		}
+		pages = append(pages, lines)
+	}
+	return pages
+}

@@ -1,0 +1,1218 @@
+package einvoice
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fileTests state every field of each file in testdata, as read from the
+// XML by hand and checked against a second, independent reader.
+var fileTests = []struct {
+	file string
+	want Invoice
+}{
+	{"cii-direct-debit.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "123456",
+		IssueDate:   "2025-04-26",
+		DueDate:     "2025-04-26",
+		Currency:    "EUR",
+		NetAmount:   "119.00",
+		TaxAmount:   "22.61",
+		TotalAmount: "141.61",
+		SellerName:  "---",
+		SellerVATID: "DE111111111",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"cii-multiple-payment-means.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "RE-20201121/987",
+		IssueDate:   "2020-11-21",
+		DueDate:     "2020-12-12",
+		Currency:    "EUR",
+		NetAmount:   "160.00",
+		TaxAmount:   "30.40",
+		TotalAmount: "190.40",
+		SellerName:  "Bei Spiel GmbH",
+		SellerVATID: "DE136695976",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"cii-two-tax-totals.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "Test_EeISI_100",
+		IssueDate:   "2018-11-12",
+		DueDate:     "2018-11-30",
+		Currency:    "EUR",
+		NetAmount:   "2000.00",
+		TaxAmount:   "50.00",
+		TotalAmount: "2050.00",
+		SellerName:  "Seller name",
+		SellerVATID: "DE12345677",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"en16931-cii-389-gutschrift.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "389",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2018-03-05",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "473.00",
+		TaxAmount:   "56.87",
+		TotalAmount: "529.87",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"en16931-cii-example5.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "TOSL110",
+		IssueDate:   "2013-04-10",
+		DueDate:     "2013-05-10",
+		Currency:    "DKK",
+		NetAmount:   "4000",
+		TaxAmount:   "675.00",
+		TotalAmount: "4675",
+		SellerName:  "SellerCompany",
+		SellerVATID: "NL16356706",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"en16931-cii-example8.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "1100512149",
+		IssueDate:   "2014-11-10",
+		DueDate:     "2014-11-24",
+		Currency:    "EUR",
+		NetAmount:   "908.91",
+		TaxAmount:   "190.87",
+		TotalAmount: "1099.78",
+		SellerName:  "Enexis B.V.",
+		SellerVATID: "NL809561074B01",
+		SellerIBAN:  "NL28RBOS0420242228",
+		Language:    "",
+	}},
+	{"en16931-cii-huf.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "21/001003559/996",
+		IssueDate:   "2021-10-05",
+		DueDate:     "2021-11-01",
+		Currency:    "HUF",
+		NetAmount:   "69180.00",
+		TaxAmount:   "18679.00",
+		TotalAmount: "87859.00",
+		SellerName:  "DKV Euro Service GmbH + Co. KG",
+		SellerVATID: "HU30048650",
+		SellerIBAN:  "DE26330403100827038100",
+		Language:    "",
+	}},
+	{"en16931-ubl-creditnote.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "381",
+		Kind:        "credit_note",
+		Number:      "018304 / 28865",
+		IssueDate:   "2019-09-23",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "100.11",
+		TaxAmount:   "0.00",
+		TotalAmount: "100.11",
+		SellerName:  "My Supplier Company",
+		SellerVATID: "BE0000000196",
+		SellerIBAN:  "BE91000000143476",
+		Language:    "",
+	}},
+	{"en16931-ubl-example2.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "TOSL108",
+		IssueDate:   "2013-06-30",
+		DueDate:     "2013-07-20",
+		Currency:    "NOK",
+		NetAmount:   "1436.50",
+		TaxAmount:   "365.28",
+		TotalAmount: "1801.78",
+		SellerName:  "Salescompany ltd.",
+		SellerVATID: "NO123456789MVA",
+		SellerIBAN:  "NO9386011117947",
+		Language:    "",
+	}},
+	{"en16931-ubl-gutschrift.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
+		TypeCode:    "389",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2018-03-05",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "473",
+		TaxAmount:   "56.87",
+		TotalAmount: "529.87",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"facturx-basic.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:factur-x.eu:1p0:basic",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2024-11-15",
+		DueDate:     "2024-12-15",
+		Currency:    "EUR",
+		NetAmount:   "198.00",
+		TaxAmount:   "37.62",
+		TotalAmount: "235.62",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"facturx-extended-horstoeko.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "KR87654321012",
+		IssueDate:   "2018-10-06",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "403.55",
+		TaxAmount:   "76.67",
+		TotalAmount: "480.22",
+		SellerName:  "MUSTERLIEFERANT GMBH",
+		SellerVATID: "",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"facturx-fr-avoir-380-minimum.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:factur-x.eu:1p0:minimum",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "AV-2017-0005",
+		IssueDate:   "2017-11-16",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "-218.48",
+		TaxAmount:   "-14.99",
+		TotalAmount: "-233.47",
+		SellerName:  "Au bon moulin",
+		SellerVATID: "FR11999999998",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"facturx-fr-en16931.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "FAC-20171118-506",
+		IssueDate:   "2017-11-18",
+		DueDate:     "2017-12-09",
+		Currency:    "EUR",
+		NetAmount:   "496.00",
+		TaxAmount:   "75.04",
+		TotalAmount: "571.04",
+		SellerName:  "Atelier du Ballon SARL",
+		SellerVATID: "FR44552081317",
+		SellerIBAN:  "FR7630006000011234567890189",
+		Language:    "",
+	}},
+	{"facturx-fr-minimum.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:factur-x.eu:1p0:minimum",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "FA-2017-0010",
+		IssueDate:   "2017-11-13",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "624.90",
+		TaxAmount:   "46.25",
+		TotalAmount: "671.15",
+		SellerName:  "Au bon moulin",
+		SellerVATID: "FR11999999998",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"peppol-ubl-creditnote-max.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
+		TypeCode:    "381",
+		Kind:        "credit_note",
+		Number:      "2018210",
+		IssueDate:   "2018-02-08",
+		DueDate:     "",
+		Currency:    "SEK",
+		NetAmount:   "10000",
+		TaxAmount:   "2500",
+		TotalAmount: "12500",
+		SellerName:  "The Global Chain Sweden AB",
+		SellerVATID: "SE123456789001",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"peppol-ubl-negative.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "12345",
+		IssueDate:   "2019-01-25",
+		DueDate:     "2019-02-24",
+		Currency:    "DKK",
+		NetAmount:   "-625743.54",
+		TaxAmount:   "-156435.89",
+		TotalAmount: "-782179.43",
+		SellerName:  "Company A",
+		SellerVATID: "DK12345678",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"ubl-two-tax-totals.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "Test_EeISI_100",
+		IssueDate:   "2018-11-12",
+		DueDate:     "2018-11-30",
+		Currency:    "EUR",
+		NetAmount:   "2000.00",
+		TaxAmount:   "50.00",
+		TotalAmount: "2050.00",
+		SellerName:  "Seller name",
+		SellerVATID: "DE12345677",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"xrechnung-cii-01.01a.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "123456XX",
+		IssueDate:   "2016-04-04",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "314.86",
+		TaxAmount:   "22.04",
+		TotalAmount: "336.9",
+		SellerName:  "[Seller name]",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"xrechnung-cii-384-corrected.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "384",
+		Kind:        "invoice",
+		Number:      "PRG1502112",
+		IssueDate:   "2015-04-24",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "8870",
+		TaxAmount:   "1685.3",
+		TotalAmount: "10555.3",
+		SellerName:  "[Seller name]",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"xrechnung-cii-389-selfbilled.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "389",
+		Kind:        "invoice",
+		Number:      "1234567890",
+		IssueDate:   "2021-01-25",
+		DueDate:     "2021-02-04",
+		Currency:    "EUR",
+		NetAmount:   "300.00",
+		TaxAmount:   "57.00",
+		TotalAmount: "357.00",
+		SellerName:  "Betriebsstätte",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-01.01a.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "123456XX",
+		IssueDate:   "2016-04-04",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "314.86",
+		TaxAmount:   "22.04",
+		TotalAmount: "336.9",
+		SellerName:  "[Seller name]",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-389-selfbilled-2.3.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung_2.3",
+		TypeCode:    "389",
+		Kind:        "invoice",
+		Number:      "1234567890",
+		IssueDate:   "2021-01-25",
+		DueDate:     "2021-02-04",
+		Currency:    "EUR",
+		NetAmount:   "300.00",
+		TaxAmount:   "57.00",
+		TotalAmount: "357.00",
+		SellerName:  "Betriebsstätte",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-389-selfbilled.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "389",
+		Kind:        "invoice",
+		Number:      "1234567890",
+		IssueDate:   "2021-01-25",
+		DueDate:     "2021-02-04",
+		Currency:    "EUR",
+		NetAmount:   "300.00",
+		TaxAmount:   "57.00",
+		TotalAmount: "357.00",
+		SellerName:  "Betriebsstätte",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-creditnote-326.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "326",
+		Kind:        "credit_note",
+		Number:      "1234567",
+		IssueDate:   "2018-04-13",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "10781.25",
+		TaxAmount:   "2048.44",
+		TotalAmount: "12829.69",
+		SellerName:  "[Seller trading name]",
+		SellerVATID: "",
+		SellerIBAN:  "DE75512108001245126199",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-creditnote.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "381",
+		Kind:        "credit_note",
+		Number:      "1234567890",
+		IssueDate:   "2018-10-15",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "7900.00",
+		TaxAmount:   "510.00",
+		TotalAmount: "8410.00",
+		SellerName:  "EntServ Deutschland GmbH",
+		SellerVATID: "ATU13585627",
+		SellerIBAN:  "DE84600400710561515801",
+		Language:    "",
+	}},
+	{"xrechnung-ubl-minimal.xml", Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "1234567",
+		IssueDate:   "2018-04-13",
+		DueDate:     "2018-04-13",
+		Currency:    "EUR",
+		NetAmount:   "4743.75",
+		TaxAmount:   "0",
+		TotalAmount: "4743.75",
+		SellerName:  "[Seller name]",
+		SellerVATID: "",
+		SellerIBAN:  "DE79000000001234567890",
+		Language:    "",
+	}},
+	{"zugferd1-basic.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:ferd:CrossIndustryDocument:invoice:1p0:basic",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2013-03-05",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "198.00",
+		TaxAmount:   "37.62",
+		TotalAmount: "235.62",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE08700901001234567890",
+		Language:    "",
+	}},
+	{"zugferd1-comfort.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2013-03-05",
+		DueDate:     "2013-04-04",
+		Currency:    "EUR",
+		NetAmount:   "473.00",
+		TaxAmount:   "56.87",
+		TotalAmount: "529.87",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "DE08700901001234567890",
+		Language:    "",
+	}},
+	{"zugferd1-extended.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:ferd:CrossIndustryDocument:invoice:1p0:extended",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "R87654321012345",
+		IssueDate:   "2013-08-06",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "448.99",
+		TaxAmount:   "70.00",
+		TotalAmount: "518.99",
+		SellerName:  "MUSTERLIEFERANT GMBH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd2-381-creditnote.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "381",
+		Kind:        "credit_note",
+		Number:      "123",
+		IssueDate:   "2020-12-22",
+		DueDate:     "2020-12-22",
+		Currency:    "EUR",
+		NetAmount:   "3.00",
+		TaxAmount:   "0.57",
+		TotalAmount: "3.57",
+		SellerName:  "Test company",
+		SellerVATID: "DE0815",
+		SellerIBAN:  "DE88200800000970375700",
+		Language:    "",
+	}},
+	{"zugferd2-basic.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#compliant#urn:zugferd.de:2p0:basic",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2018-03-05",
+		DueDate:     "2018-04-04",
+		Currency:    "EUR",
+		NetAmount:   "198.00",
+		TaxAmount:   "37.62",
+		TotalAmount: "235.62",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd2-default-namespace.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:zugferd.de:2p0:extended",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "47110818",
+		IssueDate:   "2018-10-31",
+		DueDate:     "2018-11-30",
+		Currency:    "EUR",
+		NetAmount:   "2000.00",
+		TaxAmount:   "0.00",
+		TotalAmount: "2000.00",
+		SellerName:  "Global Supplies Ltd.",
+		SellerVATID: "GB999999999",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd2-en16931-sepa.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2018-03-05",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "473.00",
+		TaxAmount:   "56.87",
+		TotalAmount: "529.87",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd21-basicwl.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:factur-x.eu:1p0:basicwl",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2019-11-13",
+		DueDate:     "2017-12-13",
+		Currency:    "EUR",
+		NetAmount:   "624.90",
+		TaxAmount:   "46.25",
+		TotalAmount: "671.15",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "FR2012421242124212421242124",
+		Language:    "",
+	}},
+	{"zugferd21-extended.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "R87654321012345",
+		IssueDate:   "2018-08-06",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "448.99",
+		TaxAmount:   "70.00",
+		TotalAmount: "518.99",
+		SellerName:  "MUSTERLIEFERANT GMBH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd21-minimum.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:factur-x.eu:1p0:minimum",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "471102",
+		IssueDate:   "2020-03-05",
+		DueDate:     "",
+		Currency:    "EUR",
+		NetAmount:   "198.00",
+		TaxAmount:   "37.62",
+		TotalAmount: "235.62",
+		SellerName:  "Lieferant GmbH",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd22-extended-foreign-currency.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:    "380",
+		Kind:        "invoice",
+		Number:      "47110815",
+		IssueDate:   "2018-10-31",
+		DueDate:     "2018-11-20",
+		Currency:    "GBP",
+		NetAmount:   "858.75",
+		TaxAmount:   "163.16",
+		TotalAmount: "1021.91",
+		SellerName:  "Rohstoff AG Salzgitter",
+		SellerVATID: "DE123456789",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+	{"zugferd23-local-namespaces.xml", Invoice{
+		Syntax:      "CII",
+		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:    "",
+		Kind:        "invoice",
+		Number:      "",
+		IssueDate:   "",
+		DueDate:     "",
+		Currency:    "",
+		NetAmount:   "",
+		TaxAmount:   "",
+		TotalAmount: "",
+		SellerName:  "",
+		SellerVATID: "",
+		SellerIBAN:  "",
+		Language:    "",
+	}},
+}
+
+func TestParseFiles(t *testing.T) {
+	for _, tt := range fileTests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := Parse(mustRead(t, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvoice(t, got, tt.want)
+		})
+	}
+}
+
+// TestFilesAllTested keeps the table and testdata together: a file added
+// without its expected fields would go untested.
+func TestFilesAllTested(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[string]bool{}
+	for _, tt := range fileTests {
+		tested[tt.file] = true
+	}
+	for _, f := range files {
+		if !tested[filepath.Base(f)] {
+			t.Errorf("testdata/%s has no row in fileTests", filepath.Base(f))
+		}
+	}
+}
+
+func mustRead(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// checkInvoice names each field that differs.
+func checkInvoice(t *testing.T, got *Invoice, want Invoice) {
+	t.Helper()
+	g, w := reflect.ValueOf(*got), reflect.ValueOf(want)
+	for i := range g.NumField() {
+		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
+			t.Errorf("%s: got %q, want %q", g.Type().Field(i).Name, g.Field(i).Interface(), w.Field(i).Interface())
+		}
+	}
+}
+
+// ciiDoc is a small CII invoice; each test changes the part it is about.
+const ciiDoc = `<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+ xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
+ xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
+ <rsm:ExchangedDocumentContext>
+  <ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter>
+ </rsm:ExchangedDocumentContext>
+ <rsm:ExchangedDocument>
+  <ram:ID>RE-2026-0042</ram:ID>
+  <ram:TypeCode>380</ram:TypeCode>
+  <ram:IssueDateTime><udt:DateTimeString format="102">20260131</udt:DateTimeString></ram:IssueDateTime>
+  <ram:LanguageID>de-DE</ram:LanguageID>
+ </rsm:ExchangedDocument>
+ <rsm:SupplyChainTradeTransaction>
+  <ram:ApplicableHeaderTradeAgreement>
+   <ram:SellerTradeParty>
+    <ram:Name>Müller
+      GmbH</ram:Name>
+    <ram:SpecifiedTaxRegistration><ram:ID schemeID="FC">201/113/40209</ram:ID></ram:SpecifiedTaxRegistration>
+    <ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">de 123 456 789</ram:ID></ram:SpecifiedTaxRegistration>
+   </ram:SellerTradeParty>
+  </ram:ApplicableHeaderTradeAgreement>
+  <ram:ApplicableHeaderTradeSettlement>
+   <ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+   <ram:SpecifiedTradeSettlementPaymentMeans>
+    <ram:TypeCode>58</ram:TypeCode>
+    <ram:PayeePartyCreditorFinancialAccount><ram:IBANID>de89 3704 0044 0532 0130 00</ram:IBANID></ram:PayeePartyCreditorFinancialAccount>
+   </ram:SpecifiedTradeSettlementPaymentMeans>
+   <ram:SpecifiedTradePaymentTerms>
+    <ram:DueDateDateTime><udt:DateTimeString format="102">20260228</udt:DateTimeString></ram:DueDateDateTime>
+   </ram:SpecifiedTradePaymentTerms>
+   <ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+    <ram:TaxBasisTotalAmount> +1234.50 </ram:TaxBasisTotalAmount>
+    <ram:TaxTotalAmount currencyID="EUR">234.56</ram:TaxTotalAmount>
+    <ram:GrandTotalAmount>1469.06</ram:GrandTotalAmount>
+   </ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+  </ram:ApplicableHeaderTradeSettlement>
+ </rsm:SupplyChainTradeTransaction>
+</rsm:CrossIndustryInvoice>
+`
+
+var ciiWant = Invoice{
+	Syntax:      "CII",
+	Profile:     "urn:cen.eu:en16931:2017",
+	TypeCode:    "380",
+	Kind:        "invoice",
+	Number:      "RE-2026-0042",
+	IssueDate:   "2026-01-31",
+	DueDate:     "2026-02-28",
+	Currency:    "EUR",
+	NetAmount:   "1234.50",
+	TaxAmount:   "234.56",
+	TotalAmount: "1469.06",
+	SellerName:  "Müller GmbH",
+	SellerVATID: "DE123456789",
+	SellerIBAN:  "DE89370400440532013000",
+	Language:    "de",
+}
+
+// edit returns ciiDoc with old replaced by new, and fails when old is not there.
+func edit(tb testing.TB, old, new string) string {
+	tb.Helper()
+	if !strings.Contains(ciiDoc, old) {
+		tb.Fatalf("%q is not in the test invoice", old)
+	}
+	return strings.Replace(ciiDoc, old, new, 1)
+}
+
+func TestParseCII(t *testing.T) {
+	got, err := Parse([]byte(ciiDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvoice(t, got, ciiWant)
+}
+
+// TestParseValues: each wrong value is dropped alone, the others kept.
+func TestParseValues(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		change   func(*Invoice)
+	}{
+		{"no such day", "20260131", "20260231", func(w *Invoice) { w.IssueDate = "" }},
+		{"month format", `format="102">20260131`, `format="610">202601`, func(w *Invoice) { w.IssueDate = "" }},
+		{"week format", `format="102">20260131`, `format="616">202605`, func(w *Invoice) { w.IssueDate = "" }},
+		{"ISO date in format 102", "20260131", "2026-01-31", func(w *Invoice) { w.IssueDate = "" }},
+		{"date without format", `<udt:DateTimeString format="102">20260131`, `<udt:DateTimeString>20260131`, func(*Invoice) {}},
+		{"amount with comma", "1469.06", "1469,06", func(w *Invoice) { w.TotalAmount = "" }},
+		{"amount with thousands", "1469.06", "1,469.06", func(w *Invoice) { w.TotalAmount = "" }},
+		{"amount with a space inside", "1469.06", "1 469.06", func(w *Invoice) { w.TotalAmount = "" }},
+		{"amount with a currency", "1469.06", "1469.06 EUR", func(w *Invoice) { w.TotalAmount = "" }},
+		{"amount empty", "1469.06", " ", func(w *Invoice) { w.TotalAmount = "" }},
+		{"amount negative", "1469.06", "-1469.06", func(w *Invoice) { w.TotalAmount = "-1469.06" }},
+		{"amount no decimals", "1469.06", "1469", func(w *Invoice) { w.TotalAmount = "1469" }},
+		{"amount in another currency", `currencyID="EUR">234.56`, `currencyID="USD">234.56`, func(w *Invoice) { w.TaxAmount = "" }},
+		{"amount without currency", `currencyID="EUR">234.56`, `>234.56`, func(*Invoice) {}},
+		{"two tax totals, the invoice currency second", `<ram:TaxTotalAmount currencyID="EUR">234.56</ram:TaxTotalAmount>`,
+			`<ram:TaxTotalAmount currencyID="USD">250.00</ram:TaxTotalAmount><ram:TaxTotalAmount currencyID="EUR">234.56</ram:TaxTotalAmount>`, func(*Invoice) {}},
+		{"currency lower-case", "<ram:InvoiceCurrencyCode>EUR", "<ram:InvoiceCurrencyCode>eur", func(*Invoice) {}},
+		{"currency not a code", "<ram:InvoiceCurrencyCode>EUR", "<ram:InvoiceCurrencyCode>€", func(w *Invoice) { w.Currency = "" }},
+		{"IBAN with a wrong check", "de89 3704", "de88 3704", func(w *Invoice) { w.SellerIBAN = "" }},
+		{"VAT id only as a tax number", `schemeID="VA">de 123 456 789`, `schemeID="XX">de 123 456 789`, func(w *Invoice) { w.SellerVATID = "" }},
+		{"VAT id not an id", "de 123 456 789", "201/113/40209", func(w *Invoice) { w.SellerVATID = "" }},
+		{"type code credit note", "<ram:TypeCode>380", "<ram:TypeCode>381", func(w *Invoice) { w.TypeCode, w.Kind = "381", "credit_note" }},
+		{"type code self-billed", "<ram:TypeCode>380", "<ram:TypeCode>389", func(w *Invoice) { w.TypeCode = "389" }},
+		{"type code corrected", "<ram:TypeCode>380", "<ram:TypeCode>384", func(w *Invoice) { w.TypeCode = "384" }},
+		{"type code not a code", "<ram:TypeCode>380", "<ram:TypeCode>Rechnung", func(w *Invoice) { w.TypeCode = "" }},
+		{"language not a code", "de-DE", "Deutsch", func(w *Invoice) { w.Language = "" }},
+		{"number with spaces", "<ram:ID>RE-2026-0042", "<ram:ID>  RE-2026-0042\n", func(*Invoice) {}},
+		{"text in CDATA and entities", "<ram:ID>RE-2026-0042", "<ram:ID><![CDATA[RE-2026]]>&#45;0042", func(*Invoice) {}},
+		{"element of another vocabulary", "<ram:ID>RE-2026-0042</ram:ID>",
+			`<x:ID xmlns:x="urn:example">X-1</x:ID><ram:ID>RE-2026-0042</ram:ID>`, func(*Invoice) {}},
+		{"term inside an element of another vocabulary", "<rsm:ExchangedDocument>",
+			`<x:Wrap xmlns:x="urn:example"><ram:ID>X-1</ram:ID></x:Wrap><rsm:ExchangedDocument>`, func(*Invoice) {}},
+		{"element without namespace", "<ram:ID>RE-2026-0042</ram:ID>", "<ID>X-1</ID>", func(w *Invoice) { w.Number = "" }},
+		{"text too long", "<ram:ID>RE-2026-0042", "<ram:ID>" + strings.Repeat("9", maxText+1), func(w *Invoice) { w.Number = "" }},
+		{"first value wins", "<ram:ID>RE-2026-0042</ram:ID>", "<ram:ID>RE-2026-0042</ram:ID><ram:ID>RE-2026-0043</ram:ID>", func(*Invoice) {}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(edit(t, tt.old, tt.new)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ciiWant
+			tt.change(&want)
+			checkInvoice(t, got, want)
+		})
+	}
+}
+
+func TestParseEncodings(t *testing.T) {
+	t.Run("byte order mark", func(t *testing.T) {
+		got, err := Parse(append([]byte{0xEF, 0xBB, 0xBF}, ciiDoc...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvoice(t, got, ciiWant)
+	})
+	t.Run("ISO-8859-1", func(t *testing.T) {
+		doc := strings.Replace(edit(t, "UTF-8", "ISO-8859-1"), "Müller", "M\xfcller", 1)
+		got, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvoice(t, got, ciiWant)
+	})
+	t.Run("other encodings are refused", func(t *testing.T) {
+		_, err := Parse([]byte(edit(t, "UTF-8", "Shift_JIS")))
+		checkRefused(t, err, "Shift_JIS")
+	})
+	t.Run("UTF-16 is refused", func(t *testing.T) {
+		_, err := Parse([]byte{0xFF, 0xFE, '<', 0})
+		checkRefused(t, err, "UTF-16")
+	})
+}
+
+// TestParseRefuses: what is not an e-invoice, or is hostile, gives an
+// *Error and no fields.
+func TestParseRefuses(t *testing.T) {
+	tests := []struct {
+		name, doc, reason string
+	}{
+		{"empty", "", "no XML element"},
+		{"not XML", "%PDF-1.7\n", "no XML element"},
+		{"text", "Rechnung Nr. 42", "no XML element"},
+		{"JSON", `{"invoice": 1}`, "no XML element"},
+		{"broken tag", "<rsm:CrossIndustryInvoice", "ends before its root"},
+		{"unclosed comment", "<!-- x", "ends before its root"},
+		{"bad tag", "<1abc/>", "not well-formed"},
+		{"other XML", `<?xml version="1.0"?><html><body>Invoice</body></html>`, "<html> is not an e-invoice"},
+		{"Invoice without namespace", `<Invoice><ID>1</ID></Invoice>`, "<Invoice> is not an e-invoice"},
+		{"Invoice in another namespace", `<Invoice xmlns="urn:example:invoice"><ID>1</ID></Invoice>`, `"urn:example:invoice"`},
+		{"CII root in the UBL namespace", `<CrossIndustryInvoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`, "not an e-invoice"},
+		{"UBL CreditNote in the Invoice namespace", `<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`, "not an e-invoice"},
+		{"DOCTYPE", `<!DOCTYPE rsm:CrossIndustryInvoice>` + ciiDoc[strings.Index(ciiDoc, "<rsm:"):], "DOCTYPE"},
+		{"billion laughs", `<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol9 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+]>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>&lol9;</ID></Invoice>`, "DOCTYPE"},
+		{"external entity", `<?xml version="1.0"?>
+<!DOCTYPE Invoice [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>&xxe;</ID></Invoice>`, "DOCTYPE"},
+		{"DOCTYPE inside the root", `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><!DOCTYPE x><ID>1</ID></Invoice>`, "DOCTYPE"},
+		{"too deep", `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">` +
+			strings.Repeat("<a>", MaxDepth) + strings.Repeat("</a>", MaxDepth) + `</Invoice>`, "deep"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.doc))
+			if got != nil {
+				t.Errorf("got %+v, want no invoice", got)
+			}
+			checkRefused(t, err, tt.reason)
+		})
+	}
+}
+
+func TestParseRefusesHuge(t *testing.T) {
+	doc := make([]byte, MaxSize+1)
+	copy(doc, ciiDoc)
+	_, err := Parse(doc)
+	checkRefused(t, err, "over the")
+}
+
+// TestParseRefusesManyTokens: a document under MaxSize can still hold more
+// tokens than an invoice; it is refused rather than read on.
+func TestParseRefusesManyTokens(t *testing.T) {
+	doc := `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">` +
+		strings.Repeat("<a/>", 100) + `</Invoice>`
+	if _, err := parse([]byte(doc), 300); err != nil {
+		t.Fatalf("under the limit: %v", err)
+	}
+	_, err := parse([]byte(doc), 200)
+	checkRefused(t, err, "more than 200 tokens")
+}
+
+func checkRefused(t *testing.T, err error, reason string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got error %v, want an *Error", err)
+	}
+	if !strings.Contains(e.Reason, reason) {
+		t.Errorf("got reason %q, want it to say %q", e.Reason, reason)
+	}
+}
+
+// TestParsePartial: XML that breaks after the root was recognised gives
+// what it held before the break.
+func TestParsePartial(t *testing.T) {
+	cut := strings.Index(ciiDoc, "<ram:SpecifiedTradeSettlementHeaderMonetarySummation>")
+	headerOnly := ciiWant
+	headerOnly.NetAmount, headerOnly.TaxAmount, headerOnly.TotalAmount = "", "", ""
+	tests := []struct {
+		name   string
+		doc    string
+		want   Invoice
+		reason string
+	}{
+		{"truncated", ciiDoc[:cut], headerOnly, "ends before"},
+		{"truncated inside a value", ciiDoc[:strings.Index(ciiDoc, "1469.06")+3], func() Invoice {
+			w := ciiWant
+			w.TotalAmount = ""
+			return w
+		}(), "ends before"},
+		{"broken after the header", ciiDoc[:cut] + "<ram:Oops></ram:Wrong>" + ciiDoc[cut:], headerOnly, "not well-formed"},
+		{"unknown entity", ciiDoc[:cut] + "&nbsp;" + ciiDoc[cut:], headerOnly, "not well-formed"},
+		{"root only", `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">`,
+			Invoice{Syntax: "UBL", Kind: "invoice"}, "ends before"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Partial || !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("got Partial %v, Reason %q, want Partial and a reason saying %q", got.Partial, got.Reason, tt.reason)
+			}
+			got.Partial, got.Reason = false, ""
+			checkInvoice(t, got, tt.want)
+		})
+	}
+}
+
+// TestParseMissingTotals: a valid document without some terms gives the
+// others.
+func TestParseMissingTotals(t *testing.T) {
+	start := strings.Index(ciiDoc, "<ram:SpecifiedTradeSettlementHeaderMonetarySummation>")
+	end := strings.Index(ciiDoc, "</ram:SpecifiedTradeSettlementHeaderMonetarySummation>") + len("</ram:SpecifiedTradeSettlementHeaderMonetarySummation>")
+	got, err := Parse([]byte(ciiDoc[:start] + ciiDoc[end:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ciiWant
+	want.NetAmount, want.TaxAmount, want.TotalAmount = "", "", ""
+	checkInvoice(t, got, want)
+}
+
+const ublDoc = `<?xml version="1.0" encoding="UTF-8"?>
+<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+ xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+ xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
+ xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2">
+ <ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent><cbc:ID>EXT-1</cbc:ID></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>
+ <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
+ <cbc:ID>GS-7</cbc:ID>
+ <cbc:IssueDate>2026-03-01+01:00</cbc:IssueDate>
+ <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>
+ <cbc:DocumentCurrencyCode>CHF</cbc:DocumentCurrencyCode>
+ <cac:AccountingSupplierParty><cac:Party>
+  <cac:PartyName><cbc:Name>Laden</cbc:Name></cac:PartyName>
+  <cac:PartyTaxScheme><cbc:CompanyID>CHE-123.456.789</cbc:CompanyID><cac:TaxScheme><cbc:ID>FC</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+  <cac:PartyTaxScheme><cbc:CompanyID>ATU12345678</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+ </cac:Party></cac:AccountingSupplierParty>
+ <cac:AccountingCustomerParty><cac:Party>
+  <cac:PartyLegalEntity><cbc:RegistrationName>Buyer AG</cbc:RegistrationName></cac:PartyLegalEntity>
+  <cac:PartyTaxScheme><cbc:CompanyID>DE999999999</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+ </cac:Party></cac:AccountingCustomerParty>
+ <cac:PaymentMeans>
+  <cbc:PaymentMeansCode>30</cbc:PaymentMeansCode>
+  <cbc:PaymentDueDate>2026-03-31</cbc:PaymentDueDate>
+  <cac:PayeeFinancialAccount><cbc:ID>12345678</cbc:ID></cac:PayeeFinancialAccount>
+ </cac:PaymentMeans>
+ <cac:PaymentMeans>
+  <cbc:PaymentMeansCode>58</cbc:PaymentMeansCode>
+  <cac:PayeeFinancialAccount><cbc:ID>CH93 0076 2011 6238 5295 7</cbc:ID></cac:PayeeFinancialAccount>
+ </cac:PaymentMeans>
+ <cac:TaxTotal><cbc:TaxAmount currencyID="EUR">8.10</cbc:TaxAmount></cac:TaxTotal>
+ <cac:TaxTotal><cbc:TaxAmount currencyID="CHF">7.70</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxAmount currencyID="CHF">1.00</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>
+ <cac:LegalMonetaryTotal>
+  <cbc:TaxExclusiveAmount currencyID="CHF">.5</cbc:TaxExclusiveAmount>
+  <cbc:TaxInclusiveAmount currencyID="CHF">0100.</cbc:TaxInclusiveAmount>
+ </cac:LegalMonetaryTotal>
+</CreditNote>
+`
+
+// TestParseUBL: the fallbacks (PartyName, PaymentDueDate), the VAT scheme
+// beside its id, the tax total in the document currency, the first IBAN.
+func TestParseUBL(t *testing.T) {
+	got, err := Parse([]byte(ublDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvoice(t, got, Invoice{
+		Syntax:      "UBL",
+		Profile:     "urn:cen.eu:en16931:2017",
+		TypeCode:    "381",
+		Kind:        "credit_note",
+		Number:      "GS-7",
+		IssueDate:   "2026-03-01",
+		DueDate:     "2026-03-31",
+		Currency:    "CHF",
+		NetAmount:   "0.5",
+		TaxAmount:   "7.70",
+		TotalAmount: "100",
+		SellerName:  "Laden",
+		SellerVATID: "ATU12345678",
+		SellerIBAN:  "CH9300762011623852957",
+	})
+}
+
+func TestParseZUGFeRD1Language(t *testing.T) {
+	doc := `<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0"
+ xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12">
+ <rsm:HeaderExchangedDocument><ram:ID>1</ram:ID><ram:LanguageID>EN</ram:LanguageID></rsm:HeaderExchangedDocument>
+</rsm:CrossIndustryDocument>`
+	got, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvoice(t, got, Invoice{Syntax: "CII", Kind: "invoice", Number: "1", Language: "en"})
+}
+
+func TestDecimal(t *testing.T) {
+	tests := map[string]string{
+		"1234.50": "1234.50", " 1234.50\n": "1234.50", "+1234.50": "1234.50", "-0.00": "0.00",
+		"-12": "-12", "007.10": "7.10", ".5": "0.5", "5.": "5", "0": "0",
+		"": "", ".": "", "+": "", "-": "", "1.2.3": "", "1e3": "", "1,5": "", "++1": "", "+-1": "", "١٢": "",
+	}
+	for in, want := range tests {
+		if got := decimal(in); got != want {
+			t.Errorf("decimal(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDates(t *testing.T) {
+	ciiDates := map[[2]string]string{
+		{"20240229", "102"}: "2024-02-29", {"20230229", "102"}: "", {"20241301", "102"}: "",
+		{"20240101", ""}: "2024-01-01", {"18991231", "102"}: "", {"2024011", "102"}: "", {"2024-01-01", "102"}: "",
+		{"202401", "610"}: "", {"202401", "616"}: "", {"20240101", "203"}: "",
+	}
+	for in, want := range ciiDates {
+		if got := ciiDate(in[0], in[1]); got != want {
+			t.Errorf("ciiDate(%q, %q): got %q, want %q", in[0], in[1], got, want)
+		}
+	}
+	iso := map[string]string{
+		"2024-02-29": "2024-02-29", "2024-02-29Z": "2024-02-29", "2024-02-29+02:00": "2024-02-29", " 2024-02-29 ": "2024-02-29",
+		"2024-02-30": "", "2024-02-29T10:00:00": "", "29.02.2024": "", "20240229": "", "": "",
+	}
+	for in, want := range iso {
+		if got := isoDate(in); got != want {
+			t.Errorf("isoDate(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIBANAndVATID(t *testing.T) {
+	ibans := map[string]string{
+		"DE89 3704 0044 0532 0130 00": "DE89370400440532013000", "de89370400440532013000": "DE89370400440532013000",
+		"DE88370400440532013000": "", "DE8937040044053201300X": "", "1234567890": "", "": "",
+	}
+	for in, want := range ibans {
+		if got := iban(in); got != want {
+			t.Errorf("iban(%q): got %q, want %q", in, got, want)
+		}
+	}
+	vats := map[string]string{
+		"DE123456789": "DE123456789", "de 123 456 789": "DE123456789", "EL123456789": "EL123456789",
+		"ATU12345678": "ATU12345678", "201/113/40209": "", "DE": "", "123456789": "", "DE-123": "",
+	}
+	for in, want := range vats {
+		if got := vatID(in); got != want {
+			t.Errorf("vatID(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsEInvoiceAttachment(t *testing.T) {
+	tests := map[string]bool{
+		"factur-x.xml": true, "FACTUR-X.XML": true, "zugferd-invoice.xml": true, "ZUGFeRD-invoice.xml": true,
+		"xrechnung.xml": true, "attachments/factur-x.xml": true, `C:\x\xrechnung.xml`: true,
+		"invoice.xml": false, "factur-x.pdf": false, "my-factur-x.xml": false, "": false,
+	}
+	for name, want := range tests {
+		if got := IsEInvoiceAttachment(name); got != want {
+			t.Errorf("IsEInvoiceAttachment(%q): got %v, want %v", name, got, want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.xml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(ciiDoc))
+	f.Add([]byte(ublDoc))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := Parse(data)
+		if (inv == nil) == (err == nil) {
+			t.Fatalf("got invoice %v and error %v, want exactly one", inv, err)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Reason == "" {
+				t.Fatalf("got error %v, want an *Error with a reason", err)
+			}
+			return
+		}
+		if inv.Syntax != SyntaxCII && inv.Syntax != SyntaxUBL || inv.Kind != KindInvoice && inv.Kind != KindCreditNote {
+			t.Fatalf("got syntax %q, kind %q", inv.Syntax, inv.Kind)
+		}
+		for _, v := range []string{inv.NetAmount, inv.TaxAmount, inv.TotalAmount} {
+			if v != "" && decimal(v) != v {
+				t.Fatalf("amount %q is not normalised", v)
+			}
+		}
+		for _, v := range []string{inv.IssueDate, inv.DueDate} {
+			if v != "" && isoDate(v) != v {
+				t.Fatalf("date %q is not a day", v)
+			}
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"xrechnung-cii-01.01a.xml", "xrechnung-ubl-01.01a.xml", "zugferd21-extended.xml"} {
+		data := mustRead(b, name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
