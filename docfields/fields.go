@@ -98,10 +98,7 @@ func (a *analysis) plausibleNumber(i, off int, v string) bool {
 			return false
 		}
 	}
-	if len(datesIn(v)) > 0 {
-		return false
-	}
-	return true
+	return len(datesIn(v)) == 0
 }
 
 func (a *analysis) numberBelow(i int, l found) (string, bool) {

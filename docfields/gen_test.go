@@ -246,9 +246,8 @@ func (g *gen) deVAT() string {
 func (g *gen) atVAT() string {
 	for {
 		b := g.digits(7)
-		s := "U" + b + "0"
 		for c := 0; c < 10; c++ {
-			s = "U" + b + strconv.Itoa(c)
+			s := "U" + b + strconv.Itoa(c)
 			if vatChecks("AT", s) {
 				return "AT" + s
 			}

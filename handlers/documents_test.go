@@ -210,11 +210,9 @@ func TestFileListAndSearch(t *testing.T) {
 func TestFileListPaging(t *testing.T) {
 	api := newTestAPI(t)
 	ws := api.mustCreateWorkspace(api.client.ID, "Accounts")
-	var names []string
 	for i := range 7 {
 		name := fmt.Sprintf("doc-%d.pdf", i)
 		api.flUploadBytes(t, api.client.ID, ws, name, []byte("%PDF-1.4 "+name))
-		names = append(names, name)
 		api.clock.Advance(time.Second)
 	}
 	for _, sort := range []string{"createdAt", "updatedAt", "documentDate", "name", "size"} {
@@ -223,7 +221,6 @@ func TestFileListPaging(t *testing.T) {
 			var walked []string
 			query := "limit=3&sort=" + sort + "&order=" + order
 			page := api.dcListFiles(t, api.client.ID, query)
-			var cursors []string
 			for {
 				walked = append(walked, dcNames(page)...)
 				if page.Pagination.Total != 7 {
@@ -232,7 +229,6 @@ func TestFileListPaging(t *testing.T) {
 				if page.Pagination.NextCursor == nil {
 					break
 				}
-				cursors = append(cursors, page.Data[0].ID)
 				next := api.dcListFiles(t, api.client.ID, query+"&cursor="+*page.Pagination.NextCursor)
 				if next.Pagination.PreviousCursor == nil || *next.Pagination.PreviousCursor != page.Data[0].ID {
 					t.Errorf("%s: previous cursor %v, want %s", query, next.Pagination.PreviousCursor, page.Data[0].ID)
