@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,7 @@ func (w *Worker) ocrOff() string {
 	if w.ocr.Available() {
 		return ""
 	}
-	return w.noOCR
+	return cmp.Or(w.noOCR, "OCR is not configured")
 }
 
 // readImage reads an image file with OCR into a document of its pages.
