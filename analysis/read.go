@@ -16,10 +16,13 @@ import (
 // e-invoice's fields from its XML (a plain XML upload, or the XML a PDF/A-3
 // carries), else what the document's text says, and the text the search
 // reads. A PDF with no text at all is skipped, noOCR saying why OCR did not
-// read it.
+// read it ("" when it did, and found nothing).
 func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) db.AnalysisResult {
 	invoice := eInvoiceOf(doc, src, size)
 	if doc.Format == docread.FormatPDF && !hasText(doc) && invoice == nil {
+		if noOCR == "" {
+			return skipped("the PDF has no text layer, and OCR found no text on its pages")
+		}
 		return skipped("the PDF has no text layer (a scan), whose pages are read with OCR, and " + noOCR)
 	}
 	text := &db.FileText{Text: doc.Text(), Pages: max(doc.PageCount, len(doc.Pages)), Source: db.TextFromPDF}
