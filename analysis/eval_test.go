@@ -127,8 +127,8 @@ func TestPipelineEval(t *testing.T) {
 }
 
 // TestPhotoEval photographs the first ACCTAPI_EVAL_PHOTOS documents of the
-// evaluation set (each drawn as a 150-dpi page, turned 1.5°, dim and noisy,
-// as a JPEG) and reads them as serve reads an uploaded photo, with OCR; it
+// evaluation set (each drawn as a 150-dpi page in 12-point type, turned
+// 1.5°, dim and noisy, as a JPEG) and reads them as serve reads an uploaded photo, with OCR; it
 // prints the accuracy per field. A few seconds a document:
 //
 //	ACCTAPI_EVAL_PHOTOS=40 go test ./analysis -run TestPhotoEval -v
@@ -143,7 +143,7 @@ func TestPhotoEval(t *testing.T) {
 	names, texts, truths := evalSet(t)
 	ids := map[string]string{}
 	for i, name := range names[:min(n, len(names))] {
-		page := ocrtest.Page(1240, 1754, 22, strings.Split(strings.SplitN(texts[name], "\f", 2)[0], "\n"))
+		page := ocrtest.Page(1240, 1754, 26, strings.Split(strings.SplitN(texts[name], "\f", 2)[0], "\n"))
 		photo := ocrtest.Photo(page, 1.5, 50, 215, 10, uint64(i))
 		ids[f.mustStore(t, name+".jpg", "image/jpeg", encode(t, photo, true))] = name
 	}
