@@ -20,6 +20,8 @@ func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
 	flags := cmd.Flags()
 	flags.IntVar(&cfg.AnalysisWorkers, "analysis-workers", int(envInt("ACCTAPI_ANALYSIS_WORKERS", 1)),
 		"how many stored files are read at once in the background, each with up to 256 MiB for a PDF (env ACCTAPI_ANALYSIS_WORKERS)")
+	flags.StringVar(&cfg.CacheDir, "cache-dir", envOr("ACCTAPI_CACHE_DIR", ""),
+		"where the compiled PDF reader is kept between starts (about 22 MB; safe to delete); default the data dir's cache/ (env ACCTAPI_CACHE_DIR)")
 	flags.StringVar(&cfg.OCR, "ocr", envOr("ACCTAPI_OCR", "auto"),
 		"OCR of images and scanned pages: auto (the tesseract on PATH, if any), off, or the path of tesseract (env ACCTAPI_OCR)")
 	flags.StringVar(&cfg.OCRLanguages, "ocr-languages", envOr("ACCTAPI_OCR_LANGUAGES", "deu+eng"),
@@ -52,8 +54,8 @@ func openOCR(cfg *Config, s *Server) (engine *ocr.Engine, noOCR string, err erro
 }
 
 // CachePath is where serve keeps what it may rebuild: the compiled PDF
-// reader.
-func (c *Config) CachePath() string { return filepath.Join(c.DataDir, "cache") }
+// reader. --cache-dir, else the data dir's cache/.
+func (c *Config) CachePath() string { return cmp.Or(c.CacheDir, filepath.Join(c.DataDir, "cache")) }
 
 // openAnalysis starts the document reader, paying its start-up once, and
 // returns the worker that reads the stored files with it.

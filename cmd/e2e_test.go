@@ -55,9 +55,10 @@ type process struct {
 }
 
 // hermeticEnv is the test's environment without ACCTAPI_* settings, which
-// would change the binary's defaults.
+// would change the binary's defaults, but for the compiled PDF reader every
+// test shares (testCacheDir).
 func hermeticEnv() []string {
-	var env []string
+	env := []string{"ACCTAPI_CACHE_DIR=" + testCacheDir}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ACCTAPI_") {
 			env = append(env, kv)

@@ -100,6 +100,9 @@ type Config struct {
 	// serve sets) trusts the system's roots.
 	SMTPRootCAs *x509.CertPool
 
+	// CacheDir holds what serve may rebuild (the compiled PDF reader); ""
+	// is the data dir's cache/.
+	CacheDir string
 	// AnalysisWorkers is how many stored files are read at once; 0 means 1.
 	AnalysisWorkers int
 	// OCR is auto (the tesseract on PATH, if any; "" too), off, or the

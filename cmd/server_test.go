@@ -67,10 +67,15 @@ func testConfig(dir string) (cfg *Config, stdout, stderr *syncBuffer) {
 		FirmName:        "Test firm",
 		LogFormat:       "json",
 		ShutdownTimeout: 5 * time.Second,
+		CacheDir:        testCacheDir,
 		Stdout:          stdout,
 		Stderr:          stderr,
 	}, stdout, stderr
 }
+
+// testCacheDir is the compiled PDF reader every test server shares:
+// compiling it takes seconds, and minutes under the race detector.
+var testCacheDir = filepath.Join(os.TempDir(), "acctapi-test-cache")
 
 // testClient is an HTTP client with bounded waits and no proxy.
 func testClient() *http.Client {
@@ -1247,4 +1252,12 @@ func previousVersion(t *testing.T) int {
 		}
 	}
 	return previous
+}
+
+// TestMain has the commands tests run in this process keep the compiled PDF
+// reader in testCacheDir too, as their flags' defaults read the
+// environment.
+func TestMain(m *testing.M) {
+	os.Setenv("ACCTAPI_CACHE_DIR", testCacheDir)
+	os.Exit(m.Run())
 }
