@@ -65,7 +65,8 @@ CREATE TABLE collect_items (
     status           TEXT    NOT NULL CHECK (status IN ('PENDING', 'RECEIVED', 'REJECTED')),
     rejection_reason TEXT,
     created_at       INTEGER NOT NULL,
-    updated_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL, kind TEXT
+    CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract')),
     UNIQUE (collect_id, position)
 );
 

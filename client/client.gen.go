@@ -255,6 +255,39 @@ func (e CollectItemFileRemovedEventType) Valid() bool {
 	}
 }
 
+// Defines values for CollectItemKind.
+const (
+	CollectItemKindBankStatement CollectItemKind = "bank_statement"
+	CollectItemKindContract      CollectItemKind = "contract"
+	CollectItemKindCreditNote    CollectItemKind = "credit_note"
+	CollectItemKindInvoice       CollectItemKind = "invoice"
+	CollectItemKindPayslip       CollectItemKind = "payslip"
+	CollectItemKindReceipt       CollectItemKind = "receipt"
+	CollectItemKindTaxNotice     CollectItemKind = "tax_notice"
+)
+
+// Valid indicates whether the value is a known member of the CollectItemKind enum.
+func (e CollectItemKind) Valid() bool {
+	switch e {
+	case CollectItemKindBankStatement:
+		return true
+	case CollectItemKindContract:
+		return true
+	case CollectItemKindCreditNote:
+		return true
+	case CollectItemKindInvoice:
+		return true
+	case CollectItemKindPayslip:
+		return true
+	case CollectItemKindReceipt:
+		return true
+	case CollectItemKindTaxNotice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CollectItemReceivedEventType.
 const (
 	CollectItemReceivedEventTypeCollectItemReceived CollectItemReceivedEventType = "collect.item_received"
@@ -2203,6 +2236,9 @@ type CollectItem struct {
 	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	Id Cuid `json:"id"`
 
+	// Kind The kind of document the item asks for; null for any. A file uploaded for it that reads as another kind is pointed out to the uploader (kindMismatch), never refused.
+	Kind *CollectItemKind `json:"kind"`
+
 	// RejectionReason Why the accountant rejected it; null unless REJECTED.
 	RejectionReason *string `json:"rejectionReason"`
 
@@ -2220,6 +2256,9 @@ type CollectItemCreate struct {
 
 	// FolderId A folder of the collect's workspace (else 404).
 	FolderId *Cuid `json:"folderId,omitempty"`
+
+	// Kind The kind of document the item asks for; absent or null for any.
+	Kind *CollectItemKind `json:"kind,omitempty"`
 
 	// Required Whether the collect needs the item; true when absent.
 	Required *bool `json:"required,omitempty"`
@@ -2256,6 +2295,9 @@ type CollectItemFileRemovedEvent struct {
 // CollectItemFileRemovedEventType defines model for CollectItemFileRemovedEvent.Type.
 type CollectItemFileRemovedEventType string
 
+// CollectItemKind The kind of document an item asks for: every document kind but other.
+type CollectItemKind string
+
 // CollectItemReceived defines model for CollectItemReceived.
 type CollectItemReceived struct {
 	Collect Collect `json:"collect"`
@@ -2287,12 +2329,15 @@ type CollectItemReceivedEventType string
 // CollectItemStatus PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 type CollectItemStatus string
 
-// CollectItemUpdate Every field is optional; an absent field does not change, null clears description and folderId. status REJECTED needs rejectionReason in the same request, and rejectionReason is taken only with it.
+// CollectItemUpdate Every field is optional; an absent field does not change, null clears description, folderId and kind. status REJECTED needs rejectionReason in the same request, and rejectionReason is taken only with it.
 type CollectItemUpdate struct {
 	Description *string `json:"description,omitempty"`
 
 	// FolderId A folder of the collect's workspace, for the files uploaded from now on; null for the workspace root.
 	FolderId *string `json:"folderId,omitempty"`
+
+	// Kind The kind of document the item asks for; null for any.
+	Kind *CollectItemKind `json:"kind,omitempty"`
 
 	// RejectionReason Shown to the uploader; trimmed.
 	RejectionReason *string `json:"rejectionReason,omitempty"`
@@ -2451,12 +2496,15 @@ type CollectSessionView struct {
 			Description *string `json:"description"`
 
 			// Files Oldest first.
-			Files []CollectUploadedFile `json:"files"`
+			Files []CollectViewFile `json:"files"`
 
 			// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
-			Id              Cuid    `json:"id"`
-			RejectionReason *string `json:"rejectionReason"`
-			Required        bool    `json:"required"`
+			Id Cuid `json:"id"`
+
+			// Kind The kind of document the item asks for; null for any.
+			Kind            *CollectItemKind `json:"kind"`
+			RejectionReason *string          `json:"rejectionReason"`
+			Required        bool             `json:"required"`
 
 			// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 			Status CollectItemStatus `json:"status"`
@@ -2554,6 +2602,26 @@ type CollectUploadedFile struct {
 	Id       Cuid   `json:"id"`
 	Mimetype string `json:"mimetype"`
 	Name     string `json:"name"`
+
+	// Size Bytes.
+	Size int `json:"size"`
+}
+
+// CollectViewFile A file uploaded for an item, with what its reading found: the kind is null until the file is read (seconds after the upload, in the background), and stays null when it cannot be read.
+type CollectViewFile struct {
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Kind What the document looks like; null while unknown.
+	Kind *DocumentKind `json:"kind"`
+
+	// KindMismatch True when the item asks for one kind and the file reads as another known kind (other is not a mismatch). The file is kept; the upload page tells the uploader gently.
+	KindMismatch bool   `json:"kindMismatch"`
+	Mimetype     string `json:"mimetype"`
+	Name         string `json:"name"`
 
 	// Size Bytes.
 	Size int `json:"size"`

@@ -63,8 +63,22 @@ type CollectItem struct {
 	FolderID        *string
 	Status          string
 	RejectionReason *string
+	// Kind is the kind of document the item asks for (one of ItemKinds),
+	// or nil for any.
+	Kind *string
 	// FileIDs are the files uploaded to the item, oldest first.
 	FileIDs []string
+}
+
+// ItemKinds are the kinds an item may ask for: every kind but "other",
+// which says only that a document is none of them.
+var ItemKinds = slices.DeleteFunc(slices.Clone(Kinds), func(k string) bool { return k == "other" })
+
+// KindMismatch says whether f looks like another kind than the item asks
+// for: the item names a kind, and f's is known and another. A file of kind
+// "other" is not a mismatch, as nothing says what it is instead.
+func (it *CollectItem) KindMismatch(f *File) bool {
+	return it.Kind != nil && f.Kind != nil && *f.Kind != "other" && *f.Kind != *it.Kind
 }
 
 // CollectItemCreate holds the fields of a new item.
@@ -73,6 +87,7 @@ type CollectItemCreate struct {
 	Description *string
 	Required    bool
 	FolderID    *string
+	Kind        *string
 }
 
 // CollectCreate holds the fields of a new collect.
@@ -102,6 +117,7 @@ type CollectItemUpdate struct {
 	Description Update[string]
 	Required    Update[bool]
 	FolderID    Update[string]
+	Kind        Update[string]
 	// Status may only be set to ItemRejected: an item is received by an
 	// upload, never by hand.
 	Status          Update[string]
@@ -266,7 +282,7 @@ func (e *MissingItemsError) Unwrap() error {
 const collectColumns = `id, client_id, workspace_id, task_id, title, message, due_date, status, locale,
 	created_at, updated_at, submitted_at`
 
-const collectItemColumns = `id, collect_id, title, description, required, folder_id, status, rejection_reason`
+const collectItemColumns = `id, collect_id, title, description, required, folder_id, status, rejection_reason, kind`
 
 const collectSessionColumns = `id, collect_id, client_id, label, expires_at, created_at, revoked_at, last_used_at,
 	email, reminders`
@@ -339,13 +355,13 @@ func (db *DB) CreateCollect(ctx context.Context, clientID string, in CollectCrea
 func insertCollectItem(ctx context.Context, tx *txn, c *Collect, position int, in CollectItemCreate, now time.Time) (*CollectItem, error) {
 	item := &CollectItem{
 		ID: NewID(), CollectID: c.ID, Title: in.Title, Description: in.Description, Required: in.Required,
-		FolderID: in.FolderID, Status: ItemPending, FileIDs: []string{},
+		FolderID: in.FolderID, Status: ItemPending, Kind: in.Kind, FileIDs: []string{},
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO collect_items (id, client_id, collect_id, position, title, description,
-		required, folder_id, status, rejection_reason, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+		required, folder_id, status, rejection_reason, kind, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
 		item.ID, c.ClientID, c.ID, position, item.Title, item.Description, item.Required, item.FolderID, item.Status,
-		unix(now), unix(now)); err != nil {
+		item.Kind, unix(now), unix(now)); err != nil {
 		return nil, fmt.Errorf("create collect item: %w", err)
 	}
 	return item, nil
@@ -401,11 +417,12 @@ func loadCollectItems(ctx context.Context, tx *txn, clientID string, collects []
 	items := map[string]*CollectItem{}
 	for rows.Next() {
 		var it CollectItem
-		var description, folder, reason sql.NullString
-		if err := rows.Scan(&it.ID, &it.CollectID, &it.Title, &description, &it.Required, &folder, &it.Status, &reason); err != nil {
+		var description, folder, reason, kind sql.NullString
+		if err := rows.Scan(&it.ID, &it.CollectID, &it.Title, &description, &it.Required, &folder, &it.Status, &reason, &kind); err != nil {
 			return fmt.Errorf("scan collect item: %w", err)
 		}
 		it.Description, it.FolderID, it.RejectionReason = nullString(description), nullString(folder), nullString(reason)
+		it.Kind = nullString(kind)
 		it.FileIDs = []string{}
 		items[it.ID] = &it
 		byID[it.CollectID].Items = append(byID[it.CollectID].Items, &it)
@@ -650,12 +667,13 @@ func (db *DB) UpdateCollectItem(ctx context.Context, clientID, collectID, itemID
 		apply(u.Description, func(v *string) { it.Description = v })
 		apply(u.Required, func(v *bool) { it.Required = *v })
 		apply(u.FolderID, func(v *string) { it.FolderID = v })
+		apply(u.Kind, func(v *string) { it.Kind = v })
 		apply(u.Status, func(v *string) { it.Status = *v })
 		apply(u.RejectionReason, func(v *string) { it.RejectionReason = v })
 		now := db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE collect_items SET title = ?, description = ?, required = ?, folder_id = ?,
-			status = ?, rejection_reason = ?, updated_at = ? WHERE client_id = ? AND collect_id = ? AND id = ?`,
-			it.Title, it.Description, it.Required, it.FolderID, it.Status, it.RejectionReason, unix(now),
+			kind = ?, status = ?, rejection_reason = ?, updated_at = ? WHERE client_id = ? AND collect_id = ? AND id = ?`,
+			it.Title, it.Description, it.Required, it.FolderID, it.Kind, it.Status, it.RejectionReason, unix(now),
 			clientID, collectID, itemID); err != nil {
 			return nil, fmt.Errorf("update collect item: %w", err)
 		}

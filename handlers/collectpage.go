@@ -248,11 +248,20 @@ type pageItem struct {
 	ForItem           string
 	MaxBytes          int64
 	Notice            *pageNotice
+	// Reading says that a file of the item is still being read: the script
+	// asks for the item's files again until its kind is known.
+	Reading bool
 }
 
-// pageFile is a file already uploaded for an item, and the action of its
-// button that takes it back.
-type pageFile struct{ Name, Size, Remove, RemoveLabel string }
+// pageFile is a file already uploaded for an item, and the action and
+// texts of its button that takes it back. Kind names what the file looks
+// like once its reading knows; KindNote says, gently, that it looks like
+// another kind than the item asks for.
+type pageFile struct {
+	Name, Size                      string
+	Remove, RemoveLabel, RemoveText string
+	Kind, KindNote                  string
+}
 
 // pageFilesShown is how many of an item's files the page lists before it
 // folds the others away, so that an item with hundreds of files does not
@@ -319,10 +328,21 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 			}
 		}
 		for _, id := range it.FileIDs {
-			if f, ok := view.Files[id]; ok {
-				item.Files = append(item.Files, pageFile{f.Name, pageSize(t, f.Size),
-					item.Action + "/files/" + url.PathEscape(f.ID) + "/remove", fmt.Sprintf(t["remove_label"], f.Name)})
+			f, ok := view.Files[id]
+			if !ok {
+				continue
 			}
+			file := pageFile{Name: f.Name, Size: pageSize(t, f.Size),
+				Remove: item.Action + "/files/" + url.PathEscape(f.ID) + "/remove", RemoveLabel: fmt.Sprintf(t["remove_label"], f.Name),
+				RemoveText: t["remove"]}
+			if f.Kind != nil && *f.Kind != "other" {
+				file.Kind = t["kind_"+*f.Kind]
+			}
+			if it.KindMismatch(f) {
+				file.KindNote = fmt.Sprintf(t["kind_mismatch"], t["kind_a_"+*f.Kind], t["kind_many_"+*it.Kind])
+			}
+			item.Reading = item.Reading || f.Analysis.Status == db.AnalysisPending
+			item.Files = append(item.Files, file)
 		}
 		if len(item.Files) > pageFilesShown {
 			item.Files, item.MoreFiles = item.Files[:pageFilesShown], item.Files[pageFilesShown:]

@@ -59,6 +59,7 @@ type collectItemResponse struct {
 	FolderID        *string  `json:"folderId"`
 	Status          string   `json:"status"`
 	RejectionReason *string  `json:"rejectionReason"`
+	Kind            *string  `json:"kind"`
 	FileIDs         []string `json:"fileIds"`
 }
 
@@ -71,7 +72,7 @@ func newCollectResponse(c *db.Collect) collectResponse {
 		}
 		items[i] = collectItemResponse{
 			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required, FolderID: it.FolderID,
-			Status: it.Status, RejectionReason: it.RejectionReason, FileIDs: fileIDs,
+			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, FileIDs: fileIDs,
 		}
 	}
 	return collectResponse{
@@ -172,15 +173,16 @@ func collectCreate(body *object) db.CollectCreate {
 }
 
 // collectItemCreate reads the fields of a new item; required is true unless
-// sent false.
+// sent false, and a kind left out or null asks for any document.
 func collectItemCreate(body *object) db.CollectItemCreate {
 	title := body.string("title", newItemTitle)
 	description := body.string("description", itemDescription)
 	isRequired := body.bool("required", optional)
 	folderID := body.id("folderId", optional)
+	kind := body.enum("kind", db.ItemKinds, nullable)
 	return db.CollectItemCreate{
 		Title: title.Value, Description: valueOrNil(description),
-		Required: !isRequired.Set || isRequired.Value, FolderID: valueOrNil(folderID),
+		Required: !isRequired.Set || isRequired.Value, FolderID: valueOrNil(folderID), Kind: valueOrNil(kind),
 	}
 }
 
@@ -255,6 +257,7 @@ func collectItemUpdate(body *object) db.CollectItemUpdate {
 		Description:     update(body.string("description", stringRule{presence: nullable, text: true, max: maxItemDescription})),
 		Required:        update(body.bool("required", optional)),
 		FolderID:        update(body.id("folderId", nullable)),
+		Kind:            update(body.enum("kind", db.ItemKinds, nullable)),
 		Status:          update(status),
 		RejectionReason: update(reason),
 	}

@@ -42,6 +42,7 @@ type clItem struct {
 	FolderID        *string  `json:"folderId"`
 	Status          string   `json:"status"`
 	RejectionReason *string  `json:"rejectionReason"`
+	Kind            *string  `json:"kind"`
 	FileIDs         []string `json:"fileIds"`
 }
 
@@ -71,13 +72,14 @@ type clView struct {
 		DueDate *string `json:"dueDate"`
 		Status  string  `json:"status"`
 		Items   []struct {
-			ID              string           `json:"id"`
-			Title           string           `json:"title"`
-			Description     *string          `json:"description"`
-			Required        bool             `json:"required"`
-			Status          string           `json:"status"`
-			RejectionReason *string          `json:"rejectionReason"`
-			Files           []clUploadedFile `json:"files"`
+			ID              string       `json:"id"`
+			Title           string       `json:"title"`
+			Description     *string      `json:"description"`
+			Required        bool         `json:"required"`
+			Status          string       `json:"status"`
+			RejectionReason *string      `json:"rejectionReason"`
+			Kind            *string      `json:"kind"`
+			Files           []clViewFile `json:"files"`
 		} `json:"items"`
 	} `json:"collect"`
 }
@@ -88,6 +90,13 @@ type clUploadedFile struct {
 	Size      int64  `json:"size"`
 	MimeType  string `json:"mimetype"`
 	CreatedAt string `json:"createdAt"`
+}
+
+// clViewFile is a file in the uploader's view: what its reading found too.
+type clViewFile struct {
+	clUploadedFile
+	Kind         *string `json:"kind"`
+	KindMismatch bool    `json:"kindMismatch"`
 }
 
 // clFixture is a client's workspace with a task and a folder.
@@ -659,7 +668,7 @@ func TestCollectSessionView(t *testing.T) {
 		t.Errorf("view: got %+v", v)
 	}
 	if len(v.Collect.Items) != 2 || v.Collect.Items[0].ID != c.Items[0].ID || v.Collect.Items[0].Status != "RECEIVED" ||
-		len(v.Collect.Items[0].Files) != 1 || v.Collect.Items[0].Files[0] != up || len(v.Collect.Items[1].Files) != 0 {
+		len(v.Collect.Items[0].Files) != 1 || v.Collect.Items[0].Files[0] != (clViewFile{clUploadedFile: up}) || len(v.Collect.Items[1].Files) != 0 {
 		t.Errorf("view items: got %+v", v.Collect.Items)
 	}
 	// The view names no other record: no workspace, task, folder or client id.

@@ -205,13 +205,23 @@ type collectViewCollect struct {
 }
 
 type collectViewItem struct {
-	ID              string                 `json:"id"`
-	Title           string                 `json:"title"`
-	Description     *string                `json:"description"`
-	Required        bool                   `json:"required"`
-	Status          string                 `json:"status"`
-	RejectionReason *string                `json:"rejectionReason"`
-	Files           []uploadedFileResponse `json:"files"`
+	ID              string            `json:"id"`
+	Title           string            `json:"title"`
+	Description     *string           `json:"description"`
+	Required        bool              `json:"required"`
+	Status          string            `json:"status"`
+	RejectionReason *string           `json:"rejectionReason"`
+	Kind            *string           `json:"kind"`
+	Files           []collectViewFile `json:"files"`
+}
+
+// collectViewFile is a file of an item as its uploader sees it, with the
+// kind its reading found (or a person set) and whether that is another kind
+// than the item asks for.
+type collectViewFile struct {
+	uploadedFileResponse
+	Kind         *string `json:"kind"`
+	KindMismatch bool    `json:"kindMismatch"`
 }
 
 // uploadedFileResponse is a file as its uploader sees it.
@@ -231,15 +241,15 @@ func newCollectViewResponse(view *db.CollectView) collectViewResponse {
 	c := view.Collect
 	items := make([]collectViewItem, len(c.Items))
 	for i, it := range c.Items {
-		files := make([]uploadedFileResponse, 0, len(it.FileIDs))
+		files := make([]collectViewFile, 0, len(it.FileIDs))
 		for _, id := range it.FileIDs {
 			if f := view.Files[id]; f != nil {
-				files = append(files, newUploadedFileResponse(f))
+				files = append(files, collectViewFile{newUploadedFileResponse(f), f.Kind, it.KindMismatch(f)})
 			}
 		}
 		items[i] = collectViewItem{
 			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required,
-			Status: it.Status, RejectionReason: it.RejectionReason, Files: files,
+			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, Files: files,
 		}
 	}
 	return collectViewResponse{

@@ -54,8 +54,59 @@
       if (hadFocus) {
         fresh.querySelector("input.file").focus();
       }
+      watch();
     };
     xhr.onerror = function () { window.location.reload(); };
+    xhr.send();
+  }
+
+  // Each file is read in the background, seconds after its upload. While
+  // an item's files are being read (data-reading), the page asks for them
+  // again, less and less often, and puts the new lists in place: what each
+  // file looks like, and a note when it is not what the item asks for. A
+  // list the uploader is using waits for the next turn; after about ten
+  // minutes the page stops asking (a reload shows what came since).
+  var pollDelays = [2000, 3000, 5000, 8000, 13000];
+  var polls = 0;
+  var pollTimer = null;
+
+  function watch() {
+    polls = 0;
+    if (pollTimer === null) {
+      schedule();
+    }
+  }
+
+  function schedule() {
+    if (!document.querySelector(".item-files[data-reading]") || polls >= 50) {
+      pollTimer = null;
+      return;
+    }
+    pollTimer = window.setTimeout(poll, pollDelays[Math.min(polls, pollDelays.length - 1)]);
+    polls++;
+  }
+
+  function poll() {
+    var xhr = new XMLHttpRequest();
+    xhr.open("GET", window.location.pathname);
+    xhr.responseType = "document";
+    xhr.onload = function () {
+      var doc = xhr.response;
+      if (xhr.status !== 200 || !doc) {
+        pollTimer = null;
+        return;
+      }
+      var reading = document.querySelectorAll(".item-files[data-reading]");
+      for (var i = 0; i < reading.length; i++) {
+        var old = reading[i];
+        var fresh = doc.getElementById(old.id);
+        if (fresh && !old.contains(document.activeElement)) {
+          old.parentNode.replaceChild(document.importNode(fresh, true), old);
+        }
+      }
+      schedule();
+    };
+    xhr.onerror = function () { schedule(); };
     xhr.send();
   }
 
@@ -152,6 +203,7 @@
   }
 
   enhance(document);
+  watch();
 
   document.addEventListener("change", function (e) {
     var input = e.target;

@@ -1,0 +1,1 @@
+ALTER TABLE collect_items DROP COLUMN kind;
