@@ -16,19 +16,21 @@ import (
 	"acctapi/webhooks"
 )
 
-// readmeReceiver is the Go block of the README's Webhooks section.
-var readmeReceiver = regexp.MustCompile("(?s)\n## Webhooks\n.*?```go\n(.*?)```")
+// docReceiver is the Go block of the Webhooks section of
+// docs/getting-started.md.
+var docReceiver = regexp.MustCompile("(?s)\n## Webhooks\n.*?```go\n(.*?)```")
 
-// TestREADMEReceiver builds the receiver the README shows and checks that it
-// takes what the server signs and refuses what it did not sign.
-func TestREADMEReceiver(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestGettingStartedReceiver builds the receiver that getting-started.md
+// shows and checks that it takes what the server signs and refuses what it
+// did not sign.
+func TestGettingStartedReceiver(t *testing.T) {
+	page, err := os.ReadFile("../docs/getting-started.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := readmeReceiver.FindSubmatch(readme)
+	m := docReceiver.FindSubmatch(page)
 	if m == nil {
-		t.Fatal("README.md has no Go block in its Webhooks section")
+		t.Fatal("docs/getting-started.md has no Go block in its Webhooks section")
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "receiver.go"), m[1], 0o644); err != nil {
@@ -45,7 +47,7 @@ func TestREADMEReceiver(t *testing.T) {
 	build.Dir = dir
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the README's receiver: %v\n%s", err, out)
+		t.Fatalf("go build of getting-started.md's receiver: %v\n%s", err, out)
 	}
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")

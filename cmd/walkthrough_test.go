@@ -13,37 +13,55 @@ import (
 	"time"
 )
 
-// walkthroughBlock is a shell block of the README's walk-through: a sh block
-// right after a <!-- walkthrough --> comment.
+// walkthroughBlock is a shell block of a walk-through: a sh block right
+// after a <!-- walkthrough --> comment.
 var walkthroughBlock = regexp.MustCompile("(?s)<!-- walkthrough[^>]*-->\n```sh\n(.*?)```")
 
-// TestREADMEWalkthrough runs the README's walk-through (A first call, Safe
-// retries, Webhooks, Collecting documents) as written, with bash, against a fresh serve --demo,
-// so that the README cannot drift from what the server does. Only the
-// address and `go run .` are replaced: by the test server's and by the
-// binary built from this tree.
-func TestREADMEWalkthrough(t *testing.T) {
+// walkthroughBlocks returns the walk-through blocks of the page at path,
+// and fails the test unless it has want of them.
+func walkthroughBlocks(t *testing.T, path string, want int) []string {
+	t.Helper()
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	for _, m := range walkthroughBlock.FindAllSubmatch(page, -1) {
+		blocks = append(blocks, string(m[1]))
+	}
+	if len(blocks) != want {
+		t.Fatalf("%s has %d walk-through blocks, want %d", strings.TrimPrefix(path, "../"), len(blocks), want)
+	}
+	return blocks
+}
+
+// TestGettingStartedWalkthrough runs the README's first call, then the
+// walk-through of docs/getting-started.md (A first call, More keys, Tasks
+// and files, Safe retries, Webhooks, Collecting documents, Documents), as
+// written, with bash, against a fresh serve --demo, so that neither page can
+// drift from what the server does. Only the address and `go run .` are
+// replaced: by the test server's and by the binary built from this tree.
+// Each script runs in an empty directory, which must stay empty: the blocks
+// write their files into $WORK, a temporary directory, so that pasting them
+// in the repository leaves nothing behind.
+func TestGettingStartedWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
-				t.Fatalf("the README's walk-through needs %s (.ci/run installs it): %v", tool, err)
+				t.Fatalf("the walk-through needs %s (.ci/run installs it): %v", tool, err)
 			}
-			t.Skipf("the README's walk-through needs %s, which is not installed (apt-get install curl jq)", tool)
+			t.Skipf("the walk-through needs %s, which is not installed (apt-get install curl jq)", tool)
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := walkthroughBlock.FindAllSubmatch(readme, -1)
-	// Keys, ids, tasks, files, a retry, a webhook, and a collect request:
-	// the accountant's, the uploader's and the accountant's again.
-	if len(blocks) != 10 {
-		t.Fatalf("README.md has %d walk-through blocks, want 10", len(blocks))
-	}
+	// The README's first call: a key, one request.
+	firstCall := walkthroughBlocks(t, "../README.md", 1)
+	// A key and the checks of /v1/me, the demo's ids, more keys, tasks,
+	// files, a retry, a webhook, a collect request (the accountant's, the
+	// uploader's and the accountant's again), and the documents' search.
+	blocks := walkthroughBlocks(t, "../docs/getting-started.md", 11)
 
 	tmp := t.TempDir()
 	bin := buildBinary(t, tmp)
@@ -54,53 +72,85 @@ func TestREADMEWalkthrough(t *testing.T) {
 	addr := listeningAddr(srv.stderr.String())
 	base := "http://" + addr + "/v1"
 
-	script := []string{"set -euo pipefail"}
-	for _, b := range blocks {
-		block := strings.ReplaceAll(string(b[1]), "127.0.0.1:8080", addr)
-		script = append(script, strings.ReplaceAll(block, "go run . ", "'"+bin+"' "))
+	// The directory the blocks are pasted in (the repository, for a reader),
+	// and the one mktemp makes $WORK in.
+	work, tmpDir := filepath.Join(tmp, "work"), filepath.Join(tmp, "tmp")
+	for _, dir := range []string{work, tmpDir} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// What the walk-through made, for the checks below.
-	script = append(script, `printf '%s\n' "$KEY" "$CLIENT" "$WORKSPACE" "$TASK" "$COLLECT" "$TOKEN" > vars`)
-	work := filepath.Join(tmp, "work")
-	if err := os.Mkdir(work, 0o755); err != nil {
-		t.Fatal(err)
+	run := func(name string, blocks []string, tail ...string) string {
+		t.Helper()
+		script := []string{"set -euo pipefail"}
+		for _, b := range blocks {
+			b = strings.ReplaceAll(b, "127.0.0.1:8080", addr)
+			script = append(script, strings.ReplaceAll(b, "go run . ", "'"+bin+"' "))
+		}
+		script = append(script, tail...)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sh := exec.CommandContext(ctx, "bash", "-x", "-c", strings.Join(script, "\n"))
+		sh.Dir = work
+		// The CLI in the blocks reads the server's data dir from the
+		// environment, as it would find ./data in the repository.
+		sh.Env = append(hermeticEnv(), "ACCTAPI_DATA_DIR="+dataDir, "TMPDIR="+tmpDir)
+		var stdout, stderr strings.Builder
+		sh.Stdout, sh.Stderr = &stdout, &stderr
+		start := time.Now()
+		if err := sh.Run(); err != nil {
+			t.Fatalf("%s failed: %v\nstdout:\n%s\nstderr (bash -x):\n%s", name, err, stdout.String(), stderr.String())
+		}
+		t.Logf("%s ran in %v", name, time.Since(start).Round(time.Millisecond))
+		// Pasted where a reader stands, the blocks write nothing there.
+		entries, err := os.ReadDir(work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			t.Errorf("%s wrote %s into the directory it was pasted in; write it under $WORK", name, e.Name())
+		}
+		return stdout.String()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sh := exec.CommandContext(ctx, "bash", "-x", "-c", strings.Join(script, "\n"))
-	sh.Dir = work
-	// The CLI in the blocks reads the server's data dir from the environment,
-	// as it would find ./data in the repository.
-	sh.Env = append(hermeticEnv(), "ACCTAPI_DATA_DIR="+dataDir)
-	var stdout, stderr strings.Builder
-	sh.Stdout, sh.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := sh.Run(); err != nil {
-		t.Fatalf("the walk-through failed: %v\nstdout:\n%s\nstderr (bash -x):\n%s", err, stdout.String(), stderr.String())
-	}
-	t.Logf("the walk-through ran in %v", time.Since(start).Round(time.Millisecond))
 
-	out := stdout.String()
+	if out := run("the README's first call", firstCall); !strings.Contains(out, `"type":"accountant"`) {
+		t.Errorf("the README's first call: got %q, want the key's accountant", out)
+	}
+
+	// What the walk-through made, for the checks below, outside the
+	// directory it runs in.
+	varsFile := filepath.Join(tmp, "vars")
+	out := run("the walk-through", blocks,
+		`printf '%s\n' "$WORK" "$KEY" "$CLIENT" "$WORKSPACE" "$TASK" "$COLLECT" "$TOKEN" > '`+varsFile+`'`)
 	for _, want := range []string{
 		`"type":"accountant"`, "\n401\n", `"status":"ok"`, `"total":9`, `"status":"IN_REVIEW"`,
+		`{"name":"DATEV sync","permissions":["tasks:read","files:read"]}`, "\n200\n", `["Annual accounts 2026","Payroll"]`,
 		`"name":"receipt.pdf"`, `"mimetype":"application/pdf"`, "downloaded the bytes uploaded",
 		"idempotent-replayed: true", `"url":"https://erp.example/acctapi"`, `"secret":"whsec_`,
 		"\n422\n", `{"status":"SUBMITTED"}`, `"name":"statement.pdf"`, `"createdById":null`,
+		`"kind":"invoice"`, `["invoice.txt"]`, `"documentDateSource":"user"`,
 	} {
 		if !strings.Contains(strings.ToLower(out), strings.ToLower(want)) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)
 		}
 	}
+	// A 401 without a key, and one for the key revoked in More keys.
+	if n := strings.Count(out, "\n401\n"); n != 2 {
+		t.Errorf("the walk-through's output has %d lines 401, want 2: without a key, and with the revoked key:\n%s", n, out)
+	}
 
-	vars, err := os.ReadFile(filepath.Join(work, "vars"))
+	vars, err := os.ReadFile(varsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := strings.Split(strings.TrimSpace(string(vars)), "\n")
-	if len(v) != 6 {
-		t.Fatalf("variables: got %q, want KEY, CLIENT, WORKSPACE, TASK, COLLECT and TOKEN", v)
+	if len(v) != 7 {
+		t.Fatalf("variables: got %q, want WORK, KEY, CLIENT, WORKSPACE, TASK, COLLECT and TOKEN", v)
 	}
-	key, client, workspace, task, collect, token := v[0], v[1], v[2], v[3], v[4], v[5]
+	workDir, key, client, workspace, task, collect, token := v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+	if filepath.Dir(workDir) != tmpDir {
+		t.Errorf("WORK = %q, want a directory mktemp made in %s", workDir, tmpDir)
+	}
 	if !keyRE.MatchString(key) {
 		t.Errorf("KEY = %q, want a key", key)
 	}
@@ -131,7 +181,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		t.Errorf("tasks: got %d, titles %v, want the demo's 8 and one each of Send Q4 and Send Q1 receipts", len(tasks.Data), titles)
 	}
 	var file struct{ ID, Name, TaskID string }
-	data, err := os.ReadFile(filepath.Join(work, "file.json"))
+	data, err := os.ReadFile(filepath.Join(workDir, "file.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +233,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 
 	var doc map[string]any
-	data, err = os.ReadFile(filepath.Join(work, "openapi.json"))
+	data, err = os.ReadFile(filepath.Join(workDir, "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
