@@ -328,6 +328,44 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.wantClean(t, api.server.URL)
 	})
 
+	// A file read as another kind than its item asks for: the page with its
+	// script learns it without a reload once the reading ends, and says so
+	// under the file; without the script, the next load says it.
+	t.Run("a file of another kind", func(t *testing.T) {
+		statementKind, payslipKind := "bank_statement", "payslip"
+		pc := api.mustCreatePageCollect("en",
+			db.CollectItemCreate{Title: "Bank statements", Required: true, Kind: &statementKind},
+			db.CollectItemCreate{Title: "Payslips", Required: false, Kind: &payslipKind})
+		statements := "#item-" + pc.collect.Items[0].ID
+		tab := openTab(t, allocCtx, true, "")
+		tab.navigate(t, api.server.URL, "/collect/"+pc.token, http.StatusOK)
+		tab.do(t,
+			chromedp.WaitVisible(chromedp.CSS("html.js .pick-many")),
+			chromedp.Evaluate[chromedp.Void](`window.sameLoad = true`),
+			chromedp.SetUploadFiles(chromedp.CSS(statements+" input.file"), []string{payslip}),
+			chromedp.WaitVisible(chromedp.CSS(statements+".item-received .files li")),
+		)
+		if reading, err := chromedp.Run(tab.ctx, chromedp.Evaluate[bool](`document.querySelector("`+statements+` .item-files").hasAttribute("data-reading")`)); err != nil || !reading {
+			t.Errorf("an item whose file is being read is not marked data-reading (%v)", err)
+		}
+		// The reading ends after the upload, as the worker's would.
+		api.clFinishAnalyses(t, map[string]string{"payslip-october.pdf": "payslip"})
+		tab.do(t, chromedp.WaitVisible(chromedp.CSS(statements+" .kind-note")))
+		tab.wantText(t, statements+" .kind-note", "This looks like a payslip; this item asks for bank statements. If it is the right file, you can leave it as it is.")
+		tab.wantText(t, statements+" .file-kind", "Payslip")
+		if same, err := chromedp.Run(tab.ctx, chromedp.Evaluate[bool](`window.sameLoad === true`)); err != nil || !same {
+			t.Errorf("the page was loaded again to learn the kind (%v)", err)
+		}
+		tab.shoot(t, dir, "kind-mismatch")
+		tab.wantClean(t, api.server.URL)
+
+		nojs := openTab(t, allocCtx, false, "de-DE,de;q=0.9,en;q=0.5")
+		nojs.navigate(t, api.server.URL, "/collect/"+pc.token, http.StatusOK)
+		nojs.wantText(t, statements+" .kind-note", "Das sieht nach einer Gehaltsabrechnung aus; hier sind Kontoauszüge gefragt. Wenn es die richtige Datei ist, können Sie sie so lassen.")
+		nojs.wantText(t, statements+" .file-kind", "Gehaltsabrechnung")
+		nojs.shoot(t, dir, "nojs-kind-mismatch")
+	})
+
 	t.Run("without JavaScript", func(t *testing.T) {
 		pc := api.mustCreatePageCollect("de")
 		statements, payslips := "#item-"+pc.collect.Items[0].ID, "#item-"+pc.collect.Items[1].ID
