@@ -144,3 +144,24 @@ func TestFileListPlans(t *testing.T) {
 		}
 	}
 }
+
+// Lookups of a few files by id find them by id, not by walking all of a
+// client's or a workspace's files along one of their indexes, which SQLite
+// picks without statistics when a query names the client or workspace too.
+func TestFileLookupPlans(t *testing.T) {
+	d := openWriterTestDB(t)
+	ctx := context.Background()
+	tx, err := d.beginRead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rec := &planRecorder{poolTx: poolTx{tx}, t: t}
+	rec.plan(ctx, collectViewFilesSQL, []any{"c", "c", "x"})
+	rec.plan(ctx, assetFilesSQL+placeholders(3)+`)`, []any{"c", "w", "a", "b", "c"})
+	for _, plan := range rec.plans {
+		if !strings.Contains(plan, "SEARCH files USING INDEX sqlite_autoindex_files_1 (id=?)") {
+			t.Errorf("not by id:\n%s", plan)
+		}
+	}
+}

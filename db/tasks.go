@@ -281,6 +281,12 @@ func checkParent(ctx context.Context, tx *txn, clientID string, t *Task, parentI
 	return nil
 }
 
+// assetFilesSQL, closed by the ids' placeholders and a parenthesis, finds
+// which of the ids are files of a workspace of the client. By id: the unary
+// pluses keep the planner from walking all the client's or the workspace's
+// files by one of their indexes.
+const assetFilesSQL = `SELECT id FROM files WHERE +client_id = ? AND +workspace_id = ? AND id IN (`
+
 // replaceAssetFiles makes fileIDs, all files of t's workspace, the files
 // attached to t; a duplicate id attaches its file once.
 func replaceAssetFiles(ctx context.Context, tx *txn, clientID string, t *Task, fileIDs []string) error {
@@ -289,8 +295,7 @@ func replaceAssetFiles(ctx context.Context, tx *txn, clientID string, t *Task, f
 		for _, id := range fileIDs {
 			args = append(args, id)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM files WHERE client_id = ? AND workspace_id = ?
-			AND id IN (`+placeholders(len(fileIDs))+`)`, args...)
+		rows, err := tx.QueryContext(ctx, assetFilesSQL+placeholders(len(fileIDs))+`)`, args...)
 		if err != nil {
 			return fmt.Errorf("find asset files: %w", err)
 		}
