@@ -76,8 +76,14 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 // startProcessEnv is startProcess with env added to its environment.
 func startProcessEnv(t *testing.T, env []string, bin string, args ...string) *process {
 	t.Helper()
+	return startProcessIn(t, append(hermeticEnv(), env...), bin, args...)
+}
+
+// startProcessIn is startProcess with env as its whole environment.
+func startProcessIn(t *testing.T, env []string, bin string, args ...string) *process {
+	t.Helper()
 	p := &process{cmd: exec.Command(bin, args...), stdout: newWatchedBuffer(), stderr: newWatchedBuffer(), exited: make(chan struct{})}
-	p.cmd.Env = append(hermeticEnv(), env...)
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	p.cmd.WaitDelay = 5 * time.Second
 	if err := p.cmd.Start(); err != nil {
