@@ -1,5 +1,5 @@
 // Package testprog finds the real programs the tests run beside acctapi
-// (Pebble, versitygw, Mailpit), and gives them what each needs: a free port
+// (Pebble, versitygw, Mailpit, Litestream), and gives them what each needs: a free port
 // and a place for their output. It is test support and imports nothing of
 // ours.
 package testprog
