@@ -1,7 +1,7 @@
 // Package testprog finds the real programs the tests run beside acctapi
-// (Pebble, versitygw, Mailpit, Litestream), and gives them what each needs: a free port
-// and a place for their output. It is test support and imports nothing of
-// ours.
+// (Pebble, versitygw, Mailpit, Litestream), and gives them what each needs:
+// a free port and a place for their output. It is test support and imports
+// nothing of ours.
 package testprog
 
 import (
