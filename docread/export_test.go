@@ -4,5 +4,5 @@ package docread
 func (r *Reader) Loaded() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.pool != nil
+	return r.engine != nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -40,15 +41,29 @@ const DefaultIdleClose = time.Minute
 // Options.Instances PDFs are read at once, the others wait.
 type Reader struct {
 	limits    Limits
-	cache     wazero.CompilationCache
-	start     func() (pdfium.Pool, error)
+	start     func() (*engine, error)
 	idleClose time.Duration
 
 	mu     sync.Mutex
-	pool   pdfium.Pool // nil while unloaded
+	engine *engine     // nil while unloaded
 	active int         // PDFs being read
 	idle   *time.Timer // unloads the engine once nothing was read for idleClose
 	closed bool
+}
+
+// engine is PDFium loaded: its instances, and the compilation cache that
+// holds its compiled code in memory while it is open.
+type engine struct {
+	pool  pdfium.Pool
+	cache wazero.CompilationCache // nil without Options.CacheDir
+}
+
+func (e *engine) close() error {
+	err := e.pool.Close()
+	if e.cache != nil {
+		err = errors.Join(err, e.cache.Close(context.Background()))
+	}
+	return err
 }
 
 // NewReader compiles PDFium once for all the documents the Reader will
@@ -63,18 +78,22 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(min(limits.MaxMemory>>16, math.MaxUint16+1)))
 	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose)}
-	if opts.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
-		if err != nil {
-			return nil, fmt.Errorf("open compilation cache: %w", err)
-		}
-		r.cache = cache
-		rc = rc.WithCompilationCache(cache)
-	}
 	// The pool's context lives as long as the Reader; it carries the
 	// allocator to every instance.
 	poolCtx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(allocateMapped))
-	r.start = func() (pdfium.Pool, error) {
+	r.start = func() (*engine, error) {
+		// The cache is opened with the engine and closed with it: it keeps
+		// the compiled code in memory for as long as it is open.
+		e := &engine{}
+		rc := rc
+		if opts.CacheDir != "" {
+			cache, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
+			if err != nil {
+				return nil, fmt.Errorf("open compilation cache: %w", err)
+			}
+			e.cache = cache
+			rc = rc.WithCompilationCache(cache)
+		}
 		pool, err := webassembly.Init(webassembly.Config{
 			Context:  poolCtx,
 			MaxIdle:  instances,
@@ -87,19 +106,23 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 			ReuseWorkers:  true,
 		})
 		if err != nil {
+			if e.cache != nil {
+				e.cache.Close(context.Background())
+			}
 			return nil, fmt.Errorf("start pdfium: %w", err)
 		}
-		return pool, nil
+		e.pool = pool
+		return e, nil
 	}
 	// Started once now, so that a broken engine stops serve at its start
 	// and the compilation cache is filled.
 	if _, err := r.acquire(); err != nil {
-		if r.cache != nil {
-			r.cache.Close(context.Background())
-		}
 		return nil, err
 	}
 	r.release()
+	// Compiling PDFium without a cache leaves hundreds of MB of garbage,
+	// which Go would give back to the system only over many minutes.
+	debug.FreeOSMemory()
 	return r, nil
 }
 
@@ -111,15 +134,15 @@ func (r *Reader) acquire() (pdfium.Pool, error) {
 	if r.closed {
 		return nil, errors.New("the document reader is closed")
 	}
-	if r.pool == nil {
-		pool, err := r.start()
+	if r.engine == nil {
+		e, err := r.start()
 		if err != nil {
 			return nil, err
 		}
-		r.pool = pool
+		r.engine = e
 	}
 	r.active++
-	return r.pool, nil
+	return r.engine.pool, nil
 }
 
 // release ends what acquire counted; the engine is unloaded once nothing
@@ -136,10 +159,17 @@ func (r *Reader) release() {
 	}
 	r.idle = time.AfterFunc(r.idleClose, func() {
 		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.active == 0 && r.pool != nil && !r.closed {
-			r.pool.Close()
-			r.pool = nil
+		unloaded := r.active == 0 && r.engine != nil && !r.closed
+		if unloaded {
+			r.engine.close()
+			r.engine = nil
+		}
+		r.mu.Unlock()
+		if unloaded {
+			// The engine's memory goes back to the system now, not over
+			// the minutes Go's scavenger would take: an idle server is
+			// small again.
+			debug.FreeOSMemory()
 		}
 	})
 }
@@ -152,14 +182,11 @@ func (r *Reader) Close() error {
 	if r.idle != nil {
 		r.idle.Stop()
 	}
-	var err error
-	if r.pool != nil {
-		err = r.pool.Close()
-		r.pool = nil
+	if r.engine == nil {
+		return nil
 	}
-	if r.cache != nil {
-		err = errors.Join(err, r.cache.Close(context.Background()))
-	}
+	err := r.engine.close()
+	r.engine = nil
 	return err
 }
 
