@@ -211,17 +211,20 @@ func (r *Reader) withInstance(ctx context.Context, src io.ReaderAt, size int64, 
 	file := &detachableReader{r: io.NewSectionReader(src, 0, size)}
 	defer file.detach()
 
-	killed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
+	restore, err := boundCalls(inst, ctx)
+	if err != nil {
 		inst.Kill()
-		close(killed)
-	})
+		return err
+	}
 	var discard bool
 	err = r.readDocument(inst, file, size, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
 		return fn(inst, doc, &discard)
 	})
-	if !stop() {
-		<-killed
+	restore()
+	if ctx.Err() != nil {
+		// Stopped where it ran: its module is closed, the instance is
+		// spent.
+		inst.Kill()
 		return errors.Join(ctx.Err(), err)
 	}
 	if err != nil || discard || instanceMemory(inst) > retainMemory {
@@ -268,6 +271,34 @@ func (r *Reader) engineError(inst pdfium.Pdfium, err error) error {
 		return &Error{Reason: fmt.Sprintf("the PDF needs more than %d MiB of memory to read", r.limits.MaxMemory>>20), Err: err}
 	}
 	return &Error{Reason: "the PDF could not be read: the reader failed on it", Err: err}
+}
+
+// boundCalls makes inst's calls end with ctx, until restore: wazero then
+// stops the code where it runs (it was built to close on its context's end)
+// and closes the module from that same goroutine. Killing the instance from
+// another goroutine instead would close its memory under the running code.
+// go-pdfium takes each call's context from its implementation's Context
+// field, which it does not let a caller set; the field keeps its values and
+// the worker's own end.
+func boundCalls(inst pdfium.Pdfium, ctx context.Context) (restore func(), err error) {
+	defer func() {
+		if recover() != nil {
+			err = errors.New("pdfium: cannot bound the time of a read: its implementation has no settable Context")
+		}
+	}()
+	field := reflect.Indirect(reflect.ValueOf(inst.GetImplementation())).FieldByName("Context")
+	worker, ok := field.Interface().(context.Context)
+	if !ok || !field.CanSet() {
+		return nil, errors.New("pdfium: cannot bound the time of a read: its implementation has no settable Context")
+	}
+	calls, cancel := context.WithCancel(worker)
+	stop := context.AfterFunc(ctx, cancel)
+	field.Set(reflect.ValueOf(calls))
+	return func() {
+		stop()
+		cancel()
+		field.Set(reflect.ValueOf(worker))
+	}, nil
 }
 
 // instanceMemory is the size of inst's WebAssembly memory, or 0 when not
