@@ -483,11 +483,18 @@ func fuzzCollectItem(t *testing.T, in, out map[string]any, created bool) {
 	t.Helper()
 	want := map[string]any{}
 	if created {
-		want = map[string]any{"required": true, "description": nil, "folderId": nil, "status": "PENDING", "rejectionReason": nil, "fileIds": []any{}}
+		want = map[string]any{"required": true, "description": nil, "folderId": nil, "kind": nil, "fileIds": []any{}}
+	} else {
+		fields(in, want, trimmed, "rejectionReason")
+		fields(in, want, same, "status")
 	}
-	fields(in, want, trimmed, "title", "rejectionReason")
-	fields(in, want, same, "description", "required", "status")
+	fields(in, want, trimmed, "title")
+	fields(in, want, same, "description", "required", "kind")
 	fields(in, want, lowerID, "folderId")
+	if created {
+		// A new item is pending, whatever a body says of its status.
+		want["status"], want["rejectionReason"] = "PENDING", nil
+	}
 	wantFields(t, "item", out, want)
 }
 
@@ -643,9 +650,10 @@ func FuzzJSONBody(f *testing.F) {
 			`{"workspaceId":"$W","title":"x","items":[]}`, `{"workspaceId":"$w","title":"x","items":[{"title":"a"}]}`,
 			`{"workspaceId":"$W","title":"x","items":[{"title":"a","folderId":"$F"}],"locale":"fr"}`},
 		{`{"title":"Renamed","message":null,"dueDate":null}`, `{"status":"CLOSED"}`, `{"status":"OPEN"}`, `{"status":"SUBMITTED"}`, `{}`},
-		{`{"title":"Payslips","required":false,"folderId":"$F"}`, `{"title":""}`, `{"title":"x","folderId":"$w"}`},
+		{`{"title":"Payslips","required":false,"folderId":"$F"}`, `{"title":""}`, `{"title":"x","folderId":"$w"}`,
+			`{"title":"Statements","kind":"bank_statement"}`, `{"title":"x","kind":"other"}`, `{"title":"x","kind":null}`},
 		{`{"status":"REJECTED","rejectionReason":" blurry "}`, `{"title":"Bank","description":null,"folderId":null,"required":true}`,
-			`{"rejectionReason":"x"}`, `{"status":"RECEIVED"}`, `{"folderId":"$F"}`},
+			`{"rejectionReason":"x"}`, `{"status":"RECEIVED"}`, `{"folderId":"$F"}`, `{"kind":"payslip"}`, `{"kind":null}`, `{"kind":"Payslip"}`},
 		{`{}`, `{"expiresIn":300,"label":" Anna "}`, `{"expiresIn":7776000}`, `{"expiresIn":299}`, `{"expiresIn":1e400}`, `{"label":""}`,
 			`{"email":" Anna@Schmidt.Example "}`, `{"email":"anna@schmidt.example","reminders":false}`, `{"email":"no"}`, `{"reminders":true}`},
 	}
