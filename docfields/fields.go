@@ -354,11 +354,11 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	return net, tax, total, cur
 }
 
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(incl\.?|inkl\.?|including|inc\.?|zzgl\.?|plus|excl\.?|exkl\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einschl\.?|einschließlich)[\s.]*$`)
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
 
-var reExcluding = regexp.MustCompile(`(?i)\b(ohne|excl|exkl|excluding|without|hors|vor|before|netto|net)\b`)
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(incl|inkl|including|inc|zzgl|plus|excl|exkl|excluding|hors|ohne|mit|with|without|einschl)\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
 // total they are, not as the tax their last word names.

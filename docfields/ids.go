@@ -44,7 +44,7 @@ var vatFormats = map[string]*regexp.Regexp{
 // reVATish finds what may be a VAT id: a country prefix then digits,
 // allowing the spaces, dots and hyphens pages put in ("DE 123 456 789",
 // "CHE-123.456.789", "FR 12 345678901").
-var reVATish = regexp.MustCompile(`\b(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIOobis]){6,13})`)
+var reVATish = regexp.MustCompile(`(?:\b|TVA|VAT|UID|IdNr\.?)(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIOobis]){6,13})`)
 
 type vatTok struct {
 	id         string
@@ -100,7 +100,7 @@ func vatsIn(s string) []vatTok {
 				if country == "CH" {
 					id = "CHE" + cand[1:]
 				}
-				out = append(out, vatTok{id: id, start: m[0], end: end, checked: vatChecks(country, cand)})
+				out = append(out, vatTok{id: id, start: m[2], end: end, checked: vatChecks(country, cand)})
 				break
 			}
 		}
@@ -421,7 +421,8 @@ var reDocNo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9\-/._#'\x60~,]*`)
 // word ("RE-0042Datum").
 func docNoAfter(s string) (string, int) {
 	i := 0
-	for i < len(s) && strings.IndexByte(" :#.-=~`',_|", s[i]) >= 0 {
+	// A colon read as "!" too.
+	for i < len(s) && strings.IndexByte(" :#.-=~`',_|!", s[i]) >= 0 {
 		i++
 	}
 	// "Nr.", "No.", "n°" between the label and the value.

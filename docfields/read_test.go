@@ -114,6 +114,11 @@ func TestOCRMisreadings(t *testing.T) {
 		field func(Result) string
 		want  string
 	}{
+		{"CREDIT NOTE\nInv. No.!      R18797440\nThis credit note refers to invoice 9503-33 of Dec 17, 2018.", func(r Result) string { return r.Fields.DocumentNumber }, "R18797440"},
+		{"FACTURE\nN° de facture: F-1\nDate de facture: 13.06.2022\n\nMontant TTC 12,00 €\n\nDupont Imprimerie SARL - 63 rue du Commerce - 67000 Strasbourg\nN° TVAFR23771279240", func(r Result) string { return r.Fields.IssuerVATID }, "FR23771279240"},
+		{"Invoice\n1  Labour            5     €352.47    €1762.35\n         Subtotal               €1762.35\n         VAT (20%)              €352.47\n         Total (inci. VAT)      €2114.82",
+			func(r Result) string { return r.Fields.TotalAmount }, "2114.82"},
+		{"Invoice\nDate of issue:  2nd May 2024\nDue date:     ist June 2024", func(r Result) string { return r.Fields.DueDate }, "2024-06-01"},
 		{"Ticket\n28/04/2016 11:33 N? de ticket 9278\nTotal 12,00 EUR", func(r Result) string { return r.Fields.DocumentNumber }, "9278"},
 		{"FACTURE\nN’ de facture   Date de facture\nINV-84303      13.06.2022", func(r Result) string { return r.Fields.DocumentNumber }, "INV-84303"},
 		{"Invoice\nNet amount   4,347.94\nVAT (20%)   869.59\nInvoice total   §,217.53", func(r Result) string { return r.Fields.TotalAmount }, "5217.53"},
