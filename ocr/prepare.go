@@ -27,8 +27,8 @@ func prepare(g *image.Gray, maxPixels int) *image.Gray {
 		return g
 	}
 	f := min(glyphTarget/s, maxEnlarge)
-	if f*f*float64(w*h) > float64(maxPixels) {
-		f = math.Sqrt(float64(maxPixels) / float64(w*h))
+	if budget := float64(min(maxPixels, maxEnlarged)); f > 1 && f*f*float64(w*h) > budget {
+		f = max(math.Sqrt(budget/float64(w*h)), 1)
 	}
 	// Near the target, scaling costs time and sharpness for nothing.
 	if f > 1.15 || f < 0.7 {
@@ -46,6 +46,10 @@ const (
 	// glyphPixels is the largest image whose letters glyphSize measures
 	// as they are; a larger one is measured on a copy this size.
 	glyphPixels = 6_000_000
+	// maxEnlarged bounds the pixels of an enlarged page: an A4 page at
+	// some 450 dpi, more than letters of 28 pixels need, and a time and
+	// memory tesseract keeps within its limits.
+	maxEnlarged = 20_000_000
 	// maxEnlarge bounds the enlarging: a photo whose letters are smaller
 	// than a third of the target has too little detail to make up.
 	maxEnlarge = 3

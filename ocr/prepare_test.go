@@ -131,3 +131,24 @@ func TestRecognizeSparsePhoto(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareBounds: small type on a large image is enlarged only within
+// maxEnlarged pixels; large type is shrunk towards glyphTarget.
+func TestPrepareBounds(t *testing.T) {
+	lines := make([]string, 200)
+	for i := range lines {
+		lines[i] = "Rechnung Nr. RE-2026-0042 vom 05.03.2026 über 59,90 EUR"
+	}
+	small := renderPageSized(t, 4000, 2200, 10, lines)
+	if g := prepare(small, 40_000_000); g.Rect.Dx()*g.Rect.Dy() > maxEnlarged {
+		t.Errorf("small type on %v enlarged to %v", small.Rect.Size(), g.Rect.Size())
+	}
+	large := renderPageSized(t, 3000, 0, 120, invoiceLines)
+	g := prepare(large, 40_000_000)
+	if g.Rect.Dx() >= large.Rect.Dx() {
+		t.Errorf("large type on %v not shrunk: %v", large.Rect.Size(), g.Rect.Size())
+	}
+	if s := glyphSize(g); s < glyphTarget*0.7 || s > glyphTarget*1.3 {
+		t.Errorf("large type's letters %v pixels after prepare, want some %d", s, glyphTarget)
+	}
+}
