@@ -195,7 +195,11 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, e.opts.Timeout, errPageTimeout)
 	defer cancel()
 	g = prepare(g, e.opts.MaxPixels)
-	p, err := e.orientAndRead(ctx, g)
+	var p Page
+	err := context.Cause(ctx)
+	if ctx.Err() == nil {
+		p, err = e.orientAndRead(ctx, g)
+	}
 	// The deadline may pass in this process's own work, before a child ran.
 	if err != nil && (errors.Is(err, errPageTimeout) || context.Cause(ctx) == errPageTimeout) {
 		return Page{}, &Error{Reason: fmt.Sprintf("OCR took longer than %s", e.opts.Timeout), Err: err}
@@ -268,7 +272,15 @@ func (e *Engine) readAt(ctx context.Context, g *image.Gray, deg int) (Page, floa
 	g = rotate90(g, deg)
 	skew := estimateSkew(g)
 	if skew != 0 {
+		// Each step on a large page takes a while: a cancelled page
+		// stops between them.
+		if ctx.Err() != nil {
+			return Page{}, 0, context.Cause(ctx)
+		}
 		g = rotateSmall(g, skew)
+	}
+	if ctx.Err() != nil {
+		return Page{}, 0, context.Cause(ctx)
 	}
 	in, err := encodePNG(g)
 	if err != nil {

@@ -8,17 +8,20 @@ import (
 
 // prepare makes g look like a scan of some 300 dpi: scaled into the pixel
 // budget, smoothed where noisy, its lighting evened and its contrast
-// stretched (flatten), and scaled so that its letters are some
-// glyphTarget pixels high.
+// stretched (flatten), and, unless noise drowns its letters, scaled so
+// that they are some glyphTarget pixels high.
 func prepare(g *image.Gray, maxPixels int) *image.Gray {
 	g = scaleDown(g, maxPixels)
 	// Each pass divides Gaussian noise by about three.
 	for range min(noiseLevel(g)/noisy, 2) {
 		g = blur3(g)
 	}
-	flatten(g)
+	clarity := flatten(g)
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	s := glyphSize(g)
+	s := 0.0
+	if clarity >= minClarity {
+		s = glyphSize(g)
+	}
 	if s == 0 {
 		// Too few letters to measure: a small image is doubled.
 		if max(w, h) < 1500 && 4*w*h <= maxPixels {
@@ -46,6 +49,12 @@ const (
 	// glyphPixels is the largest image whose letters glyphSize measures
 	// as they are; a larger one is measured on a copy this size.
 	glyphPixels = 6_000_000
+	// minClarity is the clarity (see flatten) under which letters are
+	// not measured nor the page enlarged: in that much noise the shapes
+	// measured are specks, and an enlarged page only takes tesseract
+	// longer to find nothing. A dim photo is at some 20, a page under
+	// noise of 90 levels at 9.
+	minClarity = 12
 	// maxEnlarged bounds the pixels of an enlarged page: an A4 page at
 	// some 450 dpi, more than letters of 28 pixels need, and a time and
 	// memory tesseract keeps within its limits.
@@ -62,12 +71,15 @@ const (
 // falloff leaves the paper white; then the ink, as Otsu's threshold tells it
 // from the paper, is stretched to black. The stretch is measured on the ink
 // itself, not on a percentile of the page, which on a sparse page (a
-// letterhead and an address) lies in the paper's noise.
-func flatten(g *image.Gray) {
+// letterhead and an address) lies in the paper's noise. clarity is the
+// ink's distance from the paper in the paper's noise (its median distance
+// from its median): some 20 and more on a photo of a page, a few where
+// noise drowns the letters; 0 on a blank page.
+func flatten(g *image.Gray) (clarity float64) {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	if w < 16 || h < 16 {
 		stretch(g)
-		return
+		return 0
 	}
 	bs := max(max(w, h)/32, 8)
 	gw, gh := (w+bs-1)/bs, (h+bs-1)/bs
@@ -144,7 +156,7 @@ func flatten(g *image.Gray) {
 		ni += hist[v]
 	}
 	if ni == 0 {
-		return // no ink that stands out: a blank page
+		return 0 // no ink that stands out: a blank page
 	}
 	lo := percentile(&ink, ni/2)
 	var lut [256]uint8
@@ -155,6 +167,7 @@ func flatten(g *image.Gray) {
 	for i, v := range g.Pix {
 		g.Pix[i] = lut[v]
 	}
+	return float64(hi-lo) / float64(max(spread, 1))
 }
 
 // glyphSize estimates the size of g's letters in pixels, g flattened: the
