@@ -183,6 +183,9 @@ func datesIn(s string) []dateTok {
 		return nil
 	}
 	named := hasMonthName(s)
+	if named {
+		s = firstAsOne(s)
+	}
 	taken := func(a, b int) bool {
 		for _, d := range out {
 			if a < d.end && d.start < b {
@@ -323,4 +326,24 @@ func monthsIn(s string, days []dateTok) []dateTok {
 
 func monthEnd(y int, m time.Month) time.Time {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC)
+}
+
+// reFirstMisread is "1st" before a month's name as OCR reads it: "ist
+// June 2024", "lst May".
+var reFirstMisread = regexp.MustCompile(`(?i)(^|[^\p{L}\d])[il|]st\s+\p{L}`)
+
+// firstAsOne spells OCR's "ist" for "1st" before a month's name as "1st",
+// in as many bytes.
+func firstAsOne(s string) string {
+	ms := reFirstMisread.FindAllStringSubmatchIndex(s, 10)
+	if ms == nil {
+		return s
+	}
+	b := []byte(s)
+	for _, m := range ms {
+		if _, ok := monthOf(strings.Trim(strings.Fields(s[m[3]+3:])[0], ".,")); ok {
+			b[m[3]] = '1'
+		}
+	}
+	return string(b)
 }

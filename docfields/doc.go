@@ -12,23 +12,24 @@
 // # How it chooses
 //
 // Every line is read once for labels (German, English and French, matched
-// on a folded spelling that survives OCR's confusions and lost spaces),
-// dates, amounts, VAT ids and IBANs. A value takes its meaning from its
-// label: the nearest one before it on its line, or the column header above
-// it (across the rows of a table, or by order when OCR squeezed the
-// columns), or, in text extracted without layout, its place in a run of
-// values under a run of as many labels. Position only breaks ties: the
-// first date of a page is often an order or birth date, so a delivery,
-// order, birth, entry or due label keeps a date from being the issue date,
-// and a reference ("zu Rechnung 5 vom ...") keeps another document's date
-// out.
+// on a folded spelling that survives OCR's confusions and lost spaces, and
+// the marks OCR misreads beside them: "N?" or "N'" for "N°", a colon read
+// as "!"), dates, amounts (a "§" that starts one is a 5), VAT ids and
+// IBANs. A value takes its meaning from its label: the nearest one before
+// it on its line, or the column header above it (across the rows of a
+// table, or by order when OCR squeezed the columns), or, in text extracted
+// without layout, its place in a run of values under a run of as many
+// labels. Position only breaks ties: the first date of a page is often an
+// order or birth date, so a delivery, order, birth, entry or due label
+// keeps a date from being the issue date, and a reference ("zu Rechnung 5
+// vom ...") keeps another document's date out.
 //
 // Where a value can be checked, the reading that passes wins: net, tax and
 // total are chosen together and net + tax = total outweighs any label;
-// an IBAN that passes mod-97 wins (OCR's confusions are tried away by it;
-// one that fails is kept only when labeled IBAN and none passes); VAT ids
-// must have their country's shape, and check digits count where the
-// country publishes them. A "Steuernummer" is never a VAT id, a customer,
+// an IBAN that passes mod-97 wins (OCR's confusions, and a glyph read
+// twice, are tried away by it; one that fails is kept only when labeled
+// IBAN and none passes); VAT ids must have their country's shape, and
+// check digits count where the country publishes them. A "Steuernummer" is never a VAT id, a customer,
 // order or contract number never the document number, and the recipient's
 // address window (after a sender line, a "Rechnungsempfänger" or "Bill
 // to", or a "Herrn") never holds the issuer's name, VAT id or IBAN.

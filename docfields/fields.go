@@ -354,11 +354,11 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	return net, tax, total, cur
 }
 
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(incl\.?|inkl\.?|including|inc\.?|zzgl\.?|plus|excl\.?|exkl\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einschl\.?|einschließlich)[\s.]*$`)
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
 
-var reExcluding = regexp.MustCompile(`(?i)\b(ohne|excl|exkl|excluding|without|hors|vor|before|netto|net)\b`)
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(incl|inkl|including|inc|zzgl|plus|excl|exkl|excluding|hors|ohne|mit|with|without|einschl)\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
 // total they are, not as the tax their last word names.
@@ -418,6 +418,10 @@ func abs(x int64) int64 {
 var reCurrencyWord = regexp.MustCompile(`(EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|JPY|CAD|AUD|HUF)\b|€|\$|£|\bEuro\b`)
 
 // pageCurrency is the currency the page names most, beside amounts first.
+// reSectionAfter is what follows a section sign: a number of one or two
+// digits, perhaps a letter, then words or the line's end, no amount.
+var reSectionAfter = regexp.MustCompile(`^\s?\d{1,2}[a-z]?(\s+\p{L}|\s*$)`)
+
 func (a *analysis) pageCurrency() string {
 	count := map[string]int{}
 	for i, xs := range a.amounts {
@@ -426,8 +430,13 @@ func (a *analysis) pageCurrency() string {
 				count[x.currency] += 2
 			}
 		}
-		for _, m := range reCurrencyWord.FindAllString(a.d.lines[i].raw, 10) {
-			count[currencyWords[m]]++
+		raw := a.d.lines[i].raw
+		for _, m := range reCurrencyWord.FindAllStringIndex(raw, 10) {
+			if raw[m[0]] == '$' && reSectionAfter.MatchString(raw[m[1]:]) {
+				// "$ 3 Vergütung": a contract's "§ 3" as OCR reads it.
+				continue
+			}
+			count[currencyWords[raw[m[0]:m[1]]]]++
 		}
 	}
 	best, n := "", 0

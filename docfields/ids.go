@@ -44,7 +44,7 @@ var vatFormats = map[string]*regexp.Regexp{
 // reVATish finds what may be a VAT id: a country prefix then digits,
 // allowing the spaces, dots and hyphens pages put in ("DE 123 456 789",
 // "CHE-123.456.789", "FR 12 345678901").
-var reVATish = regexp.MustCompile(`\b(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIOobis]){6,13})`)
+var reVATish = regexp.MustCompile(`(?:\b|TVA|VAT|UID|IdNr\.?)(DE|ATU|AT\s?U|FR|NL|BE|LU|IT|ES|PL|DK|SE|FI|IE|PT|CZ|SK|HU|SI|HR|RO|BG|EL|CY|EE|LV|LT|MT|GB|XI|CHE|NO)[\s.:-]?([0-9A-Z](?:[\s.\-]?[0-9A-Z|lIOobis]){6,13})`)
 
 type vatTok struct {
 	id         string
@@ -100,7 +100,7 @@ func vatsIn(s string) []vatTok {
 				if country == "CH" {
 					id = "CHE" + cand[1:]
 				}
-				out = append(out, vatTok{id: id, start: m[0], end: end, checked: vatChecks(country, cand)})
+				out = append(out, vatTok{id: id, start: m[2], end: end, checked: vatChecks(country, cand)})
 				break
 			}
 		}
@@ -268,19 +268,28 @@ func ibansIn(s string) []ibanTok {
 			continue
 		}
 		var b []byte
-		end := m[4]
-		for i := m[4]; i < m[7] && len(b) < n-2; i++ {
+		end, endPlus := m[4], 0
+		for i := m[4]; i < m[7] && len(b) < n-1; i++ {
 			if strings.IndexByte(" '`.,~", s[i]) >= 0 {
 				continue
+			}
+			if len(b) == n-2 {
+				endPlus = i + 1
+				b = append(b, s[i])
+				break
 			}
 			b = append(b, s[i])
 			end = i + 1
 		}
-		if len(b) != n-2 {
+		if len(b) < n-2 {
 			continue
 		}
+		plus := strings.ToUpper(string(b))
+		b = b[:n-2]
 		if iban, ok := repairIBAN(cc, strings.ToUpper(string(b))); ok {
 			out = append(out, ibanTok{iban: iban, start: m[0], end: end})
+		} else if iban, ok := ibanWithout(cc, plus); ok {
+			out = append(out, ibanTok{iban: iban, start: m[0], end: endPlus})
 		} else if strings.HasSuffix(strings.ToUpper(strings.TrimRight(s[max(0, m[0]-8):m[0]], " :")), "IBAN") && ibanShape(cc, strings.ToUpper(string(b))) {
 			// Sample and test invoices print IBANs that fail the check;
 			// kept, but any IBAN that passes is preferred.
@@ -338,6 +347,37 @@ func repairIBAN(cc, body string) (string, bool) {
 	return "", false
 }
 
+// ibanWithout undoes a glyph OCR read twice ("DEO05" for "DE05"): body,
+// one character longer than the country's IBAN, passes mod-97 without one
+// of its letters that stand for a digit, the others read as digits. Only
+// where the BBAN is all digits, so that each deletion is one reading and
+// the checksum lets through a wrong one about once in a hundred.
+func ibanWithout(cc, body string) (string, bool) {
+	if !ibanAllDigits[cc] || len(body) != ibanLengths[cc]-1 {
+		return "", false
+	}
+	found := ""
+	for k := 0; k < len(body); k++ {
+		if _, ok := ibanDigitFor[body[k]]; !ok || k > 0 && body[k-1] == body[k] {
+			continue
+		}
+		b := []byte(body[:k] + body[k+1:])
+		for i, c := range b {
+			if d, ok := ibanDigitFor[c]; ok {
+				b[i] = d
+			}
+		}
+		if !ibanValid(cc + string(b)) {
+			continue
+		}
+		if found != "" && found != cc+string(b) {
+			return "", false // two readings: neither is sure
+		}
+		found = cc + string(b)
+	}
+	return found, found != ""
+}
+
 // ibanShape reports whether body (check digits and BBAN) is alphanumeric
 // with digits where the country's BBAN is all digits.
 func ibanShape(cc, body string) bool {
@@ -381,7 +421,8 @@ var reDocNo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9\-/._#'\x60~,]*`)
 // word ("RE-0042Datum").
 func docNoAfter(s string) (string, int) {
 	i := 0
-	for i < len(s) && strings.IndexByte(" :#.-=~`',_|", s[i]) >= 0 {
+	// A colon read as "!" too.
+	for i < len(s) && strings.IndexByte(" :#.-=~`',_|!", s[i]) >= 0 {
 		i++
 	}
 	// "Nr.", "No.", "n°" between the label and the value.

@@ -429,8 +429,13 @@ var reNameLead = regexp.MustCompile(`(?i)^(rechnungssteller|verkäufer|seller|fr
 
 var reAfterLegalForm = regexp.MustCompile(`(?i)^(.*?\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|mbH|mbB|Ltd\.?|Limited|LLC|LLP|Inc\.?|Corp\.?|plc|SARL|SAS|SA|EURL|SE|GbR|OHG|e\.\s?K\.))\s+.*\d`)
 
+// reGluedLegalForm is a legal form OCR glued to the name before it, the
+// space between lost: "PRINTLLC", "SchmidtGmbH".
+var reGluedLegalForm = regexp.MustCompile(`\b(\p{Lu}\p{L}{2,}?)(GmbH|GMBH|LLC|Ltd\.|LTD\.?)(\s|$)`)
+
 func cleanName(s string) string {
 	s = reNameLead.ReplaceAllString(strings.TrimSpace(s), "")
+	s = reGluedLegalForm.ReplaceAllString(s, "$1 $2$3")
 	// Glued to an address by a lost line break: "Muster GmbH 12 Main Rd".
 	if m := reAfterLegalForm.FindStringSubmatch(s); m != nil {
 		s = m[1]

@@ -56,6 +56,17 @@ func fold(s string) folded {
 		if r == '5' {
 			r = 's'
 		}
+		// A colon after an abbreviation's dot read as "!" ("Inv. No.!")
+		// is no "l".
+		if r == '!' && i > 0 && s[i-1] == '.' {
+			continue
+		}
+		// OCR reads the "°" of "N°" as "?" or a quote ("N' de
+		// facture").
+		if (r == '?' || r == '\'' || r == '"' || r == '`') && i > 0 && (s[i-1] == 'N' || s[i-1] == 'n') &&
+			(i == 1 || !unicode.IsLetter(rune(s[i-2]))) && (i+1 == len(s) || s[i+1] == ' ') {
+			r = '°'
+		}
 		fr, ok := foldRune(r)
 		if !ok {
 			continue

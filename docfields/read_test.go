@@ -104,6 +104,41 @@ func TestChecks(t *testing.T) {
 	}
 }
 
+// TestOCRMisreadings reads what OCR makes of a photo's lines: the
+// degree sign of "N°" as "?" or a quote, a "5" that starts an amount as
+// "§", a contract's "§ 3" as "$ 3", a glyph read twice in an IBAN, a legal
+// form glued to the name before it.
+func TestOCRMisreadings(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		field func(Result) string
+		want  string
+	}{
+		{"CREDIT NOTE\nInv. No.!      R18797440\nThis credit note refers to invoice 9503-33 of Dec 17, 2018.", func(r Result) string { return r.Fields.DocumentNumber }, "R18797440"},
+		{"FACTURE\nN° de facture: F-1\nDate de facture: 13.06.2022\n\nMontant TTC 12,00 €\n\nDupont Imprimerie SARL - 63 rue du Commerce - 67000 Strasbourg\nN° TVAFR23771279240", func(r Result) string { return r.Fields.IssuerVATID }, "FR23771279240"},
+		{"Invoice\n1  Labour            5     €352.47    €1762.35\n         Subtotal               €1762.35\n         VAT (20%)              €352.47\n         Total (inci. VAT)      €2114.82",
+			func(r Result) string { return r.Fields.TotalAmount }, "2114.82"},
+		{"Invoice\nDate of issue:  2nd May 2024\nDue date:     ist June 2024", func(r Result) string { return r.Fields.DueDate }, "2024-06-01"},
+		{"Ticket\n28/04/2016 11:33 N? de ticket 9278\nTotal 12,00 EUR", func(r Result) string { return r.Fields.DocumentNumber }, "9278"},
+		{"FACTURE\nN’ de facture   Date de facture\nINV-84303      13.06.2022", func(r Result) string { return r.Fields.DocumentNumber }, "INV-84303"},
+		{"Invoice\nNet amount   4,347.94\nVAT (20%)   869.59\nInvoice total   §,217.53", func(r Result) string { return r.Fields.TotalAmount }, "5217.53"},
+		{"Rechnung\nLeistung gemäß §13b UStG 1.000,00 €\nGesamtbetrag 1.000,00 €", func(r Result) string { return r.Fields.TotalAmount }, "1000.00"},
+		{"Wartungsvertrag\n$ 1 Vertragsgegenstand\n$ 2 Laufzeit\n$ 3 Vergütung\nDie Vergütung beträgt 3363,20 EUR zzgl. USt.\n$ 4 Schlussbestimmungen",
+			func(r Result) string { return r.Fields.Currency }, "EUR"},
+		{"Rechnung\nGLS Bank\nIBAN DEO05 1763 0064 6314 0858 09 BIC: GENODEFIGIL", func(r Result) string { return r.Fields.IssuerIBAN }, "DE05176300646314085809"},
+		{"BRIGHTSIDE PRINTLLC\n12 Main Street\n\nInvoice\nInvoice No. 123", func(r Result) string { return r.Fields.IssuerName }, "BRIGHTSIDE PRINT LLC"},
+	} {
+		if got := c.field(Read(c.text)); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+	// A glyph read twice is undone only where a deletion passes the
+	// checksum: not where a digit is wrong too.
+	if got, ok := ibanWithout("DE", "O05176300646314085819"); ok {
+		t.Errorf("an IBAN with a wrong digit read as %q", got)
+	}
+}
+
 func TestKinds(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"Kontoauszug 3/2024\nalter Kontostand 1.234,56\nneuer Kontostand 2.000,00\nBuchungstag Wert Verwendungszweck", KindBankStatement},

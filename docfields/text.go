@@ -55,6 +55,7 @@ func newDoc(pages []string) *doc {
 		text = strings.ToValidUTF8(text, " ")
 		text = norm.NFC.String(text)
 		text = spaceLike.Replace(text)
+		text = sectionAsFive(text)
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")
 		for _, s := range strings.Split(text, "\n") {
@@ -225,4 +226,36 @@ func column(s string, off int) int {
 
 func collapseSpaces(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// sectionAsFive undoes OCR's reading of a "5" that starts an amount as
+// "§" ("§,217.53", "§1,20"): a "§" followed by nothing but digits and
+// separators that end in two decimals is a 5. A section sign before a
+// law's number ("§ 13b", "§13b UStG") is left alone.
+func sectionAsFive(s string) string {
+	if !strings.Contains(s, "§") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "§")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+len("§"):]
+		j := 0
+		for j < len(rest) && (isNum(rest[j]) || rest[j] == '.' || rest[j] == ',') {
+			j++
+		}
+		run := rest[:j]
+		if len(run) >= 3 && (run[len(run)-3] == '.' || run[len(run)-3] == ',') && isNum(run[len(run)-2]) && isNum(run[len(run)-1]) &&
+			(j == len(rest) || !isNum(rest[j]) && !isLetter(rest[j])) {
+			b.WriteString("5")
+		} else {
+			b.WriteString("§")
+		}
+		s = rest
+	}
 }

@@ -2,11 +2,13 @@ package ocr
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Options are the engine's limits and languages; a zero field takes its
@@ -95,8 +98,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Page is the text read from one page.
 type Page struct {
-	// Text is the page's words, a line of text per line, paragraphs
-	// separated by an empty line.
+	// Text is the page's words laid out as a text layer: a line of text
+	// per row, each word at its column, an empty line between rows set
+	// apart.
 	Text string
 	// Confidence is the mean of Tesseract's word confidences, 0-100; 0 when
 	// no word was read.
@@ -191,7 +195,11 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, e.opts.Timeout, errPageTimeout)
 	defer cancel()
 	g = prepare(g, e.opts.MaxPixels)
-	p, err := e.orientAndRead(ctx, g)
+	var p Page
+	err := context.Cause(ctx)
+	if ctx.Err() == nil {
+		p, err = e.orientAndRead(ctx, g)
+	}
 	// The deadline may pass in this process's own work, before a child ran.
 	if err != nil && (errors.Is(err, errPageTimeout) || context.Cause(ctx) == errPageTimeout) {
 		return Page{}, &Error{Reason: fmt.Sprintf("OCR took longer than %s", e.opts.Timeout), Err: err}
@@ -207,22 +215,6 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 		return Page{}, &Error{Reason: "tesseract failed on the image", Err: err}
 	}
 	return p, nil
-}
-
-// prepare scales g into the pixel budget, smooths a noisy image,
-// stretches its contrast and doubles a small image, so that text is some
-// 300 dpi.
-func prepare(g *image.Gray, maxPixels int) *image.Gray {
-	g = scaleDown(g, maxPixels)
-	// Each pass divides Gaussian noise by about three.
-	for range min(noiseLevel(g)/noisy, 2) {
-		g = blur3(g)
-	}
-	stretch(g)
-	if w, h := g.Rect.Dx(), g.Rect.Dy(); max(w, h) < 1500 && 4*w*h <= maxPixels {
-		g = upscale2(g)
-	}
-	return g
 }
 
 // noisy is the noise level (see noiseLevel) from which an image is
@@ -247,7 +239,10 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 			return Page{}, err
 		}
 		if err == nil && sure {
-			tries = []int{deg}
+			// OSD takes a page for its upside-down self now and then
+			// (serif type, a shadow): a reading it named that comes back
+			// poor is checked against the page turned over.
+			tries = []int{deg, (deg + 180) % 360}
 		} else if err == nil {
 			tries = append([]int{deg}, slices.DeleteFunc(tries, func(d int) bool { return d == deg })...)
 		}
@@ -263,7 +258,7 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		if score > bestScore {
 			best, bestScore = p, score
 		}
-		if i == 0 && (len(tries) == 1 || p.Confidence >= goodConfidence) {
+		if i == 0 && p.Confidence >= goodConfidence {
 			break
 		}
 	}
@@ -277,7 +272,15 @@ func (e *Engine) readAt(ctx context.Context, g *image.Gray, deg int) (Page, floa
 	g = rotate90(g, deg)
 	skew := estimateSkew(g)
 	if skew != 0 {
+		// Each step on a large page takes a while: a cancelled page
+		// stops between them.
+		if ctx.Err() != nil {
+			return Page{}, 0, context.Cause(ctx)
+		}
 		g = rotateSmall(g, skew)
+	}
+	if ctx.Err() != nil {
+		return Page{}, 0, context.Cause(ctx)
 	}
 	in, err := encodePNG(g)
 	if err != nil {
@@ -339,47 +342,171 @@ func encodePNG(g *image.Gray) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// parseTSV turns tesseract's TSV output into a page: words joined into
-// lines and paragraphs, with their mean confidence. score sums, over the
-// words, their confidence times their letters and digits.
+// columnGap is the gap between two words, in letters' widths, from which
+// it is a column's: a space is some 0.6 letters wide with the letters'
+// margins, two spaces some 1.3.
+const columnGap = 1.2
+
+// word is one word of tesseract's TSV output, with its box.
+type word struct {
+	text                     string
+	left, top, width, height int
+	line                     string // block.paragraph.line
+	conf                     float64
+}
+
+// parseTSV turns tesseract's TSV output into a page laid out as a text
+// layer is: see layout. score sums, over the words lying on their lines,
+// their confidence times their letters and digits.
 func parseTSV(out []byte) (Page, float64) {
-	var text strings.Builder
+	var words []word
 	var sum, score float64
-	var n int
-	var lastPar, lastLine string
 	for i, line := range strings.Split(string(out), "\n") {
 		f := strings.Split(line, "\t")
 		if i == 0 || len(f) < 12 || f[0] != "5" {
 			continue
 		}
-		word := strings.TrimSpace(f[11])
+		text := strings.TrimSpace(f[11])
 		conf, err := strconv.ParseFloat(f[10], 64)
-		if word == "" || err != nil || conf < 0 {
+		if text == "" || err != nil || conf < 0 {
 			continue
 		}
-		par, ln := f[2]+"."+f[3], f[2]+"."+f[3]+"."+f[4]
-		switch {
-		case text.Len() == 0:
-		case par != lastPar:
-			text.WriteString("\n\n")
-		case ln != lastLine:
-			text.WriteString("\n")
-		default:
-			text.WriteString(" ")
+		var box [4]int
+		for k := range box {
+			box[k], _ = strconv.Atoi(f[6+k])
 		}
-		lastPar, lastLine = par, ln
-		text.WriteString(word)
+		words = append(words, word{text: text, left: box[0], top: box[1], width: max(box[2], 1), height: max(box[3], 1),
+			line: f[2] + "." + f[3] + "." + f[4], conf: conf})
 		sum += conf
-		n++
-		for _, r := range word {
+		if utf8.RuneCountInString(text) >= 2 && box[3] > box[2] {
+			// A word standing on end: tesseract read the lines of a page
+			// turned a quarter as vertical text, and their boxes do not
+			// lay out. Such a reading scores nothing for it.
+			continue
+		}
+		for _, r := range text {
 			if unicode.IsLetter(r) || unicode.IsDigit(r) {
 				score += conf / 100
 			}
 		}
 	}
-	p := Page{Text: text.String()}
-	if n > 0 {
-		p.Confidence = sum / float64(n)
+	p := Page{Text: layout(words)}
+	if len(words) > 0 {
+		p.Confidence = sum / float64(len(words))
 	}
 	return p, score
+}
+
+// layout writes words as a text layer with its layout kept shows them: the
+// lines tesseract found in different blocks but at the same height (a
+// label and its value, the cells of a table's row) joined into one row,
+// each word at the column its left edge is at, in widths of the page's
+// average letter, and an empty line where rows are further apart than
+// text lines are.
+func layout(words []word) string {
+	if len(words) == 0 {
+		return ""
+	}
+	// Tesseract's lines, each with its vertical extent: that of its words
+	// of a letter's height, not of a rule or a speck read as one.
+	hs := make([]int, len(words))
+	for i, w := range words {
+		hs[i] = w.height
+	}
+	slices.Sort(hs)
+	tall := 2 * hs[len(hs)/2]
+	type tline struct {
+		words       []word
+		top, bottom int
+	}
+	var lines []*tline
+	byID := map[string]*tline{}
+	var widths []float64
+	for _, w := range words {
+		l := byID[w.line]
+		if l == nil {
+			l = &tline{top: -1}
+			byID[w.line] = l
+			lines = append(lines, l)
+		}
+		l.words = append(l.words, w)
+		if w.height <= tall {
+			if l.top < 0 {
+				l.top, l.bottom = w.top, w.top+w.height
+			}
+			l.top, l.bottom = min(l.top, w.top), max(l.bottom, w.top+w.height)
+		}
+		if n := utf8.RuneCountInString(w.text); n >= 3 {
+			widths = append(widths, float64(w.width)/float64(n))
+		}
+	}
+	for _, l := range lines {
+		if l.top < 0 {
+			l.top, l.bottom = l.words[0].top, l.words[0].top+min(l.words[0].height, tall)
+		}
+	}
+	// Rows: lines whose middles lie within each other's extent, measured
+	// against the row's first line, so that a row never grows to swallow
+	// the next.
+	slices.SortStableFunc(lines, func(a, b *tline) int { return cmp.Compare(a.top+a.bottom, b.top+b.bottom) })
+	type row struct {
+		words       []word
+		top, bottom int
+	}
+	var rows []*row
+	for _, l := range lines {
+		mid := (l.top + l.bottom) / 2
+		if n := len(rows); n > 0 {
+			r := rows[n-1]
+			if rmid := (r.top + r.bottom) / 2; mid > r.top && mid < r.bottom && rmid > l.top && rmid < l.bottom {
+				r.words = append(r.words, l.words...)
+				continue
+			}
+		}
+		rows = append(rows, &row{words: slices.Clone(l.words), top: l.top, bottom: l.bottom})
+	}
+	charW := 10.0
+	if len(widths) > 0 {
+		slices.Sort(widths)
+		charW = max(widths[len(widths)/2], 1)
+	}
+	var heights []int
+	margin := words[0].left
+	for _, r := range rows {
+		heights = append(heights, r.bottom-r.top)
+		for _, w := range r.words {
+			margin = min(margin, w.left)
+		}
+	}
+	slices.Sort(heights)
+	lineH := max(heights[len(heights)/2], 1)
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString("\n")
+			// Rows of text are some 1.2-1.5 heights apart; more is a gap.
+			if gap := r.top - rows[i-1].bottom; gap > lineH {
+				b.WriteString("\n")
+			}
+		}
+		slices.SortStableFunc(r.words, func(a, b word) int { return cmp.Compare(a.left, b.left) })
+		col := 0
+		for k, w := range r.words {
+			at := int(math.Round(float64(w.left-margin) / charW))
+			if k > 0 {
+				// Words of one phrase keep one space (a space is some
+				// 0.6 letters wide, with the letters' margins); a wider
+				// gap is a column's, two spaces at least.
+				if prev := r.words[k-1]; float64(w.left-(prev.left+prev.width)) < columnGap*charW {
+					at = col + 1
+				} else {
+					at = max(at, col+2)
+				}
+			}
+			b.WriteString(strings.Repeat(" ", max(at-col, 0)))
+			b.WriteString(w.text)
+			col = max(at, col) + utf8.RuneCountInString(w.text)
+		}
+	}
+	return b.String()
 }

@@ -79,25 +79,29 @@ func Document(pages ...[]string) []byte {
 	return b.Bytes(catalog)
 }
 
-// Scan is an A4 PDF whose one page is img and nothing else: no text layer,
-// as a scanner makes.
-func Scan(img *image.Gray) []byte {
+// Scan is an A4 PDF whose pages are imgs and nothing else: no text
+// layer, as a scanner makes.
+func Scan(imgs ...*image.Gray) []byte {
 	var b Builder
 	catalog := b.Add("")
 	tree := b.Add("")
-	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
-	for y := range img.Rect.Dy() {
-		w.Write(img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()])
+	var kids []string
+	for _, img := range imgs {
+		var z bytes.Buffer
+		w := zlib.NewWriter(&z)
+		for y := range img.Rect.Dy() {
+			w.Write(img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()])
+		}
+		w.Close()
+		picture := b.Add(Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+			img.Rect.Dx(), img.Rect.Dy()), z.Bytes()))
+		content := b.Add(Stream("", []byte("q 595 0 0 842 0 0 cm /Im1 Do Q")))
+		kids = append(kids, fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
+			"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 %d 0 R >> >> /Contents %d 0 R >>",
+			tree, picture, content))))
 	}
-	w.Close()
-	picture := b.Add(Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
-		img.Rect.Dx(), img.Rect.Dy()), z.Bytes()))
-	content := b.Add(Stream("", []byte("q 595 0 0 842 0 0 cm /Im1 Do Q")))
-	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 %d 0 R >> >> /Contents %d 0 R >>",
-		tree, picture, content))
 	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
-	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
 	return b.Bytes(catalog)
 }
 
