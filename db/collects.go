@@ -616,6 +616,17 @@ func (db *DB) AddCollectItem(ctx context.Context, clientID, collectID string, in
 	})
 }
 
+// item returns c's item itemID, or ENOTFOUND (Field "ItemID") naming
+// where it was looked for.
+func (c *Collect) item(itemID, where string) (*CollectItem, error) {
+	for _, it := range c.Items {
+		if it.ID == itemID {
+			return it, nil
+		}
+	}
+	return nil, &Error{Code: ENOTFOUND, Field: []any{"ItemID"}, Message: "item " + itemID + " not found in " + where}
+}
+
 // touchCollect records that c changed at now.
 func touchCollect(ctx context.Context, tx *txn, c *Collect, now time.Time) error {
 	c.UpdatedAt = now
@@ -637,14 +648,9 @@ func (db *DB) UpdateCollectItem(ctx context.Context, clientID, collectID, itemID
 		if err != nil {
 			return nil, err
 		}
-		var it *CollectItem
-		for _, candidate := range c.Items {
-			if candidate.ID == itemID {
-				it = candidate
-			}
-		}
-		if it == nil {
-			return nil, &Error{Code: ENOTFOUND, Field: []any{"ItemID"}, Message: "item " + itemID + " not found in the collect"}
+		it, err := c.item(itemID, "the collect")
+		if err != nil {
+			return nil, err
 		}
 		if err := cmp.Or(notNull("Title", "title", u.Title), notNull("Required", "required", u.Required),
 			notNull("Status", "status", u.Status)); err != nil {
@@ -987,14 +993,9 @@ func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID s
 		if err := budget.Check(linkFiles, linkBytes, collectFiles, collectBytes, in.Size); err != nil {
 			return nil, err
 		}
-		var it *CollectItem
-		for _, candidate := range c.Items {
-			if candidate.ID == itemID {
-				it = candidate
-			}
-		}
-		if it == nil {
-			return nil, &Error{Code: ENOTFOUND, Field: []any{"ItemID"}, Message: "item " + itemID + " not found in this request"}
+		it, err := c.item(itemID, "this request")
+		if err != nil {
+			return nil, err
 		}
 		f, err := db.createFile(ctx, tx, c.ClientID, FileCreate{
 			ID: in.ID, WorkspaceID: c.WorkspaceID, TaskID: c.TaskID, FolderID: it.FolderID, Name: in.Name,
@@ -1038,14 +1039,9 @@ func (db *DB) RemoveCollectFile(ctx context.Context, tokenHash []byte, itemID, f
 		if c.Status == CollectSubmitted {
 			return nil, errSubmitted
 		}
-		var it *CollectItem
-		for _, candidate := range c.Items {
-			if candidate.ID == itemID {
-				it = candidate
-			}
-		}
-		if it == nil {
-			return nil, &Error{Code: ENOTFOUND, Field: []any{"ItemID"}, Message: "item " + itemID + " not found in this request"}
+		it, err := c.item(itemID, "this request")
+		if err != nil {
+			return nil, err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM collect_item_files WHERE client_id = ? AND collect_id = ? AND item_id = ? AND file_id = ?`,
 			c.ClientID, c.ID, it.ID, fileID)
