@@ -276,3 +276,21 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestCAMTOtherID reads an IBAN given as another kind of account id, and
+// keeps an id that is not an IBAN as the account's number.
+func TestCAMTOtherID(t *testing.T) {
+	for _, tc := range []struct{ id, iban, number string }{
+		{"DE89370400440532013000", "DE89370400440532013000", ""},
+		{"0532013000", "", "0532013000"},
+	} {
+		doc := strings.Replace(camtDoc("04", "", "", nil), "<IBAN>DE89370400440532013000</IBAN>", "<Othr><Id>"+tc.id+"</Id></Othr>", 1)
+		sts, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := sts[0].Account; a.IBAN != tc.iban || a.Number != tc.number {
+			t.Errorf("Othr/Id %q: got IBAN %q, number %q; want %q, %q", tc.id, a.IBAN, a.Number, tc.iban, tc.number)
+		}
+	}
+}

@@ -249,7 +249,12 @@ func (r *camtReader) statementLeaf(p, s string) error {
 	case "Acct/Id/IBAN":
 		st.Account.IBAN = compact(s)
 	case "Acct/Id/Othr/Id":
-		st.Account.Number = s
+		// Some banks give the IBAN as another kind of id.
+		if iban := validIBAN(s); iban != "" {
+			st.Account.IBAN = iban
+		} else {
+			st.Account.Number = s
+		}
 	case "Acct/Ccy":
 		st.Account.Currency = strings.ToUpper(s)
 	case "Acct/Ownr/Nm":
