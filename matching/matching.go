@@ -71,6 +71,10 @@ type Transaction struct {
 	CounterpartyName string
 	CounterpartyIBAN string
 	RemittanceInfo   string
+	// OwnAccount marks a transfer between two accounts of the same
+	// client (the caller knows its accounts): no document explains it, so
+	// it has no candidates, whatever a document's misread IBAN says.
+	OwnAccount bool
 }
 
 // Document is a document that may explain a transaction, with the fields
@@ -114,39 +118,79 @@ func Candidates(tx Transaction, docs []Document) []Candidate {
 }
 
 // Decide says, for a batch of transactions, which are matched without a
-// person: a transaction is matched when exactly one of its candidates is
-// certain, that document is certain for no other transaction of the batch,
-// and it is not in taken (the documents already confirmed for another
-// transaction). Every other transaction keeps its candidates as
+// person. A transaction is matched to a document when:
+//
+//   - the document is its strongest certain candidate, and the only one that
+//     strong: the only candidate whose number is in the remittance, or, when
+//     no candidate's number is, the only one certain by IBAN;
+//   - no other transaction of the batch has as strong a claim to it: a
+//     payment naming the document beats one merely from its issuer's IBAN,
+//     and two of equal strength leave both to a person;
+//   - it is not in taken (the documents already confirmed for another
+//     transaction).
+//
+// Every transaction keeps its candidates, at most MaxCandidates, as
 // suggestions. Results are in the order of txs.
 func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result {
 	all := make([][]Candidate, len(txs))
-	certainFor := map[string]int{}
+	pick := make([]int, len(txs)) // index into all[i], or -1
+	// claims lists, for each document, the strength of every transaction's
+	// claim to it.
+	claims := map[string][]int{}
 	for i, tx := range txs {
 		all[i] = candidates(newTx(tx), docs)
-		for _, c := range all[i] {
-			if c.Certain {
-				certainFor[c.FileID]++
+		pick[i] = -1
+		best, n := 0, 0
+		for k, c := range all[i] {
+			s := strength(c)
+			if s > 0 {
+				claims[c.FileID] = append(claims[c.FileID], s)
 			}
+			switch {
+			case s > best:
+				best, n, pick[i] = s, 1, k
+			case s == best && s > 0:
+				n++
+			}
+		}
+		if n != 1 {
+			pick[i] = -1
 		}
 	}
 	out := make([]Result, len(txs))
 	for i, tx := range txs {
-		r := Result{TransactionID: tx.ID, Candidates: all[i][:min(len(all[i]), MaxCandidates)]}
-		certain := ""
-		n := 0
-		for _, c := range all[i] {
-			if c.Certain {
-				certain = c.FileID
-				n++
+		out[i] = Result{TransactionID: tx.ID, Candidates: all[i][:min(len(all[i]), MaxCandidates)]}
+		if pick[i] < 0 {
+			continue
+		}
+		c := all[i][pick[i]]
+		if taken[c.FileID] {
+			continue
+		}
+		s, rivals := strength(c), 0
+		for _, other := range claims[c.FileID] {
+			if other >= s {
+				rivals++ // this transaction's own claim counts once
 			}
 		}
-		if n == 1 && certainFor[certain] == 1 && !taken[certain] {
-			r.Matched = certain
+		if rivals == 1 {
+			out[i].Matched = c.FileID
 		}
-		out[i] = r
 	}
 	return out
+}
+
+// strength ranks how certain a candidate is: 2 when its number is in the
+// remittance, 1 when only the IBAN makes it certain, 0 when it is not
+// certain.
+func strength(c Candidate) int {
+	switch {
+	case !c.Certain:
+		return 0
+	case slices.Contains(c.Reasons, ReasonDocumentNumber):
+		return 2
+	}
+	return 1
 }
 
 // txView is a transaction with what the rules compare prepared once.
@@ -167,6 +211,9 @@ func newTx(tx Transaction) txView {
 }
 
 func candidates(tx txView, docs []Document) []Candidate {
+	if tx.OwnAccount {
+		return nil
+	}
 	var out []Candidate
 	for _, d := range docs {
 		if c, ok := score(tx, d); ok {
