@@ -55,7 +55,10 @@ func parseMT940(data []byte) ([]Statement, error) {
 		tref  string
 		total int
 	)
+	prev := ""
 	for _, f := range fields {
+		tag := prev
+		prev = f.tag
 		if f.tag == "" {
 			st = nil
 			continue
@@ -102,7 +105,9 @@ func parseMT940(data []byte) ([]Statement, error) {
 			}
 			st.Entries = append(st.Entries, e)
 		case "86":
-			if n := len(st.Entries); n > 0 && st.Entries[n-1].RemittanceInfo == "" && st.Entries[n-1].CounterpartyName == "" {
+			// Details follow their :61:; after the closing balance they
+			// are the statement's, not an entry's.
+			if n := len(st.Entries); n > 0 && tag == "61" {
 				mt940Details(&st.Entries[n-1], f.lines)
 			}
 		}

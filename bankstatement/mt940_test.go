@@ -172,3 +172,16 @@ func TestMT940Quirks(t *testing.T) {
 		})
 	}
 }
+
+// TestMT940StatementDetails keeps a :86: after the closing balance off the
+// last entry.
+func TestMT940StatementDetails(t *testing.T) {
+	data := ":20:X\n:25:12345678/1020304050\n:28C:1\n:60F:C160229EUR10,00\n:61:160301D6,00NMSCNONREF\n:62F:C160301EUR4,00\n:86:Kontostand am Monatsende\n-"
+	sts, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := sts[0].Entries[0]; e.RemittanceInfo != "" {
+		t.Errorf("got remittance %q, want none", e.RemittanceInfo)
+	}
+}

@@ -113,7 +113,7 @@ type Result struct {
 // Candidates lists the documents that may explain tx, best first, at most
 // MaxCandidates: only those whose amount and date agree.
 func Candidates(tx Transaction, docs []Document) []Candidate {
-	c := candidates(newTx(tx), docs)
+	c := candidates(newTx(tx), newIndex(docs))
 	return c[:min(len(c), MaxCandidates)]
 }
 
@@ -137,8 +137,9 @@ func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result 
 	// claims lists, for each document, the strength of every transaction's
 	// claim to it.
 	claims := map[string][]int{}
+	ix := newIndex(docs)
 	for i, tx := range txs {
-		all[i] = candidates(newTx(tx), docs)
+		all[i] = candidates(newTx(tx), ix)
 		pick[i] = -1
 		best, n := 0, 0
 		for k, c := range all[i] {
@@ -210,12 +211,43 @@ func newTx(tx Transaction) txView {
 	}
 }
 
-func candidates(tx txView, docs []Document) []Candidate {
+// docView is a document with what the rules compare prepared once.
+type docView struct {
+	Document
+	number string // the number's tokens joined
+	iban   string
+	name   []string
+}
+
+// index holds the documents by the magnitude of their totals, which a
+// candidate's must equal.
+type index map[bankstatement.Amount][]docView
+
+func newIndex(docs []Document) index {
+	ix := index{}
+	for _, d := range docs {
+		if d.Total == 0 {
+			continue
+		}
+		v := docView{Document: d, number: strings.Join(tokens(d.Number), ""), iban: compactIBAN(d.IssuerIBAN), name: nameTokens(d.IssuerName)}
+		ix[magnitude(d.Total)] = append(ix[magnitude(d.Total)], v)
+	}
+	return ix
+}
+
+func magnitude(a bankstatement.Amount) bankstatement.Amount {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+func candidates(tx txView, ix index) []Candidate {
 	if tx.OwnAccount {
 		return nil
 	}
 	var out []Candidate
-	for _, d := range docs {
+	for _, d := range ix[magnitude(tx.Amount)] {
 		if c, ok := score(tx, d); ok {
 			out = append(out, c)
 		}
@@ -234,26 +266,26 @@ func candidates(tx txView, docs []Document) []Candidate {
 
 // score rates d as an explanation of tx; ok is false when the amount or
 // the date disagrees.
-func score(tx txView, d Document) (Candidate, bool) {
-	if !amountAgrees(tx.Transaction, d) {
+func score(tx txView, d docView) (Candidate, bool) {
+	if !amountAgrees(tx.Transaction, d.Document) {
 		return Candidate{}, false
 	}
-	inWindow, timely := dateAgrees(tx.BookingDate, d)
+	inWindow, timely := dateAgrees(tx.BookingDate, d.Document)
 	if !inWindow {
 		return Candidate{}, false
 	}
 	c := Candidate{FileID: d.FileID, Score: ScoreAmount, Reasons: []string{ReasonAmount}}
-	number := numberFound(tx.tokens, d.Number)
+	number := numberFound(tx.tokens, d.number)
 	if number {
 		c.Score += ScoreNumber
 		c.Reasons = append(c.Reasons, ReasonDocumentNumber)
 	}
-	iban := tx.iban != "" && tx.iban == compactIBAN(d.IssuerIBAN)
+	iban := tx.iban != "" && tx.iban == d.iban
 	if iban {
 		c.Score += ScoreIBAN
 		c.Reasons = append(c.Reasons, ReasonIBAN)
 	}
-	if sim := similarity(tx.name, nameTokens(d.IssuerName)); sim >= NameThreshold {
+	if sim := similarity(tx.name, d.name); sim >= NameThreshold {
 		c.Score += ScoreName * sim
 		c.Reasons = append(c.Reasons, ReasonName)
 	}
