@@ -198,6 +198,7 @@ func TestParseRefusals(t *testing.T) {
 		{"doctype", `<!DOCTYPE x [<!ENTITY a "b">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`, "DOCTYPE"},
 		{"broken", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>`, "ends before"},
 		{"no statement", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt/></Document>`, "no statement"},
+		{"entity", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&xxe;</BkToCstmrStmt></Document>`, "not well-formed"},
 		{"deep", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">` + strings.Repeat("<a>", 100), "deep"},
 		{"balances", camtDoc("08", "2000.00", "2650.00", sampleEntries), "do not add up: opening 2000.00 plus 4 entries totalling 650.01 is 2650.01, but the closing balance is 2650.00"},
 		{"bad amount", camtDoc("08", "", "", []genEntry{{amount: "1,5", ind: "DBIT", booking: "2026-03-01", value: "2026-03-01"}}), "not an amount"},
@@ -217,6 +218,19 @@ func TestParseRefusals(t *testing.T) {
 				t.Errorf("got reason %q, want it to hold %q", e.Reason, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseTooManyEntries(t *testing.T) {
+	for name, data := range map[string][]byte{"camt": []byte(camtDoc("08", "", "", sampleEntries)), "mt940": []byte(mt940Sample)} {
+		_, err := parse(data, 3)
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != "the file has more than 3 entries" {
+			t.Errorf("%s: got %v, want a refusal over 3 entries", name, err)
+		}
+		if _, err := parse(data, 4); err != nil {
+			t.Errorf("%s: got %v under the limit", name, err)
+		}
 	}
 }
 

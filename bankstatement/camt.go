@@ -63,25 +63,26 @@ type camtReader struct {
 	long    bool
 	attrCcy string
 
-	sts      []Statement
-	st       *Statement
-	opening  *Balance
-	prcd     *Balance
-	b        camtBalance
-	e        camtEntry
-	entryNo  int
-	total    int
-	firstCcy string
+	sts        []Statement
+	st         *Statement
+	opening    *Balance
+	prcd       *Balance
+	b          camtBalance
+	e          camtEntry
+	entryNo    int
+	total      int
+	maxEntries int
+	firstCcy   string
 }
 
-func parseCAMT(data []byte) ([]Statement, error) {
+func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
 	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
 		return nil, refuse("the XML is in UTF-16, which is not read; statements are UTF-8")
 	}
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
 	d.CharsetReader = charsetReader
-	r := camtReader{}
+	r := camtReader{maxEntries: maxEntries}
 	for {
 		tok, err := d.Token()
 		if err != nil {
@@ -286,16 +287,16 @@ func (r *camtReader) entryLeaf(p, s string) error {
 	var err error
 	switch p {
 	case "Amt":
-		e.amount, err = r.amount(s, fmt.Sprintf("entry %d", r.entryNo))
+		e.amount, err = r.amount(s, "entry %d")
 		e.hasAmount, e.currency = err == nil, r.attrCcy
 	case "CdtDbtInd":
 		e.indicator = s
 	case "Sts", "Sts/Cd":
 		e.status = strings.ToUpper(s)
 	case "BookgDt/Dt", "BookgDt/DtTm":
-		e.booking, err = r.date(s, fmt.Sprintf("the booking date of entry %d", r.entryNo))
+		e.booking, err = r.date(s, "the booking date of entry %d")
 	case "ValDt/Dt", "ValDt/DtTm":
-		e.value, err = r.date(s, fmt.Sprintf("the value date of entry %d", r.entryNo))
+		e.value, err = r.date(s, "the value date of entry %d")
 	case "AcctSvcrRef":
 		e.bankRef = s
 	case "AddtlNtryInf":
@@ -310,7 +311,7 @@ func (r *camtReader) txLeaf(p, s string) error {
 	switch p {
 	case "Amt", "AmtDtls/TxAmt/Amt":
 		if !t.hasAmount {
-			t.amount, err = r.amount(s, fmt.Sprintf("a transaction of entry %d", r.entryNo))
+			t.amount, err = r.amount(s, "a transaction of entry %d")
 			t.hasAmount, t.currency = err == nil, r.attrCcy
 		}
 	case "CdtDbtInd":
@@ -339,21 +340,32 @@ func (r *camtReader) txLeaf(p, s string) error {
 	return err
 }
 
+// amount reads a CAMT amount; what names it in the refusal, with the
+// entry's number in place of a %d.
 func (r *camtReader) amount(s, what string) (Amount, error) {
 	a, ok := parseDecimal(s, '.')
 	if !ok || a < 0 {
-		return 0, refuse("the amount of %s in statement %q is not an amount: %q", what, r.st.ID, truncate(s, 40))
+		return 0, refuse("the amount of %s in statement %q is not an amount: %q", r.name(what), r.st.ID, truncate(s, 40))
 	}
 	return a, nil
 }
 
+// date reads a CAMT date or date-time as the day written; what is as for
+// amount.
 func (r *camtReader) date(s, what string) (time.Time, error) {
 	if len(s) >= 10 {
 		if t, err := time.Parse(time.DateOnly, s[:10]); err == nil && (len(s) == 10 || s[10] == 'T' || s[10] == '+' || s[10] == 'Z' || s[10] == '-') {
 			return t, nil
 		}
 	}
-	return time.Time{}, refuse("%s in statement %q is not a date: %q", what, r.st.ID, truncate(s, 40))
+	return time.Time{}, refuse("%s in statement %q is not a date: %q", r.name(what), r.st.ID, truncate(s, 40))
+}
+
+func (r *camtReader) name(what string) string {
+	if strings.Contains(what, "%d") {
+		return fmt.Sprintf(what, r.entryNo)
+	}
+	return what
 }
 
 // signed gives an amount the sign of its credit/debit indicator.
@@ -492,8 +504,8 @@ func (r *camtReader) entry(amount Amount, currency string, txs []camtTx) Entry {
 
 func (r *camtReader) add(e Entry) error {
 	r.total++
-	if r.total > MaxEntries {
-		return refuse("the file has more than %d entries", MaxEntries)
+	if r.total > r.maxEntries {
+		return refuse("the file has more than %d entries", r.maxEntries)
 	}
 	if e.BookingDate.IsZero() {
 		return refuse("entry %d of statement %q has no booking date", r.entryNo, r.st.ID)

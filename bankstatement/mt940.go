@@ -35,7 +35,7 @@ func mt940Start(data []byte) (head, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
-func parseMT940(data []byte) ([]Statement, error) {
+func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, refuse("the file is neither CAMT.053 XML nor MT940 text: it holds binary data")
 	}
@@ -100,8 +100,8 @@ func parseMT940(data []byte) ([]Statement, error) {
 				return nil, err
 			}
 			total++
-			if total > MaxEntries {
-				return nil, refuse("the file has more than %d entries", MaxEntries)
+			if total > maxEntries {
+				return nil, refuse("the file has more than %d entries", maxEntries)
 			}
 			st.Entries = append(st.Entries, e)
 		case "86":
