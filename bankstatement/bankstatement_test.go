@@ -308,3 +308,61 @@ func TestCAMTOtherID(t *testing.T) {
 		}
 	}
 }
+
+// TestCAMTEntries reads the entries that are not one Ntry with one TxDtls.
+func TestCAMTEntries(t *testing.T) {
+	tx := func(amount, name, rem string) genTx { return genTx{amount: amount, name: name, ustrd: []string{rem}} }
+	for _, tc := range []struct {
+		name    string
+		entries []genEntry
+		want    []string // amount, counterparty and remittance of each entry
+	}{
+		{"pending left out", []genEntry{
+			{amount: "5.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", status: "PDNG", txs: []genTx{tx("", "A", "pending")}},
+			{amount: "7.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "B", "booked")}},
+		}, []string{"7.00 B booked"}},
+		{"details that do not add up stay one entry", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("100.00", "A", "RE-1"), tx("150.00", "B", "RE-2")}},
+		}, []string{"-300.00 A RE-1 RE-2"}},
+		{"details without amounts stay one entry", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "A", "RE-1"), tx("", "B", "RE-2")}},
+		}, []string{"-300.00 A RE-1 RE-2"}},
+		{"no details", []genEntry{{amount: "1.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-03"}}, []string{"1.00  "}},
+	} {
+		for _, v := range []string{"02", "13"} {
+			t.Run(tc.name+" "+v, func(t *testing.T) {
+				sts, err := Parse([]byte(camtDoc(v, "", "", tc.entries)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, e := range sts[0].Entries {
+					got = append(got, e.Amount.String()+" "+e.CounterpartyName+" "+e.RemittanceInfo)
+				}
+				if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+					t.Errorf("got %q, want %q", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestCAMTEncodings(t *testing.T) {
+	for _, tc := range []struct{ label, name string }{{"ISO-8859-1", "M\xfcller"}, {"windows-1252", "M\xfcller \x80"}, {"ISO-8859-15", "M\xfcller \xa4"}} {
+		doc := strings.Replace(camtDoc("08", "", "", nil), `encoding="UTF-8"`, `encoding="`+tc.label+`"`, 1)
+		doc = strings.Replace(doc, "<Nm>Bäckerei Schmidt GmbH</Nm>", "<Nm>"+tc.name+"</Nm>", 1)
+		sts, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.label, err)
+		}
+		want := map[string]string{"ISO-8859-1": "Müller", "windows-1252": "Müller €", "ISO-8859-15": "Müller €"}[tc.label]
+		if got := sts[0].Account.OwnerName; got != want {
+			t.Errorf("%s: got %q, want %q", tc.label, got, want)
+		}
+	}
+	_, err := Parse([]byte(strings.Replace(camtDoc("08", "", "", nil), `encoding="UTF-8"`, `encoding="EBCDIC"`, 1)))
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Reason, "EBCDIC") {
+		t.Errorf("got %v, want a refusal naming the encoding", err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // camtNamespace is the prefix of the namespaces of camt.053.001.02 to .13.
@@ -570,12 +572,11 @@ func charsetReader(label string, input io.Reader) (io.Reader, error) {
 	case "us-ascii", "ascii":
 		return input, nil
 	case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1":
-		// The input is bounded by MaxSize, and the decoder reads it all.
-		b, err := io.ReadAll(input)
-		if err != nil {
-			return nil, err
-		}
-		return bytes.NewReader(latin1(b)), nil
+		return charmap.ISO8859_1.NewDecoder().Reader(input), nil
+	case "iso-8859-15", "iso8859-15", "latin-9", "latin9":
+		return charmap.ISO8859_15.NewDecoder().Reader(input), nil
+	case "windows-1252", "cp1252":
+		return charmap.Windows1252.NewDecoder().Reader(input), nil
 	}
 	return nil, fmt.Errorf("the encoding %q is not read; statements are UTF-8", label)
 }
