@@ -43,6 +43,7 @@ type camtTx struct {
 	info                string
 }
 
+// camtBalance is one Bal as read.
 type camtBalance struct {
 	code      string
 	amount    Amount

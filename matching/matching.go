@@ -226,7 +226,8 @@ type index map[bankstatement.Amount][]docView
 func newIndex(docs []Document) index {
 	ix := index{}
 	for _, d := range docs {
-		if d.Total == 0 {
+		// A statement's total is a balance, which pays for nothing.
+		if d.Total == 0 || d.Kind == document.BankStatement {
 			continue
 		}
 		v := docView{Document: d, number: strings.Join(tokens(d.Number), ""), iban: compactIBAN(d.IssuerIBAN), name: nameTokens(d.IssuerName)}
