@@ -315,19 +315,22 @@ func TestCAMTEntries(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		entries []genEntry
-		want    []string // amount, counterparty and remittance of each entry
+		want    []string // amount, counterparty, remittance and bank reference of each entry
 	}{
 		{"pending left out", []genEntry{
 			{amount: "5.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", status: "PDNG", txs: []genTx{tx("", "A", "pending")}},
 			{amount: "7.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "B", "booked")}},
-		}, []string{"7.00 B booked"}},
+		}, []string{"7.00 B booked "}},
 		{"details that do not add up stay one entry", []genEntry{
 			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("100.00", "A", "RE-1"), tx("150.00", "B", "RE-2")}},
-		}, []string{"-300.00 A RE-1 RE-2"}},
+		}, []string{"-300.00 A RE-1 RE-2 "}},
+		{"batch parts without references", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", ref: "BATCH-9", txs: []genTx{tx("100.00", "A", "RE-1"), tx("200.00", "B", "RE-2")}},
+		}, []string{"-100.00 A RE-1 BATCH-9/1", "-200.00 B RE-2 BATCH-9/2"}},
 		{"details without amounts stay one entry", []genEntry{
 			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "A", "RE-1"), tx("", "B", "RE-2")}},
-		}, []string{"-300.00 A RE-1 RE-2"}},
-		{"no details", []genEntry{{amount: "1.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-03"}}, []string{"1.00  "}},
+		}, []string{"-300.00 A RE-1 RE-2 "}},
+		{"no details", []genEntry{{amount: "1.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-03"}}, []string{"1.00   "}},
 	} {
 		for _, v := range []string{"02", "13"} {
 			t.Run(tc.name+" "+v, func(t *testing.T) {
@@ -337,7 +340,7 @@ func TestCAMTEntries(t *testing.T) {
 				}
 				var got []string
 				for _, e := range sts[0].Entries {
-					got = append(got, e.Amount.String()+" "+e.CounterpartyName+" "+e.RemittanceInfo)
+					got = append(got, e.Amount.String()+" "+e.CounterpartyName+" "+e.RemittanceInfo+" "+e.BankReference)
 				}
 				if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 					t.Errorf("got %q, want %q", got, tc.want)

@@ -424,7 +424,13 @@ func (r *camtReader) flushEntry() error {
 		e.currency = r.st.Account.Currency
 	}
 	if r.split(total) {
-		for _, t := range e.txs {
+		for k, t := range e.txs {
+			// The parts of a batch are told apart by the bank's reference:
+			// a part without its own takes the batch's with its position,
+			// the same on every import of the file.
+			if t.bankRef == "" && e.bankRef != "" {
+				t.bankRef = fmt.Sprintf("%s/%d", e.bankRef, k+1)
+			}
 			if err := r.add(r.entry(t.amount, t.currency, []camtTx{t})); err != nil {
 				return err
 			}
