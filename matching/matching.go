@@ -122,12 +122,13 @@ func Candidates(tx Transaction, docs []Document) []Candidate {
 //
 //   - the document is its strongest certain candidate, and the only one that
 //     strong: the only candidate whose number is in the remittance, or, when
-//     no candidate's number is, the only one certain by IBAN;
+//     no candidate's number is and the remittance names no other document,
+//     the only one certain by IBAN; documents in
+//     taken (those already confirmed for another transaction) are never
+//     picked and do not count;
 //   - no other transaction of the batch has as strong a claim to it: a
 //     payment naming the document beats one merely from its issuer's IBAN,
-//     and two of equal strength leave both to a person;
-//   - it is not in taken (the documents already confirmed for another
-//     transaction).
+//     and two of equal strength leave both to a person.
 //
 // Every transaction keeps its candidates, at most MaxCandidates, as
 // suggestions. Results are in the order of txs.
@@ -139,10 +140,16 @@ func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result 
 	claims := map[string][]int{}
 	ix := newIndex(docs)
 	for i, tx := range txs {
-		all[i] = candidates(newTx(tx), ix)
+		view := newTx(tx)
+		all[i] = candidates(view, ix)
 		pick[i] = -1
 		best, n := 0, 0
 		for k, c := range all[i] {
+			if taken[c.FileID] {
+				// A document confirmed for another transaction is paid:
+				// it is still shown, but neither matched nor a rival.
+				continue
+			}
 			s := strength(c)
 			if s > 0 {
 				claims[c.FileID] = append(claims[c.FileID], s)
@@ -154,7 +161,9 @@ func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result 
 				n++
 			}
 		}
-		if n != 1 {
+		// A payment naming some document is for that one: when the named
+		// one is not a candidate, the IBAN alone does not pick another.
+		if n != 1 || best == 1 && ix.namesDocument(view.tokens) {
 			pick[i] = -1
 		}
 	}
@@ -165,9 +174,6 @@ func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result 
 			continue
 		}
 		c := all[i][pick[i]]
-		if taken[c.FileID] {
-			continue
-		}
 		s, rivals := strength(c), 0
 		for _, other := range claims[c.FileID] {
 			if other >= s {
@@ -220,21 +226,48 @@ type docView struct {
 }
 
 // index holds the documents by the magnitude of their totals, which a
-// candidate's must equal.
-type index map[bankstatement.Amount][]docView
+// candidate's must equal, and the numbers of them all.
+type index struct {
+	byAmount map[bankstatement.Amount][]docView
+	numbers  map[string]bool // tokens joined
+}
 
 func newIndex(docs []Document) index {
-	ix := index{}
+	ix := index{byAmount: map[bankstatement.Amount][]docView{}, numbers: map[string]bool{}}
 	for _, d := range docs {
 		// A statement's total is a balance, which pays for nothing.
-		if d.Total == 0 || d.Kind == document.BankStatement {
+		if d.Kind == document.BankStatement {
 			continue
 		}
 		v := docView{Document: d, number: strings.Join(tokens(d.Number), ""), iban: compactIBAN(d.IssuerIBAN), name: nameTokens(d.IssuerName)}
-		ix[magnitude(d.Total)] = append(ix[magnitude(d.Total)], v)
+		if len(v.number) >= MinNumberLength {
+			ix.numbers[v.number] = true
+		}
+		if d.Total != 0 {
+			ix.byAmount[magnitude(d.Total)] = append(ix.byAmount[magnitude(d.Total)], v)
+		}
 	}
 	return ix
 }
+
+// namesDocument reports whether the remittance tokens hold the number of
+// any document, as numberFound finds one.
+func (ix index) namesDocument(remittance []string) bool {
+	for i := range remittance {
+		got := ""
+		for j := i; j < len(remittance) && j < i+maxNumberTokens; j++ {
+			got += remittance[j]
+			if ix.numbers[got] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxNumberTokens bounds the tokens one document number is looked for in;
+// real numbers have fewer.
+const maxNumberTokens = 8
 
 func magnitude(a bankstatement.Amount) bankstatement.Amount {
 	if a < 0 {
@@ -248,7 +281,7 @@ func candidates(tx txView, ix index) []Candidate {
 		return nil
 	}
 	var out []Candidate
-	for _, d := range ix[magnitude(tx.Amount)] {
+	for _, d := range ix.byAmount[magnitude(tx.Amount)] {
 		if c, ok := score(tx, d); ok {
 			out = append(out, c)
 		}

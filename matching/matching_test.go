@@ -121,6 +121,8 @@ func TestDecide(t *testing.T) {
 		{"taken by another transaction", []Transaction{pay("t1", "ZN-503", supplierIBAN, "-99.00")}, []Document{c}, map[string]bool{"c": true}, []string{""}},
 		{"a named document beats an IBAN's claim", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00"), pay("t2", "ZN-502", supplierIBAN, "-450.00")}, []Document{a, b}, nil, []string{"", "b"}},
 		{"two payments naming one document", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, nil, []string{"", ""}},
+		{"a payment naming another document", []Transaction{pay("t1", "ZN-502 Teilzahlung", supplierIBAN, "-99.00")}, []Document{b, c}, nil, []string{""}},
+		{"an invoice confirmed elsewhere leaves the other open one", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00")}, []Document{a, b}, map[string]bool{"a": true}, []string{"b"}},
 		{"a bank statement explains nothing", []Transaction{pay("t1", "ZN-503", supplierIBAN, "-99.00")}, []Document{func() Document { d := c; d.Kind = document.BankStatement; return d }()}, nil, []string{""}},
 		{"amount alone", []Transaction{pay("t1", "", "", "-99.00")}, []Document{c}, nil, []string{""}},
 		{"own account", []Transaction{func() Transaction { tx := pay("t1", "", supplierIBAN, "-99.00"); tx.OwnAccount = true; return tx }()}, []Document{c}, nil, []string{""}},

@@ -151,68 +151,99 @@ func generateYear(seed uint64) ([]Document, []yearTx) {
 	return docs, txs
 }
 
-// TestEvaluationYear runs the rules over a generated year of a client with
-// 36 suppliers (subscriptions debited monthly, regular suppliers,
-// card merchants) and monthly traps, for several seeds; run with -v for
-// the figures by case.
+// yearFigures counts what the rules did with generated years.
+type yearFigures struct {
+	matched, right, certain, certainMatched, traps int
+	byCase                                         map[string][3]int // transactions, certain, matched right
+}
+
+// evaluateYear decides a generated year in one batch, or month by month
+// with the documents matched before taken, as monthly imports would.
+func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
+	docs, txs := generateYear(seed)
+	ix := newIndex(docs)
+	taken := map[string]bool{}
+	results := map[string]Result{}
+	for m := time.January; m <= time.December+1; m++ {
+		var batch []Transaction
+		for _, tx := range txs {
+			if !monthly && m == time.January || monthly && tx.BookingDate.Month() == m%13 && (m <= time.December || tx.BookingDate.Year() > 2026) {
+				batch = append(batch, tx.Transaction)
+			}
+		}
+		for _, r := range Decide(batch, docs, taken) {
+			results[r.TransactionID] = r
+			if r.Matched != "" {
+				taken[r.Matched] = true
+			}
+		}
+	}
+	for _, tx := range txs {
+		res, ok := results[tx.ID]
+		if !ok {
+			t.Fatalf("seed %d: %s was not decided", seed, tx.ID)
+		}
+		c := f.byCase[tx.what]
+		c[0]++
+		isCertain := false
+		for _, d := range ix.byAmount[magnitude(tx.Amount)] {
+			if cand, ok := score(newTx(tx.Transaction), d); ok && cand.Certain && d.FileID == tx.truth {
+				isCertain = true
+			}
+		}
+		if isCertain {
+			f.certain++
+			c[1]++
+		}
+		if res.Matched != "" {
+			f.matched++
+			switch {
+			case res.Matched == tx.truth:
+				f.right++
+				c[2]++
+				if isCertain {
+					f.certainMatched++
+				}
+			case tx.truth == "":
+				f.traps++
+				t.Errorf("seed %d: %s (%s) matched %s", seed, tx.ID, tx.what, res.Matched)
+			default:
+				t.Errorf("seed %d: %s (%s) matched %s, truth %s", seed, tx.ID, tx.what, res.Matched, tx.truth)
+			}
+		}
+		f.byCase[tx.what] = c
+	}
+}
+
+// TestEvaluationYear runs the rules over generated years of a client with
+// 36 suppliers (subscriptions debited monthly, regular suppliers, card
+// merchants) and monthly traps, five seeds, decided in one batch and month
+// by month; run with -v for the figures by case.
 func TestEvaluationYear(t *testing.T) {
-	var matched, right, certain, certainMatched, traps int
-	for seed := range uint64(5) {
-		docs, txs := generateYear(seed)
-		batch := make([]Transaction, len(txs))
-		for i, tx := range txs {
-			batch[i] = tx.Transaction
+	for _, monthly := range []bool{false, true} {
+		mode := "one batch"
+		if monthly {
+			mode = "month by month"
 		}
-		ix := newIndex(docs)
-		byCase := map[string][3]int{} // transactions, certain, matched right
-		for i, res := range Decide(batch, docs, nil) {
-			tx := txs[i]
-			c := byCase[tx.what]
-			c[0]++
-			isCertain := false
-			for _, d := range ix[magnitude(tx.Amount)] {
-				if cand, ok := score(newTx(tx.Transaction), d); ok && cand.Certain && d.FileID == tx.truth {
-					isCertain = true
-				}
-			}
-			if isCertain {
-				certain++
-				c[1]++
-			}
-			if res.Matched != "" {
-				matched++
-				if res.Matched == tx.truth {
-					right++
-					c[2]++
-					if isCertain {
-						certainMatched++
-					}
-				} else if tx.truth == "" {
-					traps++
-					t.Errorf("seed %d: %s (%s) matched %s", seed, tx.ID, tx.what, res.Matched)
-				} else {
-					t.Errorf("seed %d: %s (%s) matched %s, truth %s", seed, tx.ID, tx.what, res.Matched, tx.truth)
-				}
-			}
-			byCase[tx.what] = c
+		f := yearFigures{byCase: map[string][3]int{}}
+		for seed := range uint64(5) {
+			evaluateYear(t, seed, monthly, &f)
 		}
-		if seed == 0 {
-			t.Logf("seed 0: %d documents, %d transactions", len(docs), len(txs))
-			for _, k := range []string{"subscription, number", "subscription, IBAN only", "regular, number", "regular, IBAN only", "credit note",
-				"card, naming nothing", "partial payment", "fee", "own transfer", "stranger"} {
-				c := byCase[k]
-				t.Logf("  %-24s %4d transactions, %4d certain, %4d matched right", k, c[0], c[1], c[2])
-			}
+		t.Logf("%s, 5 years:", mode)
+		for _, k := range []string{"subscription, number", "subscription, IBAN only", "regular, number", "regular, IBAN only", "credit note",
+			"card, naming nothing", "partial payment", "fee", "own transfer", "stranger"} {
+			c := f.byCase[k]
+			t.Logf("  %-24s %5d transactions, %5d certain, %5d matched right", k, c[0], c[1], c[2])
 		}
-	}
-	precision := float64(right) / float64(max(matched, 1))
-	recall := float64(certainMatched) / float64(max(certain, 1))
-	t.Logf("5 years: automatic matches %d, right %d (precision %.2f%%); certain %d, matched %d (recall %.1f%%); traps matched %d",
-		matched, right, 100*precision, certain, certainMatched, 100*recall, traps)
-	if precision < 0.99 {
-		t.Errorf("precision %.4f, want at least 0.99", precision)
-	}
-	if recall < 0.80 {
-		t.Errorf("recall %.3f, want at least 0.80", recall)
+		precision := float64(f.right) / float64(max(f.matched, 1))
+		recall := float64(f.certainMatched) / float64(max(f.certain, 1))
+		t.Logf("  automatic matches %d, right %d (precision %.2f%%); certain %d, matched %d (recall %.1f%%); traps matched %d",
+			f.matched, f.right, 100*precision, f.certain, f.certainMatched, 100*recall, f.traps)
+		if precision < 0.99 {
+			t.Errorf("%s: precision %.4f, want at least 0.99", mode, precision)
+		}
+		if recall < 0.80 {
+			t.Errorf("%s: recall %.3f, want at least 0.80", mode, recall)
+		}
 	}
 }
