@@ -4,7 +4,8 @@
 // a person. It reads no database; the caller brings the transactions and
 // documents.
 //
-// A document is a candidate for a transaction when both hold:
+// A document other than a bank statement is a candidate for a transaction
+// when both hold:
 //
 //   - amount: its total equals the transaction's amount in the same
 //     currency, in the direction the document explains: an invoice, a
@@ -131,7 +132,9 @@ func Candidates(tx Transaction, docs []Document) []Candidate {
 //     and two of equal strength leave both to a person.
 //
 // Every transaction keeps its candidates, at most MaxCandidates, as
-// suggestions. Results are in the order of txs.
+// suggestions. Results are in the order of txs. docs should hold every
+// document of the client that may be named in a remittance, not only those
+// of the transactions' amounts: the second rule looks for their numbers.
 func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result {
 	all := make([][]Candidate, len(txs))
 	pick := make([]int, len(txs)) // index into all[i], or -1
