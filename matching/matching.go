@@ -124,9 +124,8 @@ func Candidates(tx Transaction, docs []Document) []Candidate {
 //   - the document is its strongest certain candidate, and the only one that
 //     strong: the only candidate whose number is in the remittance, or, when
 //     no candidate's number is and the remittance names no other document,
-//     the only one certain by IBAN; documents in
-//     taken (those already confirmed for another transaction) are never
-//     picked and do not count;
+//     the only one certain by IBAN; documents in taken (those already
+//     confirmed for another transaction) are never picked and do not count;
 //   - no other transaction of the batch has as strong a claim to it: a
 //     payment naming the document beats one merely from its issuer's IBAN,
 //     and two of equal strength leave both to a person.
@@ -134,7 +133,7 @@ func Candidates(tx Transaction, docs []Document) []Candidate {
 // Every transaction keeps its candidates, at most MaxCandidates, as
 // suggestions. Results are in the order of txs. docs should hold every
 // document of the client that may be named in a remittance, not only those
-// of the transactions' amounts: the second rule looks for their numbers.
+// of the transactions' amounts: the first rule looks for their numbers.
 func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result {
 	all := make([][]Candidate, len(txs))
 	pick := make([]int, len(txs)) // index into all[i], or -1
