@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -197,6 +198,9 @@ func TestParseRefusals(t *testing.T) {
 		{"camt.052", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.052.001.08"/>`, "camt.052"},
 		{"doctype", `<!DOCTYPE x [<!ENTITY a "b">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`, "DOCTYPE"},
 		{"broken", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>`, "ends before"},
+		{"crossed tags", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt></Document></BkToCstmrStmt>`, "closes no open element"},
+		{"stray end tag", `</Document>`, "not well-formed"},
+		{"camt.053 namespace on another prefix", `<a:Document xmlns:a="urn:x" xmlns:b="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`, "not a CAMT.053"},
 		{"no statement", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt/></Document>`, "no statement"},
 		{"entity", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&xxe;</BkToCstmrStmt></Document>`, "not well-formed"},
 		{"deep", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">` + strings.Repeat("<a>", 100), "deep"},
@@ -293,6 +297,21 @@ func TestSniff(t *testing.T) {
 
 // TestCAMTOtherID reads an IBAN given as another kind of account id, and
 // keeps an id that is not an IBAN as the account's number.
+// TestCAMTPrefixed reads a document whose elements carry a namespace
+// prefix, as some generators write them.
+func TestCAMTPrefixed(t *testing.T) {
+	doc := camtDoc("04", "2000.00", "2650.01", sampleEntries)
+	doc = strings.Replace(doc, `<Document xmlns="`, `<ns2:Document xmlns:ns2="`, 1)
+	doc = regexp.MustCompile(`<(/?)([A-Z])`).ReplaceAllString(doc, "<${1}ns2:$2")
+	sts, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 1 || len(sts[0].Entries) != 4 || sts[0].Account.IBAN != "DE89370400440532013000" {
+		t.Errorf("got %+v", sts)
+	}
+}
+
 func TestCAMTOtherID(t *testing.T) {
 	for _, tc := range []struct{ id, iban, number string }{
 		{"DE89370400440532013000", "DE89370400440532013000", ""},

@@ -86,8 +86,11 @@ func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
 	d.Strict = true
 	d.CharsetReader = charsetReader
 	r := camtReader{maxEntries: maxEntries}
+	// RawToken leaves the names' prefixes as written and the pairing of
+	// tags to us, and allocates far less than Token: the paths are of local
+	// names, and only the root's namespace is looked at.
 	for {
-		tok, err := d.Token()
+		tok, err := d.RawToken()
 		if err != nil {
 			return nil, r.broken(err)
 		}
@@ -98,10 +101,16 @@ func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
 			if len(r.stack) == MaxDepth {
 				return nil, refuse("the XML nests elements more than %d deep", MaxDepth)
 			}
+			if len(r.stack) == 0 {
+				t.Name.Space = namespaceOf(t)
+			}
 			if err := r.start(t); err != nil {
 				return nil, err
 			}
 		case xml.EndElement:
+			if !r.closes(t.Name.Local) {
+				return nil, refuse("the XML is not well-formed: </%s> closes no open element of that name", truncate(t.Name.Local, 40))
+			}
 			done, err := r.end()
 			if err != nil {
 				return nil, err
@@ -120,6 +129,32 @@ func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
 			}
 		}
 	}
+}
+
+// namespaceOf gives the namespace of the root element from its own
+// declarations.
+func namespaceOf(t xml.StartElement) string {
+	for _, a := range t.Attr {
+		if t.Name.Space == "" && a.Name.Space == "" && a.Name.Local == "xmlns" ||
+			t.Name.Space != "" && a.Name.Space == "xmlns" && a.Name.Local == t.Name.Space {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// closes reports whether an end tag of local name closes the innermost open
+// element.
+func (r *camtReader) closes(local string) bool {
+	n := len(r.stack)
+	if n == 0 {
+		return false
+	}
+	start := r.stack[n-1]
+	if n > 1 {
+		start++ // past the '/'
+	}
+	return string(r.path[start:]) == local
 }
 
 func (r *camtReader) broken(err error) error {
