@@ -183,7 +183,7 @@ func TestWorkerReadsFiles(t *testing.T) {
 		}
 	}
 	// Nothing is left to read.
-	if jobs, err := f.store.ClaimAnalyses(ctx, 10); err != nil || len(jobs) != 0 {
+	if jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 10); err != nil || len(jobs) != 0 {
 		t.Errorf("jobs left: %v, %v", jobs, err)
 	}
 }
@@ -195,7 +195,7 @@ func TestWorkerGivesUpOnFilesThatBreakIt(t *testing.T) {
 	f := newFixture(t)
 	id := f.mustStore(t, "notes.txt", "text/plain", []byte("hello"))
 	for range db.MaxAnalysisAttempts {
-		if jobs, err := f.store.ClaimAnalyses(ctx, 1); err != nil || len(jobs) != 1 {
+		if jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 1); err != nil || len(jobs) != 1 {
 			t.Fatalf("claim: %v, %v", jobs, err)
 		}
 		// The process died: the next start releases the claim.
@@ -229,7 +229,7 @@ func TestFinishAfterRequeue(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	id := f.mustStore(t, "notes.txt", "text/plain", []byte("hello"))
-	jobs, err := f.store.ClaimAnalyses(ctx, 1)
+	jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 1)
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("claim: %v, %v", jobs, err)
 	}
