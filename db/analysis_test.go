@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"acctapi/db"
 )
@@ -105,5 +106,64 @@ func TestAnalysisTurns(t *testing.T) {
 	got := claim(store, db.LaneOCR, 10)
 	if len(got) != 4 || !slices.Equal(got[2:], a[1:3]) || !slices.Contains(got[:2], b) || !slices.Contains(got[:2], a[0]) {
 		t.Errorf("after a restart the OCR lane claims %v, want A's first and B's file, then A's second and third %v", got, a[1:3])
+	}
+}
+
+// acctapi analyze queues the files again in the fast lane, each client's
+// oldest first, clients taking turns with the lane's.
+func TestQueueAnalysesTakesTurns(t *testing.T) {
+	ctx := context.Background()
+	store := mustOpenDB(t)
+	firm, err := store.CreateFirm(ctx, "Firm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]string{}
+	var clients []string
+	for i, name := range []string{"A", "B"} {
+		c, err := store.CreateClient(ctx, firm.ID, db.ClientCreate{Name: name, Type: db.ClientLegalPerson})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := store.CreateWorkspace(ctx, c.ID, "Accounts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c.ID)
+		for range 3 - 2*i {
+			f, err := store.CreateFile(ctx, c.ID, db.FileCreate{ID: db.NewID(), WorkspaceID: w.ID, Name: "scan.jpg",
+				MimeType: "image/jpeg", Size: 1, SHA256: make([]byte, 32)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[c.ID] = append(files[c.ID], f.ID)
+			// Files of one second are taken by id, whose clock counts
+			// milliseconds.
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	a, b := files[clients[0]], files[clients[1]][0]
+	jobs, err := store.ClaimAnalyses(ctx, db.LaneFast, 10)
+	if err != nil || len(jobs) != 4 {
+		t.Fatalf("ClaimAnalyses: %d jobs, %v", len(jobs), err)
+	}
+	for _, j := range jobs {
+		if _, ok, err := store.FinishAnalysis(ctx, j, db.AnalysisResult{Status: db.AnalysisSkipped}); err != nil || !ok {
+			t.Fatalf("FinishAnalysis: %v, %v", ok, err)
+		}
+	}
+	if n, err := store.QueueAnalyses(ctx, []string{db.AnalysisSkipped}); err != nil || n != 4 {
+		t.Fatalf("QueueAnalyses: %d, %v", n, err)
+	}
+	jobs, err = store.ClaimAnalyses(ctx, db.LaneFast, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range jobs {
+		got = append(got, j.FileID)
+	}
+	if len(got) != 4 || !slices.Contains(got[:2], b) || !slices.Equal(slices.DeleteFunc(got, func(id string) bool { return id == b }), a) {
+		t.Errorf("claims after analyze %v, want B's file among the first two and A's %v in their order", got, a)
 	}
 }
