@@ -8,6 +8,11 @@ CREATE TABLE analysis_jobs (
     claimed_at      INTEGER,
     next_attempt_at INTEGER NOT NULL,
     created_at      INTEGER NOT NULL
+, lane TEXT NOT NULL DEFAULT 'fast' CHECK (lane IN ('fast', 'ocr')), turn INTEGER NOT NULL DEFAULT 0);
+
+CREATE TABLE analysis_lanes (
+    lane TEXT    NOT NULL PRIMARY KEY CHECK (lane IN ('fast', 'ocr')),
+    turn INTEGER NOT NULL
 );
 
 CREATE TABLE api_keys (
@@ -364,7 +369,9 @@ CREATE TABLE workspaces (
     updated_at  INTEGER NOT NULL
 );
 
-CREATE INDEX analysis_jobs_due ON analysis_jobs (claimed_at, next_attempt_at);
+CREATE INDEX analysis_jobs_client_turns ON analysis_jobs (client_id, lane, turn);
+
+CREATE INDEX analysis_jobs_turns ON analysis_jobs (lane, claimed_at, turn, next_attempt_at, file_id);
 
 CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
 

@@ -24,9 +24,26 @@ const (
 	ocrDPI = 200
 	// maxOCRImage is the largest image file read with OCR.
 	maxOCRImage = 64 << 20
-	// ocrBudget bounds the OCR of one document, all its pages together.
-	ocrBudget = 5 * time.Minute
+	// DefaultOCRBudget bounds the OCR of one document, all its pages
+	// together, unless Options.OCRBudget says otherwise.
+	DefaultOCRBudget = 5 * time.Minute
 )
+
+// errOCRBudget ends an OCR that ran past the worker's budget.
+var errOCRBudget = errors.New("the OCR budget of a document ran out")
+
+// withBudget bounds ctx by the OCR budget of one document; overdue turns an
+// error of a reading that ran out of it into the document's failure, with
+// the reason, where it would otherwise be ctx's bare deadline.
+func (w *Worker) withBudget(ctx context.Context) (bctx context.Context, overdue func(error) error, cancel func()) {
+	bctx, cancel = context.WithTimeoutCause(ctx, w.ocrBudget, errOCRBudget)
+	return bctx, func(err error) error {
+		if err != nil && ctx.Err() == nil && context.Cause(bctx) == errOCRBudget {
+			return &ocr.Error{Reason: fmt.Sprintf("reading with OCR took longer than the %s a document may take", inWords(w.ocrBudget)), Err: err}
+		}
+		return err
+	}, cancel
+}
 
 // imageSignatures are the starts of the image files OCR reads.
 var imageSignatures = [][]byte{
@@ -51,6 +68,17 @@ func (w *Worker) ocrOff() string {
 	return cmp.Or(w.noOCR, "OCR is not configured")
 }
 
+// inWords writes d as a reason says it: "5 min", "90 s".
+func inWords(d time.Duration) string {
+	switch {
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return d.String()
+}
+
 // readImage reads an image file with OCR into a document of its pages.
 func (w *Worker) readImage(ctx context.Context, src io.ReaderAt, size int64, mimeType string) (*docread.Document, error) {
 	if size > maxOCRImage {
@@ -60,11 +88,11 @@ func (w *Worker) readImage(ctx context.Context, src io.ReaderAt, size int64, mim
 	if _, err := src.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, ocrBudget)
+	ctx, overdue, cancel := w.withBudget(ctx)
 	defer cancel()
 	pages, err := w.ocr.RecognizeFile(ctx, data, mimeType)
 	if err != nil {
-		return nil, err
+		return nil, overdue(err)
 	}
 	doc := &docread.Document{Format: docread.FormatText, PageCount: len(pages)}
 	for _, p := range pages {
@@ -76,7 +104,7 @@ func (w *Worker) readImage(ctx context.Context, src io.ReaderAt, size int64, mim
 // readScannedPages reads the pages of a PDF that have no text with OCR,
 // the first maxOCRPages of them, and says whether it read any.
 func (w *Worker) readScannedPages(ctx context.Context, doc *docread.Document, src io.ReaderAt, size int64) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, ocrBudget)
+	ctx, overdue, cancel := w.withBudget(ctx)
 	defer cancel()
 	read := 0
 	for i := range doc.Pages {
@@ -85,11 +113,11 @@ func (w *Worker) readScannedPages(ctx context.Context, doc *docread.Document, sr
 		}
 		img, err := w.reader.RenderPage(ctx, src, size, i, ocrDPI)
 		if err != nil {
-			return read > 0, err
+			return read > 0, overdue(err)
 		}
 		page, err := w.ocr.Recognize(ctx, img)
 		if err != nil {
-			return read > 0, err
+			return read > 0, overdue(err)
 		}
 		doc.Pages[i] = docread.Page{Text: page.Text, HasText: page.Text != ""}
 		read++

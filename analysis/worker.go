@@ -5,6 +5,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,8 +55,17 @@ type Options struct {
 	// files show.
 	OCR   *ocr.Engine
 	NoOCR string
-	// Workers is how many files are read at once; 1 when 0.
+	// Workers is how many files are read at once in the OCR lane (images,
+	// PDF pages without text); 1 when 0.
 	Workers int
+	// FastWorkers is how many files are read at once in the fast lane,
+	// where every file starts (XML, text, a PDF's text layer, an
+	// e-invoice) and which hands a file that needs OCR to the OCR lane; 1
+	// when 0.
+	FastWorkers int
+	// OCRBudget bounds the OCR of one document, all its pages together;
+	// DefaultOCRBudget when 0.
+	OCRBudget time.Duration
 	// TempDir holds the copy of a file whose store gives no random access
 	// (a bucket) while it is read; the system's when empty.
 	TempDir string
@@ -74,24 +84,27 @@ type Options struct {
 
 // Worker reads the files the store queued. One Worker serves a store.
 type Worker struct {
-	store   *db.DB
-	files   Files
-	reader  *docread.Reader
-	ocr     *ocr.Engine
-	noOCR   string
-	workers int
-	tempDir string
-	now     func() time.Time
-	log     *slog.Logger
-	poll    time.Duration
-	rng     *retry.Source
+	store  *db.DB
+	files  Files
+	reader *docread.Reader
+	ocr    *ocr.Engine
+	noOCR  string
+	// lanes are the fast lane and the OCR lane, each with its workers.
+	lanes     []lane
+	ocrBudget time.Duration
+	tempDir   string
+	now       func() time.Time
+	log       *slog.Logger
+	poll      time.Duration
+	rng       *retry.Source
 }
 
 // New returns a Worker; Store, Files and Reader are required.
 func New(opts Options) *Worker {
 	w := &Worker{store: opts.Store, files: opts.Files, reader: opts.Reader, ocr: opts.OCR, noOCR: opts.NoOCR,
-		workers: max(opts.Workers, 1),
-		tempDir: opts.TempDir, now: opts.Now, log: opts.Logger, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
+		lanes:     []lane{{db.LaneFast, max(opts.FastWorkers, 1)}, {db.LaneOCR, max(opts.Workers, 1)}},
+		ocrBudget: cmp.Or(opts.OCRBudget, DefaultOCRBudget),
+		tempDir:   opts.TempDir, now: opts.Now, log: opts.Logger, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -104,8 +117,14 @@ func New(opts Options) *Worker {
 	return w
 }
 
+// lane is a lane of the queue and how many of its files are read at once.
+type lane struct {
+	name    string
+	workers int
+}
+
 // Run reads files until ctx ends: at once when the store queues one, and
-// every Poll for retries that came due, Workers at a time. It first
+// every Poll for retries that came due, each lane's workers at a time. It first
 // releases the claims a stopped process left. When ctx ends, the readings
 // under way are cut off and given back uncounted, to be read after the next
 // start. The store's errors are logged and the work is taken up at the next
@@ -121,36 +140,40 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	poll := time.NewTicker(w.poll)
 	defer poll.Stop()
-	slots := make(chan struct{}, w.workers)
-	done := make(chan struct{}, w.workers)
+	slots := make([]chan struct{}, len(w.lanes))
+	total := 0
+	for i, l := range w.lanes {
+		slots[i] = make(chan struct{}, l.workers)
+		total += l.workers
+	}
+	done := make(chan struct{}, total)
 	defer func() {
-		for range cap(slots) {
-			slots <- struct{}{}
+		for _, s := range slots {
+			for range cap(s) {
+				s <- struct{}{}
+			}
 		}
 	}()
 	for ctx.Err() == nil {
-		free := cap(slots) - len(slots)
-		if free > 0 {
-			jobs, err := w.store.ClaimAnalyses(ctx, free)
+		for i, l := range w.lanes {
+			free := cap(slots[i]) - len(slots[i])
+			if free == 0 {
+				continue
+			}
+			jobs, err := w.store.ClaimAnalyses(ctx, l.name, free)
 			if err != nil && ctx.Err() == nil {
-				w.log.Error("claim analyses", "error", err)
+				w.log.Error("claim analyses", "lane", l.name, "error", err)
 			}
 			for _, job := range jobs {
-				slots <- struct{}{}
+				slots[i] <- struct{}{}
 				go func() {
-					defer func() { <-slots; done <- struct{}{} }()
+					defer func() { <-slots[i]; done <- struct{}{} }()
 					w.read(ctx, job)
 				}()
 			}
-			if err == nil && len(jobs) == free {
-				// Every slot is busy: more may be due as soon as one frees.
-				select {
-				case <-ctx.Done():
-				case <-done:
-				}
-				continue
-			}
 		}
+		// A lane whose slots are all busy may have more due as soon as
+		// one frees: done wakes the loop then.
 		select {
 		case <-ctx.Done():
 		case <-w.store.AnalysesQueued():
@@ -161,13 +184,23 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
-// RunDue reads every file that is due now, one at a time, and returns when
-// none is left: for a command that reads the queue once, and for tests.
+// RunDue reads every file that is due now, one at a time, the fast lane's
+// first, and returns when none is left: for a command that reads the
+// queue once, and for tests.
 func (w *Worker) RunDue(ctx context.Context) error {
 	for {
-		jobs, err := w.store.ClaimAnalyses(ctx, 1)
-		if err != nil || len(jobs) == 0 {
-			return err
+		var jobs []*db.AnalysisJob
+		for _, l := range w.lanes {
+			var err error
+			if jobs, err = w.store.ClaimAnalyses(ctx, l.name, 1); err != nil {
+				return err
+			}
+			if len(jobs) > 0 {
+				break
+			}
+		}
+		if len(jobs) == 0 {
+			return nil
 		}
 		w.read(ctx, jobs[0])
 	}
@@ -185,6 +218,8 @@ func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
 	case ctx.Err() != nil:
 		// Stopping: the reading is given back uncounted.
 		w.record(job, func(ctx context.Context) error { return w.store.ReleaseAnalysis(ctx, job, w.now(), false) })
+	case errors.Is(err, errNeedsOCR):
+		w.record(job, func(ctx context.Context) error { return w.store.HandOffAnalysis(ctx, job, db.LaneOCR) })
 	case errors.As(err, &storeErr):
 		delay, ok := w.rng.Delay(storeSchedule, job.Retries+1)
 		if !ok {
@@ -203,7 +238,12 @@ func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
 	}
 }
 
-// storeError is a file's bytes that could not be had from the store.
+// errNeedsOCR is a file the fast lane hands to the OCR lane.
+var errNeedsOCR = errors.New("the file needs OCR")
+
+// storeError is a file's bytes that could not be had from the store: the
+// only error that is retried on storeSchedule. A reading that runs out of
+// its time is the document's failure, a result.
 type storeError struct{ err error }
 
 func (e *storeError) Error() string { return "open the stored file: " + e.err.Error() }
@@ -219,7 +259,8 @@ func (e *brokenError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.val
 
 // analyze reads the job's file. A document the readers refuse is a result
 // (failed or skipped, with the reason), not an error; errors are the
-// store's, a reader's panic, or ctx's end.
+// store's, errNeedsOCR from the fast lane, a reader that broke (a panic, an
+// error of its own), or ctx's end.
 func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.AnalysisResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -235,10 +276,14 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 	}
 	defer release()
 	doc, err := w.reader.Read(ctx, src, size, job.Name, job.MimeType)
+	mayOCR := job.Lane == db.LaneOCR
 	var refused *docread.Error
 	if errors.As(err, &refused) && errors.Is(err, docread.ErrUnsupported) && isImage(head(src, size)) {
 		if off := w.ocrOff(); off != "" {
 			return skipped("the file is an image, which is read with OCR, and " + off), nil
+		}
+		if !mayOCR {
+			return db.AnalysisResult{}, errNeedsOCR
 		}
 		doc, err = w.readImage(ctx, src, size, job.MimeType)
 		if err == nil {
@@ -257,9 +302,17 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 	case errors.As(err, &unread):
 		return failed(unread.Reason), nil
 	case err != nil:
-		return db.AnalysisResult{}, &storeError{err}
+		return db.AnalysisResult{}, err
 	}
 	if doc.Format == docread.FormatPDF && !allText(doc) && w.ocrOff() == "" {
+		// An e-invoice is read from its XML; the OCR of its pages would
+		// only add to the text the search reads, not worth its wait.
+		if !mayOCR && eInvoiceOf(doc, src, size) != nil {
+			return resultOf(doc, src, size, ""), nil
+		}
+		if !mayOCR {
+			return db.AnalysisResult{}, errNeedsOCR
+		}
 		textLayer := hasText(doc)
 		scanned, err := w.readScannedPages(ctx, doc, src, size)
 		switch {

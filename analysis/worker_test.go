@@ -21,6 +21,7 @@ type fixture struct {
 	store    *db.DB
 	files    *filestore.Store
 	worker   *analysis.Worker
+	firmID   string
 	clientID string
 	ws       string
 }
@@ -69,12 +70,18 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{store: store, files: files, clientID: client.ID, ws: ws.ID,
+	return &fixture{store: store, files: files, firmID: firm.ID, clientID: client.ID, ws: ws.ID,
 		worker: analysis.New(analysis.Options{Store: store, Files: files, Reader: reader, TempDir: dir})}
 }
 
 // mustStore stores content as a file of the workspace, as an upload does.
 func (f *fixture) mustStore(t *testing.T, name, mimeType string, content []byte) string {
+	t.Helper()
+	return f.mustStoreFor(t, f.clientID, f.ws, name, mimeType, content)
+}
+
+// mustStoreFor stores content as a file of another client's workspace.
+func (f *fixture) mustStoreFor(t *testing.T, clientID, ws, name, mimeType string, content []byte) string {
 	t.Helper()
 	pending, err := f.files.Write(bytes.NewReader(content), 1<<30)
 	if err != nil {
@@ -82,7 +89,7 @@ func (f *fixture) mustStore(t *testing.T, name, mimeType string, content []byte)
 	}
 	id := db.NewID()
 	if err := f.files.Keep(pending, id, func() error {
-		_, err := f.store.CreateFile(context.Background(), f.clientID, db.FileCreate{ID: id, WorkspaceID: f.ws, Name: name,
+		_, err := f.store.CreateFile(context.Background(), clientID, db.FileCreate{ID: id, WorkspaceID: ws, Name: name,
 			MimeType: mimeType, Size: pending.Size, SHA256: pending.SHA256})
 		return err
 	}); err != nil {
@@ -183,7 +190,7 @@ func TestWorkerReadsFiles(t *testing.T) {
 		}
 	}
 	// Nothing is left to read.
-	if jobs, err := f.store.ClaimAnalyses(ctx, 10); err != nil || len(jobs) != 0 {
+	if jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 10); err != nil || len(jobs) != 0 {
 		t.Errorf("jobs left: %v, %v", jobs, err)
 	}
 }
@@ -195,7 +202,7 @@ func TestWorkerGivesUpOnFilesThatBreakIt(t *testing.T) {
 	f := newFixture(t)
 	id := f.mustStore(t, "notes.txt", "text/plain", []byte("hello"))
 	for range db.MaxAnalysisAttempts {
-		if jobs, err := f.store.ClaimAnalyses(ctx, 1); err != nil || len(jobs) != 1 {
+		if jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 1); err != nil || len(jobs) != 1 {
 			t.Fatalf("claim: %v, %v", jobs, err)
 		}
 		// The process died: the next start releases the claim.
@@ -229,7 +236,7 @@ func TestFinishAfterRequeue(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	id := f.mustStore(t, "notes.txt", "text/plain", []byte("hello"))
-	jobs, err := f.store.ClaimAnalyses(ctx, 1)
+	jobs, err := f.store.ClaimAnalyses(ctx, db.LaneFast, 1)
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("claim: %v, %v", jobs, err)
 	}

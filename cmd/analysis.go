@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +19,9 @@ import (
 // addAnalysisFlags adds the flags of the background reading of files.
 func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
 	flags := cmd.Flags()
-	flags.IntVar(&cfg.AnalysisWorkers, "analysis-workers", int(envInt("ACCTAPI_ANALYSIS_WORKERS", 1)),
-		"how many stored files are read at once in the background, each with up to 256 MiB for a PDF (env ACCTAPI_ANALYSIS_WORKERS)")
+	flags.IntVar(&cfg.AnalysisWorkers, "analysis-workers", int(envInt("ACCTAPI_ANALYSIS_WORKERS", int64(runtime.NumCPU()))),
+		"how many images and scanned PDFs are read with OCR at once in the background (default: the number of cores); "+
+			"e-invoices, text files and PDFs with a text layer have a worker of their own and never wait for OCR (env ACCTAPI_ANALYSIS_WORKERS)")
 	flags.StringVar(&cfg.CacheDir, "cache-dir", envOr("ACCTAPI_CACHE_DIR", ""),
 		"where the compiled PDF reader is kept between starts (about 22 MB; safe to delete); default the data dir's cache/ (env ACCTAPI_CACHE_DIR)")
 	flags.StringVar(&cfg.OCR, "ocr", envOr("ACCTAPI_OCR", "auto"),
@@ -57,10 +59,15 @@ func openOCR(cfg *Config, s *Server) (engine *ocr.Engine, noOCR string, err erro
 // reader. --cache-dir, else the data dir's cache/.
 func (c *Config) CachePath() string { return cmp.Or(c.CacheDir, filepath.Join(c.DataDir, "cache")) }
 
-// openAnalysis starts the document reader, paying its start-up once, and
-// returns the worker that reads the stored files with it.
+// fastWorkers reads the fast lane: its reads take milliseconds, and one
+// keeps up with uploads while the cores go to OCR.
+const fastWorkers = 1
+
+// openAnalysis opens the document reader, whose engine Run compiles in the
+// background after the server listens, and returns the worker that reads
+// the stored files with it.
 func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker, *docread.Reader, error) {
-	workers := cmp.Or(cfg.AnalysisWorkers, 1)
+	workers := cmp.Or(cfg.AnalysisWorkers, runtime.NumCPU())
 	if workers < 1 || workers > 64 {
 		return nil, nil, fmt.Errorf("--analysis-workers must be between 1 and 64, not %d", workers)
 	}
@@ -68,11 +75,11 @@ func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker
 	if err != nil {
 		return nil, nil, err
 	}
-	reader, err := docread.NewReader(ctx, docread.Options{Instances: workers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
-	if err != nil {
-		return nil, nil, fmt.Errorf("start the PDF reader: %w", err)
-	}
-	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: reader, Workers: workers,
+	// Each lane's workers may read a PDF at once: the OCR lane draws the
+	// pages of scans.
+	reader := docread.OpenReader(ctx, docread.Options{Instances: workers + fastWorkers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
+	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: reader,
+		Workers: workers, FastWorkers: fastWorkers,
 		OCR: engine, NoOCR: noOCR,
 		TempDir: filepath.Join(cfg.FilesPath(), "tmp"),
 		Now:     cfg.Now, // the store's clock, as the worker requires

@@ -103,7 +103,8 @@ type Config struct {
 	// CacheDir holds what serve may rebuild (the compiled PDF reader); ""
 	// is the data dir's cache/.
 	CacheDir string
-	// AnalysisWorkers is how many stored files are read at once; 0 means 1.
+	// AnalysisWorkers is how many stored files are read with OCR at once;
+	// 0 means the number of cores.
 	AnalysisWorkers int
 	// OCR is auto (the tesseract on PATH, if any; "" too), off, or the
 	// path of tesseract; OCRLanguages the languages it reads.

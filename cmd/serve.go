@@ -404,11 +404,29 @@ func (s *Server) Run(ctx context.Context) error {
 	// given back, to be done after the next start.
 	reading := make(chan error, 1)
 	go func() { reading <- s.analysis.Run(dispatchCtx) }()
+	// The PDF engine compiles (seconds on a first start) while the server
+	// already answers; a PDF read meanwhile waits for it.
+	go s.warmReader(dispatchCtx)
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
 	err = errors.Join(err, <-reading)
 	return errors.Join(err, <-dispatched, <-mailed)
+}
+
+// warmReader compiles the PDF engine and says how long it took; an engine
+// that does not start leaves the PDFs unread and is logged, unless the
+// server stopped meanwhile.
+func (s *Server) warmReader(ctx context.Context) {
+	start := time.Now()
+	if err := s.reader.Warm(); err != nil && ctx.Err() == nil {
+		s.log.Error("the PDF reader does not start: PDFs are not read", "error", err)
+		return
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	s.log.Info("the PDF reader is ready", "took", time.Since(start).Round(time.Millisecond).String())
 }
 
 // serve runs the HTTP servers (the API's, and the plain-HTTP and metrics

@@ -14,10 +14,28 @@ import (
 // transaction that records what the reading found. These queries run for
 // every firm: the worker serves the whole store.
 
+// The lanes of the analysis queue. Every job starts in LaneFast, whose
+// reads are cheap and bounded (XML, text, a PDF's text layer); a document
+// that needs OCR is handed to LaneOCR, so that cheap documents never wait
+// behind photos.
+const (
+	LaneFast = "fast"
+	LaneOCR  = "ocr"
+)
+
+// nextTurn is the turn of a job the client (the first parameter) queues in
+// a lane (the second): one past the client's last job in the lane, and not
+// before the lane's turn, the turn of the job last claimed there. Taking
+// the jobs in turn order lets clients take turns.
+const nextTurn = `max(coalesce((SELECT max(turn) FROM analysis_jobs WHERE client_id = ?1 AND lane = ?2) + 1, 0),
+	(SELECT turn FROM analysis_lanes WHERE lane = ?2))`
+
 // AnalysisJob is a file claimed for reading.
 type AnalysisJob struct {
 	FileID   string
 	ClientID string
+	// Lane is the lane the job was claimed in.
+	Lane     string
 	Name     string
 	MimeType string
 	Size     int64
@@ -48,22 +66,21 @@ func (db *DB) ReleaseAnalysisClaims(ctx context.Context) error {
 	})
 }
 
-// ClaimAnalyses claims up to n jobs that are due, the oldest first, and
-// counts an attempt for each.
-func (db *DB) ClaimAnalyses(ctx context.Context, n int) ([]*AnalysisJob, error) {
+// ClaimAnalyses claims up to n jobs of the lane that are due, in turn
+// order (a client's oldest first, clients taking turns), and counts an
+// attempt for each.
+func (db *DB) ClaimAnalyses(ctx context.Context, lane string, n int) ([]*AnalysisJob, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) ([]*AnalysisJob, error) {
 		now := unix(db.now())
-		rows, err := tx.QueryContext(ctx, `SELECT j.file_id, j.client_id, f.name, f.mimetype, f.size, j.attempts, j.retries
-			FROM analysis_jobs j JOIN files f ON f.id = j.file_id AND f.client_id = j.client_id
-			WHERE j.claimed_at IS NULL AND j.next_attempt_at <= ?
-			ORDER BY j.next_attempt_at, j.file_id LIMIT ?`, now, n)
+		rows, err := tx.QueryContext(ctx, claimAnalyses, lane, now, n)
 		if err != nil {
 			return nil, fmt.Errorf("claim analyses: %w", err)
 		}
 		var jobs []*AnalysisJob
+		var turn int64
 		for rows.Next() {
-			var j AnalysisJob
-			if err := rows.Scan(&j.FileID, &j.ClientID, &j.Name, &j.MimeType, &j.Size, &j.Attempts, &j.Retries); err != nil {
+			j := AnalysisJob{Lane: lane}
+			if err := rows.Scan(&j.FileID, &j.ClientID, &j.Name, &j.MimeType, &j.Size, &j.Attempts, &j.Retries, &turn); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("claim analyses: %w", err)
 			}
@@ -80,7 +97,39 @@ func (db *DB) ClaimAnalyses(ctx context.Context, n int) ([]*AnalysisJob, error) 
 				return nil, fmt.Errorf("claim analyses: %w", err)
 			}
 		}
+		if len(jobs) > 0 {
+			// The rows come in turn order: the last has the highest.
+			if _, err := tx.ExecContext(ctx, `UPDATE analysis_lanes SET turn = max(turn, ?) WHERE lane = ?`, turn, lane); err != nil {
+				return nil, fmt.Errorf("claim analyses: %w", err)
+			}
+		}
 		return jobs, nil
+	})
+}
+
+// claimAnalyses selects the due jobs of a lane in turn order; a retry that
+// is not due yet is passed over and keeps its turn.
+const claimAnalyses = `SELECT j.file_id, j.client_id, f.name, f.mimetype, f.size, j.attempts, j.retries, j.turn
+	FROM analysis_jobs j JOIN files f ON f.id = j.file_id AND f.client_id = j.client_id
+	WHERE j.lane = ? AND j.claimed_at IS NULL AND j.next_attempt_at <= ?
+	ORDER BY j.turn, j.next_attempt_at, j.file_id LIMIT ?`
+
+// HandOffAnalysis moves a claimed job to another lane, unclaimed and due as
+// it was, with its turn there: the fast lane found that the file needs OCR.
+// The attempt is not counted, as the reading did not break. Nothing is
+// written when the job was queued again or ended meanwhile.
+func (db *DB) HandOffAnalysis(ctx context.Context, j *AnalysisJob, lane string) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1, lane = ?2,
+			turn = `+nextTurn+` WHERE file_id = ?3 AND client_id = ?1 AND claimed_at IS NOT NULL AND attempts = ?4 AND retries = ?5`,
+			j.ClientID, lane, j.FileID, j.Attempts, j.Retries)
+		if err != nil {
+			return fmt.Errorf("hand off analysis: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			tx.analysisQueued = true
+		}
+		return nil
 	})
 }
 
@@ -216,7 +265,7 @@ func (db *DB) ReleaseAnalysis(ctx context.Context, j *AnalysisJob, at time.Time,
 // read is reset, so that its reading is not recorded and the file is read
 // again.
 const requeue = `ON CONFLICT (file_id) DO UPDATE SET attempts = 0, retries = 0, claimed_at = NULL,
-	next_attempt_at = excluded.next_attempt_at`
+	next_attempt_at = excluded.next_attempt_at, lane = excluded.lane, turn = excluded.turn`
 
 // QueueAnalysis queues the client's file to be read again; it shows as
 // pending, with what the last reading found, until the new one ends.
@@ -228,8 +277,8 @@ func (db *DB) QueueAnalysis(ctx context.Context, clientID, id string) (*File, er
 			return nil, err
 		}
 		now := unix(db.now())
-		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
-			VALUES (?, ?, ?, ?) `+requeue, id, clientID, now, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, lane, turn, next_attempt_at, created_at)
+			VALUES (?3, ?1, ?2, `+nextTurn+`, ?4, ?4) `+requeue, clientID, LaneFast, id, now); err != nil {
 			return nil, fmt.Errorf("queue analysis: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = 'pending', analysis_reason = NULL
@@ -246,19 +295,24 @@ func (db *DB) QueueAnalysis(ctx context.Context, clientID, id string) (*File, er
 // one of statuses to be read again, and returns how many it queued.
 func (db *DB) QueueAnalyses(ctx context.Context, statuses []string) (int, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (int, error) {
-		args := make([]any, 0, len(statuses)+2)
+		args := make([]any, 0, len(statuses)+3)
 		now := unix(db.now())
-		args = append(args, now, now)
+		args = append(args, LaneFast, now, now)
 		for _, s := range statuses {
 			args = append(args, s)
 		}
 		in := placeholders(len(statuses))
-		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
-			SELECT id, client_id, ?, ? FROM files WHERE analysis_status IN (`+in+`) `+requeue, args...); err != nil {
+		// Each client's files take their turns from the lane's, oldest
+		// first, so that a firm's thousand files do not go before another
+		// client's next upload.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, lane, turn, next_attempt_at, created_at)
+			SELECT id, client_id, ?1, (SELECT turn FROM analysis_lanes WHERE lane = ?1)
+				+ row_number() OVER (PARTITION BY client_id ORDER BY created_at, id) - 1, ?, ?
+			FROM files WHERE analysis_status IN (`+in+`) `+requeue, args...); err != nil {
 			return 0, fmt.Errorf("queue analyses: %w", err)
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = 'pending', analysis_reason = NULL
-			WHERE analysis_status IN (`+in+`)`, args[2:]...)
+			WHERE analysis_status IN (`+in+`)`, args[3:]...)
 		if err != nil {
 			return 0, fmt.Errorf("queue analyses: %w", err)
 		}

@@ -105,8 +105,8 @@ func (db *DB) queueNewFile(ctx context.Context, tx *txn, f *File) error {
 		return fmt.Errorf("index file: %w", err)
 	}
 	now := unix(f.CreatedAt)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, next_attempt_at, created_at)
-		VALUES (?, ?, ?, ?)`, f.ID, f.ClientID, now, now); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO analysis_jobs (file_id, client_id, lane, turn, next_attempt_at, created_at)
+		VALUES (?3, ?1, ?2, `+nextTurn+`, ?4, ?4)`, f.ClientID, LaneFast, f.ID, now); err != nil {
 		return fmt.Errorf("queue analysis: %w", err)
 	}
 	tx.analysisQueued = true

@@ -124,7 +124,7 @@ func TestWebhookEvents(t *testing.T) {
 	if _, err := store.UpdateFile(ctx, client.ID, file.ID, db.FileUpdate{Name: db.Update[string]{Set: true, Value: &fileName}}); err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := store.ClaimAnalyses(ctx, 1)
+	jobs, err := store.ClaimAnalyses(ctx, db.LaneFast, 1)
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("ClaimAnalyses: %v, %v", jobs, err)
 	}

@@ -44,6 +44,11 @@ type Reader struct {
 	start     func() (*engine, error)
 	idleClose time.Duration
 
+	// warmed is closed when Warm has returned.
+	warmed   chan struct{}
+	warmOnce sync.Once
+	warmErr  error
+
 	mu     sync.Mutex
 	engine *engine     // nil while unloaded
 	active int         // PDFs being read
@@ -67,8 +72,19 @@ func (e *engine) close() error {
 }
 
 // NewReader compiles PDFium once for all the documents the Reader will
-// read. It takes seconds without Options.CacheDir.
+// read, by OpenReader and Warm. It takes seconds without Options.CacheDir.
 func NewReader(ctx context.Context, opts Options) (*Reader, error) {
+	r := OpenReader(ctx, opts)
+	if err := r.Warm(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenReader returns a Reader that compiles PDFium when it first needs it,
+// or when Warm is called: a server calls Warm in the background after it
+// listens, and a PDF that arrives meanwhile waits for the compile.
+func OpenReader(ctx context.Context, opts Options) *Reader {
 	limits := opts.Limits.withDefaults()
 	instances := max(opts.Instances, 1)
 	rc := wazero.NewRuntimeConfig().
@@ -77,7 +93,7 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		// Killing an instance must stop the code it runs.
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(min(limits.MaxMemory>>16, math.MaxUint16+1)))
-	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose)}
+	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose), warmed: make(chan struct{})}
 	// The pool's context lives as long as the Reader; it carries the
 	// allocator to every instance.
 	poolCtx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(allocateMapped))
@@ -114,17 +130,29 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		e.pool = pool
 		return e, nil
 	}
-	// Started once now, so that a broken engine stops serve at its start
-	// and the compilation cache is filled.
-	if _, err := r.acquire(); err != nil {
-		return nil, err
-	}
-	r.release()
-	// Compiling PDFium without a cache leaves hundreds of MB of garbage,
-	// which Go would give back to the system only over many minutes.
-	debug.FreeOSMemory()
-	return r, nil
+	return r
 }
+
+// Warm starts the engine once, so that a broken engine shows at once and
+// the compilation cache is filled, and returns its error; later calls
+// return the first's. Warmed is closed when it returns.
+func (r *Reader) Warm() error {
+	r.warmOnce.Do(func() {
+		defer close(r.warmed)
+		if _, r.warmErr = r.acquire(); r.warmErr != nil {
+			return
+		}
+		r.release()
+		// Compiling PDFium without a cache leaves hundreds of MB of
+		// garbage, which Go would give back to the system only over many
+		// minutes.
+		debug.FreeOSMemory()
+	})
+	return r.warmErr
+}
+
+// Warmed is closed once Warm has returned.
+func (r *Reader) Warmed() <-chan struct{} { return r.warmed }
 
 // acquire returns the engine, loading it when it was unloaded, and counts
 // a PDF being read until release.

@@ -54,7 +54,7 @@ func (api *testAPI) dcAnalyze(t *testing.T, texts map[string]string, results map
 	t.Helper()
 	ctx := context.Background()
 	for {
-		jobs, err := api.store.ClaimAnalyses(ctx, 10)
+		jobs, err := api.store.ClaimAnalyses(ctx, db.LaneFast, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
