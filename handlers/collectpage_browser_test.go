@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"acctapi/db"
+	"acctapi/testprog"
 )
 
 // chromiumPath is the browser the page tests drive. Without one they skip,
@@ -209,6 +210,7 @@ type pageTiming struct {
 // expired and a revoked link. Each state is shot on a desktop and 360 px
 // wide (-v logs the paths).
 func TestCollectPageInBrowser(t *testing.T) {
+	testprog.SkipShort(t, "drives Chromium")
 	browser := chromiumPath(t, "the collect page")
 	api := newTestAPI(t)
 	dir := screenshotDir(t)
