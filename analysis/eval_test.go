@@ -22,6 +22,7 @@ import (
 	"acctapi/docread/pdftest"
 	"acctapi/einvoice"
 	"acctapi/ocr/ocrtest"
+	"acctapi/testprog"
 )
 
 // evalTruth is what an evaluation document says, as docfields' evaluation
@@ -126,6 +127,7 @@ func score(t *testing.T, f *fixture, label string, ids map[string]string, truths
 //
 //	go test ./analysis -run TestPipelineEval -v
 func TestPipelineEval(t *testing.T) {
+	testprog.SkipShort(t, "reads the whole evaluation set through PDFium")
 	f := newFixture(t)
 	names, texts, truths := evalSet(t)
 	ids := map[string]string{}
@@ -267,6 +269,7 @@ func maps(tr evalTruth) map[string]string {
 // their XML had been taken out: the fields the text gives against the
 // XML's, field by field, where the XML states them.
 func TestEInvoiceTextEval(t *testing.T) {
+	testprog.SkipShort(t, "reads every e-invoice PDF of docread/testdata")
 	ctx := context.Background()
 	paths, err := filepath.Glob("../docread/testdata/*.pdf")
 	if err != nil {

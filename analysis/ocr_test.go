@@ -15,6 +15,7 @@ import (
 	"acctapi/docread/pdftest"
 	"acctapi/ocr"
 	"acctapi/ocr/ocrtest"
+	"acctapi/testprog"
 )
 
 // mustOCR starts tesseract, skipping the test where it is missing (failing
@@ -66,6 +67,7 @@ func encode(t *testing.T, img image.Image, asJPEG bool) []byte {
 
 // Images and scanned PDFs are read with OCR, then as any text.
 func TestWorkerReadsScansWithOCR(t *testing.T) {
+	testprog.SkipShort(t, "reads three scans with Tesseract")
 	engine := mustOCR(t)
 	ctx := context.Background()
 	f := newFixture(t)

@@ -2630,6 +2630,9 @@ type CollectViewFile struct {
 // Cuid A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 type Cuid = string
 
+// DateFilter A bound of a date filter: an RFC 3339 date-time, or a plain date (YYYY-MM-DD) that stands for the whole day in UTC.
+type DateFilter = string
+
 // DateTime UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 type DateTime = time.Time
 
@@ -3962,11 +3965,11 @@ type ListFilesParams struct {
 	// Kind Only documents of this kind.
 	Kind *DocumentKind `form:"kind,omitempty" json:"kind,omitempty"`
 
-	// DocumentDateFrom Only files whose documentDate is at or after this time.
-	DocumentDateFrom *DateTime `form:"documentDateFrom,omitempty" json:"documentDateFrom,omitempty"`
+	// DocumentDateFrom Only files whose documentDate is at or after this time; a plain date (YYYY-MM-DD) means the start of that day, UTC.
+	DocumentDateFrom *DateFilter `form:"documentDateFrom,omitempty" json:"documentDateFrom,omitempty"`
 
-	// DocumentDateTo Only files whose documentDate is at or before this time.
-	DocumentDateTo *DateTime `form:"documentDateTo,omitempty" json:"documentDateTo,omitempty"`
+	// DocumentDateTo Only files whose documentDate is at or before this time; a plain date (YYYY-MM-DD) means the end of that day, UTC.
+	DocumentDateTo *DateFilter `form:"documentDateTo,omitempty" json:"documentDateTo,omitempty"`
 
 	// Q Full-text search: files that have every word of q (runs of letters and digits) among the words of their name, their text or their fields. Case and accents do not matter (muller finds Müller); the last word also matches as a prefix (telek finds Telekom); "two words" in double quotes is a phrase; a term with punctuation inside is the phrase of its parts, so numbers and VAT ids are found as written (RE-2026-0042, DE123456789). At most 500 characters and 32 terms; a q without a letter or digit is 422.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
@@ -8821,7 +8824,7 @@ func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request,
 
 		if params.DocumentDateFrom != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateFrom", *params.DocumentDateFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateFrom", *params.DocumentDateFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -8833,7 +8836,7 @@ func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request,
 
 		if params.DocumentDateTo != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateTo", *params.DocumentDateTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "documentDateTo", *params.DocumentDateTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

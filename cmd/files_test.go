@@ -210,7 +210,7 @@ func flStoreFiles(t *testing.T, dataDir string) []string {
 func flStorePath(id string) string { return id[len(id)-2:] + "/" + id }
 
 // demoPDF is the bank statement a --demo start stores.
-const demoPDF = seed.DemoPDF
+var demoPDF = seed.DemoPDF
 
 // flDemo is a data dir seeded with --demo.
 type flDemo struct {

@@ -80,11 +80,18 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The blocks upload the demo's documents by their path in the
+	// repository, where a reader pastes them.
+	demoDocs, err := filepath.Abs("../db/seed/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func(name string, blocks []string, tail ...string) string {
 		t.Helper()
 		script := []string{"set -euo pipefail"}
 		for _, b := range blocks {
 			b = strings.ReplaceAll(b, "127.0.0.1:8080", addr)
+			b = strings.ReplaceAll(b, "db/seed/demo/", demoDocs+"/")
 			script = append(script, strings.ReplaceAll(b, "go run . ", "'"+bin+"' "))
 		}
 		script = append(script, tail...)
@@ -125,10 +132,10 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 	for _, want := range []string{
 		`"type":"accountant"`, "\n401\n", `"status":"ok"`, `"total":9`, `"status":"IN_REVIEW"`,
 		`{"name":"DATEV sync","permissions":["tasks:read","files:read"]}`, "\n200\n", `["Annual accounts 2026","Payroll"]`,
-		`"name":"receipt.pdf"`, `"mimetype":"application/pdf"`, "downloaded the bytes uploaded",
+		`"name":"receipt.jpg"`, `"mimetype":"image/jpeg"`, "downloaded the bytes uploaded",
 		"idempotent-replayed: true", `"url":"https://erp.example/acctapi"`, `"secret":"whsec_`,
 		"\n422\n", `{"status":"SUBMITTED"}`, `"name":"statement.pdf"`, `"createdById":null`,
-		`"kind":"invoice"`, `["invoice.txt"]`, `"documentDateSource":"user"`,
+		`"kind":"invoice"`, `["invoice.txt"]`, `"documentDateSource":"user"`, `"documentNumber":"2026-3117"`,
 	} {
 		if !strings.Contains(strings.ToLower(out), strings.ToLower(want)) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)
@@ -190,8 +197,8 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 	}
 	var stored struct{ Name, TaskID string }
 	getJSON(t, base+"/files/"+file.ID, key, client, &stored)
-	if stored.Name != "receipt.pdf" || stored.TaskID != task {
-		t.Errorf("file %s: got %+v, want receipt.pdf on task %s", file.ID, stored, task)
+	if stored.Name != "receipt.jpg" || stored.TaskID != task {
+		t.Errorf("file %s: got %+v, want receipt.jpg on task %s", file.ID, stored, task)
 	}
 	var hooks struct {
 		Data []struct {

@@ -14,6 +14,7 @@ import (
 
 	"acctapi/docread"
 	"acctapi/docread/pdftest"
+	"acctapi/testprog"
 )
 
 var (
@@ -233,6 +234,7 @@ func TestReadTextLimit(t *testing.T) {
 // TestReadHostilePDFs reads files made to exhaust the reader; each must end
 // within the limits, and the reader must read the next file.
 func TestReadHostilePDFs(t *testing.T) {
+	testprog.SkipShort(t, "reads the hostile PDFs to their limits")
 	r := mustNewReader(t, docread.Options{Limits: docread.Limits{Timeout: 20 * time.Second}})
 	t.Run("huge content stream", func(t *testing.T) {
 		// 8 million show-text operators, 64 MiB once inflated.

@@ -48,6 +48,28 @@ const collectCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img
 // take their values in the order their keys' names suggest.
 type pageStrings map[string]string
 
+// plural picks the text of key for a count of n: key+"_one" for one, where
+// the table has it (verb and noun agree with the count in both languages).
+func (t pageStrings) plural(key string, n int) string {
+	if one, ok := t[key+"_one"]; n == 1 && ok {
+		return one
+	}
+	return t[key]
+}
+
+// partOf writes "n of total" with the text of key: key+"_only" when the
+// total is one ("the document"), key+"_one" when n is one (the verb agrees
+// with one: "1 von 2 Unterlagen fehlt").
+func (t pageStrings) partOf(key string, n, total int) string {
+	switch {
+	case total == 1:
+		return t[key+"_only"]
+	case n == 1:
+		return fmt.Sprintf(t[key+"_one"], total)
+	}
+	return fmt.Sprintf(t[key], n, total)
+}
+
 // collectLanguages are the page's languages; the first is the default when
 // nothing else says which.
 var collectLanguages = []string{"en", "de"}
@@ -346,7 +368,7 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 		}
 		if len(item.Files) > pageFilesShown {
 			item.Files, item.MoreFiles = item.Files[:pageFilesShown], item.Files[pageFilesShown:]
-			item.MoreText = fmt.Sprintf(t["files_more"], len(item.MoreFiles))
+			item.MoreText = fmt.Sprintf(t.plural("files_more", len(item.MoreFiles)), len(item.MoreFiles))
 		}
 		page.Items = append(page.Items, item)
 	}
@@ -354,12 +376,14 @@ func (h *Handler) newCollectPage(view *db.CollectView, token, lang string) *coll
 	// count names those alone; once they are here, it says how many of all
 	// are here, beside "you can submit".
 	switch {
+	case page.Missing == 0 && len(page.Items) == 1:
+		page.Count = t["count_done_only"]
 	case page.Missing == 0:
 		page.Count = fmt.Sprintf(t["count_done"], len(page.Items))
 	case page.RequiredDone:
-		page.Count = fmt.Sprintf(t["count_here"], len(page.Items)-page.Missing, len(page.Items))
+		page.Count = t.partOf("count_here", len(page.Items)-page.Missing, len(page.Items))
 	default:
-		page.Count = fmt.Sprintf(t["count_missing"], requiredMissing, required)
+		page.Count = t.partOf("count_missing", requiredMissing, required)
 	}
 	for key, text := range t {
 		if name, ok := strings.CutPrefix(key, "js_"); ok {
@@ -395,20 +419,21 @@ func (page *collectPage) notice(q url.Values, maxUpload int64, budget db.Collect
 	case q.Get("removed") != "" && item != nil:
 		item.Notice = &pageNotice{Kind: "ok", Text: fmt.Sprintf(t["notice_removed"], item.Title)}
 	case e == "missing" && !page.RequiredDone:
-		n := &pageNotice{Kind: "error", Text: t["notice_missing"], After: t["notice_missing_after"]}
+		n := &pageNotice{Kind: "error"}
 		for _, it := range page.Items {
 			if it.Required && it.State != "received" {
 				n.Items = append(n.Items, it)
 			}
 		}
+		n.Text, n.After = t.plural("notice_missing", len(n.Items)), t.plural("notice_missing_after", len(n.Items))
 		page.Notice = n
 	case item == nil:
 	case e == "too_large":
 		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_too_large"], item.Title, pageSize(t, maxUpload))}
 	case e == "budget_link":
-		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_budget_link"], budget.LinkFiles, pageSize(t, budget.LinkBytes), page.FirmName)}
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t.plural("notice_budget_link", budget.LinkFiles), budget.LinkFiles, pageSize(t, budget.LinkBytes), page.FirmName)}
 	case e == "budget_collect":
-		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_budget_collect"], budget.CollectFiles, pageSize(t, budget.CollectBytes), page.FirmName)}
+		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t.plural("notice_budget_collect", budget.CollectFiles), budget.CollectFiles, pageSize(t, budget.CollectBytes), page.FirmName)}
 	case e == "no_file":
 		item.Notice = &pageNotice{Kind: "error", Text: fmt.Sprintf(t["notice_no_file"], item.Title)}
 	case e == "failed":

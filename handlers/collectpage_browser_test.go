@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"acctapi/db"
+	"acctapi/testprog"
 )
 
 // chromiumPath is the browser the page tests drive. Without one they skip,
@@ -209,6 +210,7 @@ type pageTiming struct {
 // expired and a revoked link. Each state is shot on a desktop and 360 px
 // wide (-v logs the paths).
 func TestCollectPageInBrowser(t *testing.T) {
+	testprog.SkipShort(t, "drives Chromium")
 	browser := chromiumPath(t, "the collect page")
 	api := newTestAPI(t)
 	dir := screenshotDir(t)
@@ -310,7 +312,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.do(t, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("html.js "+statements+".item-rejected")))
 		tab.wantText(t, statements+" .state", "Asked again")
 		tab.wantText(t, statements+" .reason", "Firm One asks again: The statement of the second account is missing.")
-		tab.wantText(t, "#summary", "1 of 2 required documents still missing")
+		tab.wantText(t, "#summary", "1 of 2 required documents is still missing")
 		tab.shoot(t, dir, "asked-again")
 		tab.do(t, chromedp.Evaluate[chromedp.Void](`(() => {
 			const files = new DataTransfer();
@@ -398,7 +400,7 @@ func TestCollectPageInBrowser(t *testing.T) {
 		)
 		tab.wantText(t, statements+" .notice", "„Bank statements“ erhalten. Vielen Dank.")
 		tab.wantText(t, statements+" .files", "statement-october-2026.pdf 400 kB Entfernen")
-		tab.wantText(t, "#summary", "1 von 2 erforderlichen Unterlagen fehlen noch")
+		tab.wantText(t, "#summary", "1 von 2 erforderlichen Unterlagen fehlt noch")
 		tab.shoot(t, dir, "nojs-received")
 
 		// The file was the wrong one: its button takes it back, and the

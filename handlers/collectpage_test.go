@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -153,7 +154,7 @@ func TestCollectPage(t *testing.T) {
 		wantPage(t, res, http.StatusOK, `<html lang="en">`, "Firm One", "Secure document upload for Client One",
 			"<h1>Documents for October 2026</h1>", "Dear Client One,\nplease send", "Please send by 30 November 2026",
 			"Bank statements", "All accounts, October 2026, as PDF.", "Required", "Optional", "Missing", "Not added yet",
-			"2 of 2 required documents still missing", "Submit documents", "This link works until 5 December 2026.",
+			"2 of 2 required documents are still missing", "Submit documents", "This link works until 5 December 2026.",
 			`action="/collect/`+pc.token+`/items/`+pc.collect.Items[0].ID+`"`, `enctype="multipart/form-data"`,
 			`action="/collect/`+pc.token+`/submit"`,
 			`data-upload="/v1/collect-sessions/`+pc.token+`/items/`+pc.collect.Items[1].ID+`/files"`,
@@ -308,7 +309,7 @@ func TestCollectPageLanguage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := api.page("GET", "/collect/"+c.pc.token, http.Header{"Accept-Language": {c.accept}}, nil)
 			words := map[string][]string{
-				"en": {`<html lang="en">`, "2 of 2 required documents still missing", "Please send by 30 November 2026", "Required"},
+				"en": {`<html lang="en">`, "2 of 2 required documents are still missing", "Please send by 30 November 2026", "Required"},
 				"de": {`<html lang="de">`, "2 von 2 erforderlichen Unterlagen fehlen noch", "Bitte bis 30. November 2026 senden", "Erforderlich"},
 			}
 			wantPage(t, res, http.StatusOK, words[c.want]...)
@@ -346,6 +347,37 @@ func TestCollectStringTables(t *testing.T) {
 	text := regexp.MustCompile(`(?s)\{\{.*?\}\}|<[^>]*>`).ReplaceAllString(string(page), "")
 	if letters := regexp.MustCompile(`\pL+`).FindAllString(text, -1); len(letters) > 0 {
 		t.Errorf("the templates hold words of their own: %v", letters)
+	}
+}
+
+// TestCollectPagePlurals checks the counted texts for one and for more, in
+// both languages: noun and verb agree with the count.
+func TestCollectPagePlurals(t *testing.T) {
+	en, de := collectStrings["en"], collectStrings["de"]
+	for _, c := range []struct {
+		got, want string
+	}{
+		{en.partOf("count_missing", 1, 2), "1 of 2 required documents is still missing"},
+		{de.partOf("count_missing", 1, 2), "1 von 2 erforderlichen Unterlagen fehlt noch"},
+		{en.partOf("count_missing", 2, 3), "2 of 3 required documents are still missing"},
+		{de.partOf("count_missing", 2, 3), "2 von 3 erforderlichen Unterlagen fehlen noch"},
+		{en.partOf("count_missing", 1, 1), "The required document is still missing"},
+		{de.partOf("count_missing", 1, 1), "Die erforderliche Unterlage fehlt noch"},
+		{en.partOf("count_here", 1, 3), "1 of 3 documents is here"},
+		{de.partOf("count_here", 1, 3), "1 von 3 Unterlagen ist da"},
+		{de.partOf("count_here", 0, 2), "0 von 2 Unterlagen sind da"},
+		{de.partOf("count_here", 0, 1), "Die Unterlage ist noch nicht da"},
+		{de["count_done_only"], "Die Unterlage ist da"},
+		{fmt.Sprintf(de.plural("files_more", 1), 1), "1 weitere Datei"},
+		{fmt.Sprintf(en.plural("files_more", 2), 2), "2 more files"},
+		{de.plural("notice_missing", 1), "Noch nicht abgesendet: Diese Unterlage fehlt noch."},
+		{en.plural("notice_missing_after", 1), "Add it above, then submit again."},
+		{fmt.Sprintf(en.plural("notice_budget_link", 1), 1, "1.0 MB", "Firm One"),
+			"No more files can be added through this link: it has taken its one file or 1.0 MB. If something is still missing, ask Firm One for a new link."},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 }
 
@@ -396,7 +428,7 @@ func TestCollectPageForms(t *testing.T) {
 		header, body := pageForm(t, "statement-october.pdf", bytes.Repeat([]byte("x"), 2500))
 		res := follow(t, api.page("POST", base+"/items/"+statements, header, body), base+"?received="+statements+"#item-"+statements)
 		wantPage(t, res, http.StatusOK, "“Bank statements” received. Thank you.", "statement-october.pdf", "2.5 kB",
-			"Received", "1 of 2 required documents still missing", "Add another file")
+			"Received", "1 of 2 required documents is still missing", "Add another file")
 		files, err := api.store.OpenCollectSession(context.Background(), auth.HashCollectToken(pc.token))
 		if err != nil {
 			t.Fatal(err)
@@ -414,7 +446,7 @@ func TestCollectPageForms(t *testing.T) {
 		page := api.page("GET", base, nil, nil)
 		wantPage(t, page, http.StatusOK, `<form class="remove" method="post" action="`+action+`"><button type="submit" aria-label="Remove “statement-october.pdf”">Remove</button></form>`)
 		res := follow(t, api.page("POST", action, nil, nil), base+"?removed="+statements+"#item-"+statements)
-		wantPage(t, res, http.StatusOK, "“Bank statements”: the file was taken back from this request.", "2 of 2 required documents still missing")
+		wantPage(t, res, http.StatusOK, "“Bank statements”: the file was taken back from this request.", "2 of 2 required documents are still missing")
 		if strings.Contains(res.body, "statement-october.pdf") {
 			t.Error("the page still lists the file taken back")
 		}

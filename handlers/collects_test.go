@@ -1195,7 +1195,7 @@ func TestCollectBudget(t *testing.T) {
 		}
 	}
 	page := api.page("GET", "/collect/"+b.Token, nil, nil)
-	if !strings.Contains(page.body, `<details class="more-files"><summary>1 more files</summary>`) ||
+	if !strings.Contains(page.body, `<details class="more-files"><summary>1 more file</summary>`) ||
 		strings.Count(page.body, `<span class="file-name">`) != 6 || strings.Count(page.body, `<ul class="files removable">`) != 2 ||
 		strings.Count(page.body, `<form class="remove"`) != 6 {
 		t.Errorf("a long list: want 5 files shown and 1 folded away, each with its Remove button:\n%s", page.body)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"time"
 	"unicode/utf8"
 
@@ -85,7 +86,7 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	q := v.query(values)
 	filter := db.FileFilter{
 		WorkspaceID: q.id("workspaceId"), FolderID: q.id("folderId"), TaskID: q.id("taskId"), LabelID: q.id("labelId"),
-		Kind: q.enum("kind", db.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom"), DocumentDateTo: q.time("documentDateTo"),
+		Kind: q.enum("kind", db.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
 		Query: q.search("q"),
 	}
 	req := pageRequest(q, db.FileSorts)
@@ -97,15 +98,38 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	return filter, req, v.err()
 }
 
-// time reads an RFC 3339 date-time parameter; nil when absent or invalid.
-func (q *query) time(name string) *time.Time {
+// dayEnd says which end of a day a plain date stands for in a filter.
+type dayEnd int
+
+const (
+	fromBound dayEnd = iota // the day's first instant
+	toBound                 // the day's last instant
+)
+
+// day is the form of a plain date in a filter: YYYY-MM-DD.
+var day = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// time reads a date-time filter: RFC 3339, or a plain date that people write
+// for a whole day, meaning its start (UTC) as a lower bound and its end as an
+// upper one. nil when absent or invalid.
+func (q *query) time(name string, end dayEnd) *time.Time {
 	s, present := q.get(name)
 	if !present {
 		return nil
 	}
+	if day.MatchString(s) {
+		t, err := time.Parse(time.DateOnly, s)
+		if err == nil {
+			if end == toBound {
+				t = t.Add(24*time.Hour - time.Nanosecond)
+			}
+			return &t
+		}
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil || len(s) > 40 || !dateTime.MatchString(s) || t.UTC().Year() < 0 || t.UTC().Year() > 9999 {
-		q.v.add(issue{Code: "invalid_string", Path: []any{"query", name}, Validation: "datetime", Message: "Invalid datetime"})
+		q.v.add(issue{Code: "invalid_string", Path: []any{"query", name}, Validation: "datetime",
+			Message: "Invalid datetime: use YYYY-MM-DD or an RFC 3339 date-time"})
 		return nil
 	}
 	t = t.UTC()

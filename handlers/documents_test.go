@@ -265,15 +265,19 @@ func TestFileListFilters(t *testing.T) {
 	kind := "receipt"
 	api.dcAnalyze(t, nil, map[string]db.AnalysisResult{"plain.pdf": {Status: db.AnalysisDone, Kind: &kind}, "filed.pdf": {Status: db.AnalysisDone}})
 	for query, want := range map[string][]string{
-		"folderId=" + folder:                           {"filed.pdf"},
-		"taskId=" + task.ID:                            {"filed.pdf"},
-		"labelId=" + label:                             {"filed.pdf"},
-		"kind=receipt":                                 {"plain.pdf"},
-		"kind=invoice":                                 nil,
-		"documentDateFrom=2026-03-05T00:00:00Z":        {"filed.pdf", "plain.pdf"},
-		"documentDateTo=2026-03-05T00:00:00Z":          {"filed.pdf"},
-		"documentDateTo=2026-03-04T23:59:59Z":          nil,
-		"documentDateFrom=2026-03-05T01:00:00%2B01:00": {"filed.pdf", "plain.pdf"},
+		"folderId=" + folder:                                    {"filed.pdf"},
+		"taskId=" + task.ID:                                     {"filed.pdf"},
+		"labelId=" + label:                                      {"filed.pdf"},
+		"kind=receipt":                                          {"plain.pdf"},
+		"kind=invoice":                                          nil,
+		"documentDateFrom=2026-03-05T00:00:00Z":                 {"filed.pdf", "plain.pdf"},
+		"documentDateTo=2026-03-05T00:00:00Z":                   {"filed.pdf"},
+		"documentDateTo=2026-03-04T23:59:59Z":                   nil,
+		"documentDateFrom=2026-03-05T01:00:00%2B01:00":          {"filed.pdf", "plain.pdf"},
+		"documentDateFrom=2026-03-05":                           {"filed.pdf", "plain.pdf"},
+		"documentDateTo=2026-03-05":                             {"filed.pdf"},
+		"documentDateTo=2026-03-04":                             nil,
+		"documentDateFrom=2026-03-05&documentDateTo=2026-03-05": {"filed.pdf"},
 	} {
 		if got := dcNames(api.dcListFiles(t, api.client.ID, query)); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", query, got, want)
@@ -292,7 +296,8 @@ func TestFileListFilters(t *testing.T) {
 		{"q=" + strings.Repeat("a", 501), []any{"query", "q"}, "too_big"},
 		{"q=" + strings.Repeat("a+", 33), []any{"query", "q"}, "custom"},
 		{"q=%FF", []any{"query", "q"}, "too_big"},
-		{"documentDateFrom=2026-03-05", []any{"query", "documentDateFrom"}, "invalid_string"},
+		{"documentDateFrom=2026-02-30", []any{"query", "documentDateFrom"}, "invalid_string"},
+		{"documentDateFrom=2026-3-5", []any{"query", "documentDateFrom"}, "invalid_string"},
 		{"documentDateTo=yesterday", []any{"query", "documentDateTo"}, "invalid_string"},
 		{"folderId=not-a-cuid", []any{"query", "folderId"}, "invalid_string"},
 		{"limit=0", []any{"query", "limit"}, "too_small"},

@@ -20,6 +20,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/testprog"
 )
 
 // A longer run: go test -race -run TestTenantIsolation ./handlers -iso.steps=20000 [-iso.seed=N]
@@ -323,6 +324,7 @@ type isoLink struct{ file, expires, signature, bucketURL string }
 // its tenant's data and goes only to the subscriptions of its firm, and of
 // its client, that ask for it.
 func TestTenantIsolation(t *testing.T) {
+	testprog.SkipShort(t, "a walk of 1,000 random requests on both file stores")
 	forEachStore(t, func(t *testing.T, store testStore) {
 		seed := *isoSeed
 		if seed == 0 {

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"acctapi/testprog"
 )
 
 // TestReferenceFiles checks the page and its files over HTTP: the strict
@@ -88,6 +90,7 @@ func TestReferenceFiles(t *testing.T) {
 // Its screenshots, desktop and 360 px wide, are kept in the test's temp
 // dir (-v logs the paths).
 func TestReferenceInBrowser(t *testing.T) {
+	testprog.SkipShort(t, "drives Chromium")
 	browser := chromiumPath(t, "/v1/docs")
 	api := newTestAPI(t)
 	res := api.do(request{method: "GET", path: "/v1/openapi.json"})

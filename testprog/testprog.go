@@ -90,3 +90,16 @@ func (o *Output) String() string {
 	defer o.mu.Unlock()
 	return o.buf.String()
 }
+
+// FullSuite is the command that runs every test, the long ones too: what
+// CI (.ci/run) runs.
+const FullSuite = "go test -race -count=1 -timeout 30m ./..."
+
+// SkipShort skips a long test under -short (the README's quick test
+// command), naming what makes it long and the command that runs it.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s: skipped with -short; %s (or .ci/run) runs it", what, FullSuite)
+	}
+}

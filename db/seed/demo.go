@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"strings"
@@ -105,19 +106,12 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 // StatementName is the name of the bank statement Demo stores.
 const StatementName = "Kontoauszug Q3 2026.pdf"
 
-// DemoPDF is the bank statement Demo stores: a small document that PDF
-// readers open.
-const DemoPDF = `%PDF-1.4
-1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
-2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
-3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
-4 0 obj << /Length 58 >> stream
-BT /F1 18 Tf 72 770 Td (Kontoauszug Q3 2026: demo) Tj ET
-endstream endobj
-5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
-trailer << /Root 1 0 R >>
-%%EOF
-`
+// DemoPDF is the bank statement Demo stores: a PDF with a text layer that
+// reads as a bank statement, made by TestDemoDocuments (demodocs_test.go)
+// with the documents beside it in demo/, which the walk-through uploads.
+//
+//go:embed demo/statement.pdf
+var DemoPDF string
 
 // CollectTitle is the title of the collect request Demo makes: in German,
 // as the demo client, a Berlin GmbH, would be asked.
