@@ -20,6 +20,14 @@
 //   - MaxPixels (default 40 megapixels): a larger image is scaled down to
 //     it. An image whose header claims more than twice that is refused
 //     before a pixel is decoded.
+//   - MaxPageBytes (default 128 MiB): what decoding a page takes, read from
+//     its header before a pixel is decoded (width × height × what the
+//     decoder keeps a pixel in, by samples and bits a sample, and its
+//     buffers: a TIFF's strip or tile, a progressive JPEG's coefficients).
+//     A phone's 50-megapixel JPEG takes 75 MiB; a 16-bit RGB PNG of
+//     8944 × 8944 pixels 611 MiB, and is refused. MaxFileBytes (default
+//     1 GiB) bounds the sum over a TIFF's pages, every page checked before
+//     the first is decoded.
 //   - MaxPages (default 20): a TIFF with more pages is not read.
 //   - Threads (default 1) is each child's OMP_THREAD_LIMIT.
 //

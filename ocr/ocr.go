@@ -41,6 +41,15 @@ type Options struct {
 	// MaxPages bounds the pages of a multi-page TIFF, 20 by default; a TIFF
 	// with more is not read.
 	MaxPages int
+	// MaxPageBytes bounds what decoding one page may take, counted from
+	// its header before anything is decoded (pixels, samples, bits a
+	// sample, the decoder's buffers): 128 MiB by default, which a phone's
+	// 50-megapixel JPEG (75 MiB) fits and a 16-bit 8944 × 8944 PNG (610
+	// MiB) does not. A page over it is not read.
+	MaxPageBytes int64
+	// MaxFileBytes bounds the same over all pages of a TIFF, 1 GiB by
+	// default.
+	MaxFileBytes int64
 	// Threads is each child's OMP_THREAD_LIMIT, 1 by default: one page per
 	// core reads more pages per second than one page on all of them.
 	Threads int
@@ -61,6 +70,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 20
+	}
+	if o.MaxPageBytes <= 0 {
+		o.MaxPageBytes = 128 << 20
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 1 << 30
 	}
 	if o.Threads <= 0 {
 		o.Threads = 1
