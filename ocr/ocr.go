@@ -127,6 +127,10 @@ type Page struct {
 	Skew float64
 
 	peakRSS uint64 // the largest child's peak resident memory, in bytes
+	// lying is whether nearly all words of two letters and more lie on
+	// their lines: a page turned a quarter is read as words standing on
+	// end, which may come back confident.
+	lying bool
 }
 
 // New finds tesseract and checks that it runs and has every language of
@@ -236,20 +240,31 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 // smoothed before reading; a clean scan or photo is at 0-2.
 const noisy = 6
 
-// goodConfidence is the mean word confidence above which a reading at the
-// first orientation tried is kept without trying the others.
+// goodConfidence is the mean word confidence above which a reading is
+// kept without trying other orientations.
 const goodConfidence = 70
 
-// orientAndRead turns g upright and reads it. With Tesseract's orientation
-// data, OSD names the turn; without it, or when OSD is unsure, the page is
-// read at each quarter turn and the reading with the most confidently
-// read characters is kept.
+// orientAndRead turns g upright and reads it. Most pages come upright (a
+// photo's EXIF turn already applied): a reading of g as it is that comes
+// back confident, its words lying on their lines, is kept, with no
+// orientation detection, which costs about as much as a reading. Otherwise,
+// with Tesseract's orientation data, OSD names the turn; without it, or
+// when OSD is unsure, the page is read at each quarter turn until a
+// reading is confident, and the reading with the most confidently read
+// characters is kept.
 func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error) {
-	var peak uint64
-	tries := []int{0, 180, 90, 270}
+	best, bestScore, err := e.readAt(ctx, g, 0)
+	if err != nil {
+		return Page{}, err
+	}
+	if best.Confidence >= goodConfidence && best.lying {
+		return best, nil
+	}
+	peak := best.peakRSS
+	tries := []int{180, 90, 270}
 	if e.osd {
 		deg, sure, rss, err := e.detectOrientation(ctx, g)
-		peak = rss
+		peak = max(peak, rss)
 		if err != nil && ctx.Err() != nil {
 			return Page{}, err
 		}
@@ -261,10 +276,9 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		} else if err == nil {
 			tries = append([]int{deg}, slices.DeleteFunc(tries, func(d int) bool { return d == deg })...)
 		}
+		tries = slices.DeleteFunc(tries, func(d int) bool { return d == 0 }) // read already
 	}
-	var best Page
-	bestScore := -1.0
-	for i, deg := range tries {
+	for _, deg := range tries {
 		p, score, err := e.readAt(ctx, g, deg)
 		peak = max(peak, p.peakRSS)
 		if err != nil {
@@ -273,7 +287,7 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		if score > bestScore {
 			best, bestScore = p, score
 		}
-		if i == 0 && p.Confidence >= goodConfidence {
+		if p.Confidence >= goodConfidence && p.lying {
 			break
 		}
 	}
@@ -376,6 +390,7 @@ type word struct {
 func parseTSV(out []byte) (Page, float64) {
 	var words []word
 	var sum, score float64
+	var long, standing int
 	for i, line := range strings.Split(string(out), "\n") {
 		f := strings.Split(line, "\t")
 		if i == 0 || len(f) < 12 || f[0] != "5" {
@@ -393,10 +408,14 @@ func parseTSV(out []byte) (Page, float64) {
 		words = append(words, word{text: text, left: box[0], top: box[1], width: max(box[2], 1), height: max(box[3], 1),
 			line: f[2] + "." + f[3] + "." + f[4], conf: conf})
 		sum += conf
+		if utf8.RuneCountInString(text) >= 2 {
+			long++
+		}
 		if utf8.RuneCountInString(text) >= 2 && box[3] > box[2] {
 			// A word standing on end: tesseract read the lines of a page
 			// turned a quarter as vertical text, and their boxes do not
 			// lay out. Such a reading scores nothing for it.
+			standing++
 			continue
 		}
 		for _, r := range text {
@@ -405,7 +424,7 @@ func parseTSV(out []byte) (Page, float64) {
 			}
 		}
 	}
-	p := Page{Text: layout(words)}
+	p := Page{Text: layout(words), lying: standing*10 <= long}
 	if len(words) > 0 {
 		p.Confidence = sum / float64(len(words))
 	}
