@@ -244,6 +244,11 @@ const noisy = 6
 // kept without trying other orientations.
 const goodConfidence = 70
 
+// fairConfidence is the mean word confidence above which a reading of a
+// page OSD is sure is upright is kept: a noisy photo reads at some 55-70
+// upright, at 35-50 turned over.
+const fairConfidence = 55
+
 // orientAndRead turns g upright and reads it. Most pages come upright (a
 // photo's EXIF turn already applied): a reading of g as it is that comes
 // back confident, its words lying on their lines, is kept, with no
@@ -267,6 +272,12 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		peak = max(peak, rss)
 		if err != nil && ctx.Err() != nil {
 			return Page{}, err
+		}
+		if err == nil && sure && deg == 0 && best.lying && best.Confidence >= fairConfidence {
+			// OSD confirms the page upright, and the reading is fair: a
+			// page read upside down comes back at 35-50.
+			best.peakRSS = peak
+			return best, nil
 		}
 		if err == nil && sure {
 			// OSD takes a page for its upside-down self now and then
