@@ -91,9 +91,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const statusClientClosedRequest = 499
 
 // The deadlines of a request's body, from the end of its headers (which
-// the server's ReadHeaderTimeout bounds). A request answered before its
+// the server's ReadHeaderTimeout bounds). A request refused before its
 // body was read to the end, as every 401, 413 and 429 is, holds its
-// connection no longer than its answer takes: see statusRecorder.
+// connection for its answer and refusedDrain more: see statusRecorder.
 const (
 	// UnkeyedBodyTimeout bounds the body of a request without a valid key:
 	// a collect link's JSON, or a body that comes before its 401. A collect
@@ -105,11 +105,11 @@ const (
 	KeyedBodyTimeout = 5 * time.Minute
 )
 
-// statusRecorder remembers the status a handler wrote. An answer begun
-// before the request's body was read to its end closes the connection
-// without reading the rest: net/http would otherwise read up to 256 KiB
-// of it first, waiting on a client that sends a byte every few seconds
-// until the body's deadline, after the answer was already decided.
+// statusRecorder remembers the status a handler wrote. An error answer
+// begun before the request's body was read to its end closes the
+// connection without waiting for the rest: net/http would otherwise read
+// up to 256 KiB of it first, before the answer, waiting on a client that
+// sends a byte every few seconds until the body's deadline.
 type statusRecorder struct {
 	http.ResponseWriter
 	state *requestState
@@ -127,18 +127,24 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 }
 
 // answer records the status of the answer's first write, and closes the
-// connection after it when the body was left unread.
+// connection after a refusal whose body was left unread.
 func (s *statusRecorder) answer(status int) {
 	if s.state.wroteHeader {
 		return
 	}
 	s.state.status, s.state.wroteHeader = status, true
-	if s.body != nil && !s.body.eof {
+	if status >= 400 && s.body != nil && !s.body.eof {
 		s.Header().Set("Connection", "close")
-		// A deadline past makes every read of the rest fail at once.
-		_ = http.NewResponseController(s.ResponseWriter).SetReadDeadline(time.Now())
+		// The answer goes out first; then what of the body has already
+		// come is read for refusedDrain at most, so that a client that
+		// sent it all sees the connection end cleanly rather than reset.
+		_ = http.NewResponseController(s.ResponseWriter).SetReadDeadline(time.Now().Add(refusedDrain))
 	}
 }
+
+// refusedDrain is how long the rest of a refused request's body is read
+// after the answer before the connection closes.
+const refusedDrain = 250 * time.Millisecond
 
 // bodyWatch tells whether a request's body was read to its end.
 type bodyWatch struct {
