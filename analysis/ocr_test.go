@@ -3,6 +3,8 @@ package analysis_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -116,5 +118,37 @@ func TestWorkerWithoutOCR(t *testing.T) {
 		if got.Analysis.Status != db.AnalysisSkipped || !strings.Contains(str(got.Analysis.Reason), "OCR is turned off") {
 			t.Errorf("%s: %+v (%s)", got.Name, got.Analysis, str(got.Analysis.Reason))
 		}
+	}
+}
+
+// pngHeader is the start of a PNG of w × h pixels of three 16-bit samples:
+// its header, which is all the reader looks at before it refuses it.
+func pngHeader(w, h uint32) []byte {
+	ihdr := binary.BigEndian.AppendUint32([]byte("IHDR"), w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 16, 2, 0, 0, 0)
+	out := binary.BigEndian.AppendUint32([]byte("\x89PNG\r\n\x1a\n"), 13)
+	out = append(out, ihdr...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+}
+
+// An image whose decoding would take more than its budget ends failed with
+// the reason, from its header, once: it is the file's failure, not one to
+// retry.
+func TestWorkerRefusesImagesOverBudget(t *testing.T) {
+	engine := mustOCR(t)
+	ctx := context.Background()
+	f := newFixture(t)
+	f.worker = analysis.New(analysis.Options{Store: f.store, Files: f.files, Reader: reader, OCR: engine, TempDir: t.TempDir()})
+	id := f.mustStore(t, "huge.png", "image/png", pngHeader(8944, 8944))
+	if err := f.worker.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := f.mustFind(t, id).Analysis
+	if want := "the image is 8944 × 8944 pixels, 3 samples of 16 bits: 611 MiB once decoded, over the 128 MiB a page may take"; a.Status != db.AnalysisFailed || str(a.Reason) != want {
+		t.Errorf("got %s %q, want failed %q", a.Status, str(a.Reason), want)
+	}
+	if jobs, err := f.store.ClaimAnalyses(ctx, 10); err != nil || len(jobs) != 0 {
+		t.Errorf("jobs left: %v, %v", jobs, err)
 	}
 }

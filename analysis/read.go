@@ -9,6 +9,7 @@ import (
 	"acctapi/db"
 	"acctapi/docfields"
 	"acctapi/docread"
+	"acctapi/document"
 	"acctapi/einvoice"
 )
 
@@ -18,6 +19,9 @@ import (
 // reads. A PDF with no text at all is skipped, noOCR saying why OCR did not
 // read it ("" when it did, and found nothing).
 func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) db.AnalysisResult {
+	for i := range doc.Pages {
+		doc.Pages[i].Text = document.CleanText(doc.Pages[i].Text)
+	}
 	invoice := eInvoiceOf(doc, src, size)
 	if doc.Format == docread.FormatPDF && !hasText(doc) && invoice == nil {
 		if noOCR == "" {
@@ -128,8 +132,10 @@ func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
 	}
 }
 
-// nonEmpty is s, or nil when it is empty.
+// nonEmpty is s without format characters (see document.CleanField), or
+// nil when that is empty. Every field read from a document passes here.
 func nonEmpty(s string) *string {
+	s = document.CleanField(s)
 	if s == "" {
 		return nil
 	}

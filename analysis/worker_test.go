@@ -297,3 +297,35 @@ func TestWorkerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Format characters (a right-to-left override, a zero-width space, a byte
+// order mark) leave the text and the fields read, from a document's text
+// and from an e-invoice's XML alike, as they leave names.
+func TestWorkerDropsFormatControls(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	xml := mustRead(t, "../einvoice/testdata/xrechnung-ubl-creditnote.xml")
+	xml = bytes.Replace(xml, []byte("EntServ Deutschland GmbH"), []byte("Ent\u202EServ Deutschland\u2066 GmbH"), 1)
+	xml = bytes.Replace(xml, []byte("<cbc:ID>1234567890</cbc:ID>"), []byte("<cbc:ID>1234\u200B567890</cbc:ID>"), 1)
+	invoice := f.mustStore(t, "xrechnung.xml", "application/xml", xml)
+	plain := f.mustStore(t, "rechnung.txt", "text/plain",
+		[]byte("Muster\u202EGmbH\nRechnung\nRechnungsnummer: RE-\uFEFF2026-0042\nRechnungsdatum: 12.03.2026\nGesamtbetrag: 119,00 EUR"))
+	if err := f.worker.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad := func(s string) bool { return strings.ContainsAny(s, "\u202E\u2066\u200B\uFEFF") }
+	got := f.mustFind(t, invoice).Analysis
+	if got.Status != db.AnalysisDone || str(got.Fields.IssuerName) != "EntServ Deutschland GmbH" || str(got.Fields.DocumentNumber) != "1234567890" {
+		t.Errorf("e-invoice: status %s, issuer %q, number %q", got.Status, str(got.Fields.IssuerName), str(got.Fields.DocumentNumber))
+	}
+	got = f.mustFind(t, plain).Analysis
+	if got.Status != db.AnalysisDone || str(got.Fields.DocumentNumber) != "RE-2026-0042" {
+		t.Errorf("text: status %s, number %q", got.Status, str(got.Fields.DocumentNumber))
+	}
+	for _, id := range []string{invoice, plain} {
+		text, err := f.store.FindFileText(ctx, f.clientID, id)
+		if err != nil || bad(text.Text) || !strings.Contains(text.Text, "GmbH") && !strings.Contains(text.Text, "EntServ Deutschland GmbH") {
+			t.Errorf("text %q, %v", text.Text, err)
+		}
+	}
+}

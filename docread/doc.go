@@ -36,7 +36,7 @@
 // images and other formats end in an *Error that wraps ErrUnsupported, as
 // they need OCR or another reader. RenderPage draws a page for OCR.
 //
-// XML is read without a DTD: a DOCTYPE that declares entities is refused,
-// entities other than XML's five are errors, and nothing external is ever
-// fetched.
+// XML is read without a DTD: any DOCTYPE is refused (an internal subset, an
+// external DTD by SYSTEM or PUBLIC, or a bare one), entities other than
+// XML's five are errors, and nothing external is ever fetched.
 package docread

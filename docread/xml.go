@@ -1,7 +1,6 @@
 package docread
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -24,8 +23,10 @@ var binaryElements = map[string]bool{
 }
 
 // readXML keeps the text of the elements of an XML file, one line per run of
-// text. encoding/xml never reads a DTD nor fetches anything; a DOCTYPE that
-// declares entities is refused outright, so that no entity is expanded.
+// text. Any DOCTYPE (or other declaration) is refused, as einvoice refuses
+// it: encoding/xml never reads a DTD nor fetches anything, but a file that
+// names one (an internal subset of entities, an external DTD by SYSTEM or
+// PUBLIC) expects it read, and the text without it would not be the file's.
 func readXML(ctx context.Context, src io.Reader, maxText int) (*Document, error) {
 	limit := int64(maxText) * inputFactor
 	lr := &io.LimitedReader{R: src, N: limit + 1}
@@ -77,9 +78,7 @@ func readXML(ctx context.Context, src io.Reader, maxText int) (*Document, error)
 				skip--
 			}
 		case xml.Directive:
-			if bytes.Contains(t, []byte("ENTITY")) {
-				return nil, &Error{Reason: "the XML declares entities in a DOCTYPE, which are not read"}
-			}
+			return nil, &Error{Reason: "the XML has a DOCTYPE or other declaration, which is not read (no DTD and no entity is)"}
 		case xml.CharData:
 			if skip > 0 {
 				continue

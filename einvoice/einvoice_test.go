@@ -919,6 +919,9 @@ func TestParseRefuses(t *testing.T) {
 		{"external entity", `<?xml version="1.0"?>
 <!DOCTYPE Invoice [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
 <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>&xxe;</ID></Invoice>`, "DOCTYPE"},
+		{"external DTD", `<?xml version="1.0"?>
+<!DOCTYPE Invoice SYSTEM "http://127.0.0.1:1/invoice.dtd">
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>1</ID></Invoice>`, "DOCTYPE"},
 		{"DOCTYPE inside the root", `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><!DOCTYPE x><ID>1</ID></Invoice>`, "DOCTYPE"},
 		{"too deep", `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">` +
 			strings.Repeat("<a>", MaxDepth) + strings.Repeat("</a>", MaxDepth) + `</Invoice>`, "deep"},

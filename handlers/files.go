@@ -23,6 +23,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/document"
 	"acctapi/filestore"
 )
 
@@ -131,7 +132,7 @@ func (up *upload) checkFile(v *validator) string {
 	name := up.name
 	if utf8.ValidString(name) {
 		// filename* can carry any byte, a NUL included.
-		name = dropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+		name = document.DropInvisible(name, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 	}
 	if name == "" {
 		name = "upload"

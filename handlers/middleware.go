@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,6 +47,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		header["Strict-Transport-Security"] = hstsHeader
 	}
 	rec := &statusRecorder{ResponseWriter: w, state: st}
+	if r.ProtoMajor == 1 && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+		// Until its key is known, a request's body has a few seconds.
+		rec.body = &bodyWatch{ReadCloser: r.Body}
+		r.Body = rec.body
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UnkeyedBodyTimeout))
+	}
 
 	h.router.ServeHTTP(rec, r)
 
@@ -83,24 +90,74 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // hung up before the answer, as nginx logs it.
 const statusClientClosedRequest = 499
 
-// statusRecorder remembers the status a handler wrote.
+// The deadlines of a request's body, from the end of its headers (which
+// the server's ReadHeaderTimeout bounds). A request refused before its
+// body was read to the end, as every 401, 413 and 429 is, holds its
+// connection for its answer and refusedDrain more: see statusRecorder.
+const (
+	// UnkeyedBodyTimeout bounds the body of a request without a valid key:
+	// a collect link's JSON, or a body that comes before its 401. A collect
+	// link's upload goes on as long as it keeps the minimum upload rate.
+	UnkeyedBodyTimeout = 10 * time.Second
+	// KeyedBodyTimeout bounds the body of a request whose key was
+	// accepted, as the server's ReadTimeout does; an upload goes on as
+	// long as it keeps the minimum upload rate.
+	KeyedBodyTimeout = 5 * time.Minute
+)
+
+// statusRecorder remembers the status a handler wrote. An error answer
+// begun before the request's body was read to its end closes the
+// connection without waiting for the rest: net/http would otherwise read
+// up to 256 KiB of it first, before the answer, waiting on a client that
+// sends a byte every few seconds until the body's deadline.
 type statusRecorder struct {
 	http.ResponseWriter
 	state *requestState
+	body  *bodyWatch // nil for a request without a body, or HTTP/2's
 }
 
 func (s *statusRecorder) WriteHeader(status int) {
-	if !s.state.wroteHeader {
-		s.state.status, s.state.wroteHeader = status, true
-	}
+	s.answer(status)
 	s.ResponseWriter.WriteHeader(status)
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
-	if !s.state.wroteHeader {
-		s.state.status, s.state.wroteHeader = http.StatusOK, true
-	}
+	s.answer(http.StatusOK)
 	return s.ResponseWriter.Write(b)
+}
+
+// answer records the status of the answer's first write, and closes the
+// connection after a refusal whose body was left unread.
+func (s *statusRecorder) answer(status int) {
+	if s.state.wroteHeader {
+		return
+	}
+	s.state.status, s.state.wroteHeader = status, true
+	if status >= 400 && s.body != nil && !s.body.eof {
+		s.Header().Set("Connection", "close")
+		// The answer goes out first; then what of the body has already
+		// come is read for refusedDrain at most, so that a client that
+		// sent it all sees the connection end cleanly rather than reset.
+		_ = http.NewResponseController(s.ResponseWriter).SetReadDeadline(time.Now().Add(refusedDrain))
+	}
+}
+
+// refusedDrain is how long the rest of a refused request's body is read
+// after the answer before the connection closes.
+const refusedDrain = 250 * time.Millisecond
+
+// bodyWatch tells whether a request's body was read to its end.
+type bodyWatch struct {
+	io.ReadCloser
+	eof bool
+}
+
+func (b *bodyWatch) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.eof = true
+	}
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -145,6 +202,9 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Pr
 		return nil, err
 	}
 	stateOf(r).keyID = principal.KeyID
+	if r.ContentLength != 0 {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(KeyedBodyTimeout))
+	}
 	return principal, nil
 }
 

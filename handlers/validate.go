@@ -16,6 +16,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"acctapi/document"
 	"acctapi/mail"
 )
 
@@ -184,7 +185,7 @@ func (o *object) string(name string, rule stringRule) field[string] {
 		return field[string]{}
 	}
 	if rule.name {
-		s = dropInvisible(s, unicode.Cf, unicode.Zl, unicode.Zp)
+		s = document.CleanField(s)
 	}
 	if rule.trim {
 		s = strings.TrimSpace(s)
@@ -219,23 +220,6 @@ func checkLength(v *validator, path []any, s string, min, max int) bool {
 		return false
 	}
 	return true
-}
-
-// dropInvisible drops the characters of s in the tables: in a name, a
-// right-to-left override (U+202E) or another format character makes
-// "invoice\u202Efdp.exe" show as "invoiceexe.pdf", and a line or paragraph
-// separator (U+2028, U+2029) breaks the line it is shown on.
-func dropInvisible(s string, tables ...*unicode.RangeTable) string {
-	drop := func(r rune) bool { return unicode.In(r, tables...) }
-	if strings.IndexFunc(s, drop) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if drop(r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // checkControls refuses control characters (C0, DEL and C1). In a name they

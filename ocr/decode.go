@@ -73,23 +73,44 @@ func (e *Engine) RecognizeFile(ctx context.Context, data []byte, mimeType string
 	if !ok {
 		return nil, &Error{Reason: "the file is not an image OCR reads (JPEG, PNG, TIFF, WebP or GIF)"}
 	}
-	var readers []func() io.Reader
+	// Every page's cost is read from its header before any is decoded: a
+	// file over a budget is refused at once, not after pages of work.
+	type page struct {
+		open func() io.Reader
+		ifd  uint32 // a TIFF page's directory
+	}
+	var pages []page
 	if f.name == "TIFF" {
 		offs, err := tiffPages(data, e.opts.MaxPages)
 		if err != nil {
 			return nil, err
 		}
 		for _, off := range offs {
-			readers = append(readers, func() io.Reader { return newTIFFPage(data, off) })
+			pages = append(pages, page{open: func() io.Reader { return newTIFFPage(data, off) }, ifd: off})
 		}
 	} else {
-		readers = append(readers, func() io.Reader { return bytes.NewReader(data) })
+		pages = append(pages, page{open: func() io.Reader { return bytes.NewReader(data) }})
 	}
-	pages := make([]Page, 0, len(readers))
-	for i, r := range readers {
-		g, err := e.decode(f, r)
+	var total int64
+	for i, pg := range pages {
+		fp, err := e.check(f, pg.open, data, pg.ifd)
 		if err != nil {
-			if len(readers) > 1 {
+			if len(pages) > 1 {
+				err.Reason = fmt.Sprintf("page %d: %s", i+1, err.Reason)
+			}
+			return nil, err
+		}
+		total += fp.bytes
+	}
+	if total > e.opts.MaxFileBytes {
+		return nil, &Error{Reason: fmt.Sprintf("the TIFF's %d pages take %d MiB once decoded, over the %d MiB a file may take",
+			len(pages), mib(total), mib(e.opts.MaxFileBytes))}
+	}
+	out := make([]Page, 0, len(pages))
+	for i, pg := range pages {
+		g, err := e.decode(f, pg.open)
+		if err != nil {
+			if len(pages) > 1 {
 				err.Reason = fmt.Sprintf("page %d: %s", i+1, err.Reason)
 			}
 			return nil, err
@@ -99,32 +120,52 @@ func (e *Engine) RecognizeFile(ctx context.Context, data []byte, mimeType string
 		}
 		p, err2 := e.recognize(ctx, g)
 		if err2 != nil {
-			if oe, ok := err2.(*Error); ok && len(readers) > 1 {
+			if oe, ok := err2.(*Error); ok && len(pages) > 1 {
 				oe.Reason = fmt.Sprintf("page %d: %s", i+1, oe.Reason)
 			}
 			return nil, err2
 		}
-		pages = append(pages, p)
+		out = append(out, p)
 	}
-	return pages, nil
+	return out, nil
 }
 
-// decode checks the image's dimensions in its header, then decodes it to
-// gray: at most 2 x MaxPixels are ever decoded, so a header claiming a
+// check reads an image's header: its dimensions, as the decoder sees them,
+// and what decoding it would take in bytes, which must be within
+// MaxPageBytes; and its pixels, within 2 x MaxPixels. A header claiming a
 // huge image costs nothing.
-func (e *Engine) decode(f format, r func() io.Reader) (*image.Gray, *Error) {
+func (e *Engine) check(f format, r func() io.Reader, data []byte, ifd uint32) (footprint, *Error) {
 	cfg, err := f.config(r())
 	if err != nil {
-		return nil, &Error{Reason: fmt.Sprintf("the image could not be decoded: it is not a valid %s", f.name), Err: err}
+		return footprint{}, &Error{Reason: fmt.Sprintf("the image could not be decoded: it is not a valid %s", f.name), Err: err}
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return footprint{}, &Error{Reason: fmt.Sprintf("the image could not be decoded: it claims %d x %d pixels", cfg.Width, cfg.Height)}
+	}
+	fp, ok := imageFootprint(f, data, ifd)
+	if !ok {
+		return footprint{}, &Error{Reason: fmt.Sprintf("the image could not be decoded: its %s header is damaged", f.name)}
+	}
+	// The decoder's own dimensions rule where a header disagrees (a GIF's
+	// frame and its screen).
+	if px := int64(cfg.Width) * int64(cfg.Height); px > int64(fp.width)*int64(fp.height) {
+		fp.bytes = fp.bytes / max(int64(fp.width)*int64(fp.height), 1) * px
+		fp.width, fp.height = cfg.Width, cfg.Height
+	}
+	if fp.bytes > e.opts.MaxPageBytes {
+		return footprint{}, &Error{Reason: fmt.Sprintf("%s: %d MiB once decoded, over the %d MiB a page may take",
+			fp.describe(), mib(fp.bytes), mib(e.opts.MaxPageBytes))}
 	}
 	limit := 2 * e.opts.MaxPixels
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, &Error{Reason: fmt.Sprintf("the image could not be decoded: it claims %d x %d pixels", cfg.Width, cfg.Height)}
-	}
 	if cfg.Width > limit/cfg.Height {
-		return nil, &Error{Reason: fmt.Sprintf("the image is %d x %d pixels; at most %d megapixels are read",
+		return footprint{}, &Error{Reason: fmt.Sprintf("the image is %d x %d pixels; at most %d megapixels are read",
 			cfg.Width, cfg.Height, limit/1_000_000)}
 	}
+	return fp, nil
+}
+
+// decode decodes a checked image to gray.
+func (e *Engine) decode(f format, r func() io.Reader) (*image.Gray, *Error) {
 	img, err := f.decode(r())
 	if err != nil {
 		return nil, &Error{Reason: fmt.Sprintf("the image could not be decoded: the %s is damaged or truncated", f.name), Err: err}

@@ -20,6 +20,14 @@
 //   - MaxPixels (default 40 megapixels): a larger image is scaled down to
 //     it. An image whose header claims more than twice that is refused
 //     before a pixel is decoded.
+//   - MaxPageBytes (default 128 MiB): what decoding a page takes, read from
+//     its header before a pixel is decoded (width × height × what the
+//     decoder keeps a pixel in, by samples and bits a sample, and its
+//     buffers: a TIFF's strip or tile, a progressive JPEG's coefficients).
+//     A phone's 50-megapixel JPEG takes 75 MiB; a 16-bit RGB PNG of
+//     8944 × 8944 pixels 611 MiB, and is refused. MaxFileBytes (default
+//     1 GiB) bounds the sum over a TIFF's pages, every page checked before
+//     the first is decoded.
 //   - MaxPages (default 20): a TIFF with more pages is not read.
 //   - Threads (default 1) is each child's OMP_THREAD_LIMIT.
 //
@@ -42,16 +50,21 @@
 // pixel budget allows: 10-point type in a 150-dpi photo, at 11 pixels of
 // x-height, is read nearly as well as 12-point.
 //
-// Orientation: a JPEG's EXIF orientation is applied first. Then Tesseract's
-// orientation detection (--psm 0, the "osd" data of Debian's
+// Orientation: a JPEG's EXIF orientation is applied first. The page is
+// read as it then is: most pages come upright, and a reading with a mean
+// word confidence of 70 or more, its words lying on their lines, is kept
+// (orientation detection costs about as much as a reading). Otherwise
+// Tesseract's orientation detection (--psm 0, the "osd" data of Debian's
 // tesseract-ocr-osd, a dependency of tesseract-ocr) names the quarter turn
-// that makes the page upright. Unless the words then come back with a mean
-// confidence of 70 or more, the page is read turned over too (OSD takes a
-// page for its upside-down self now and then); when OSD is unsure, or the
-// data is missing, at the other quarter turns as well. The reading with
-// the most confidently read letters and digits, in words lying on their
-// lines, wins (a page turned a quarter is read as vertical text, whose
-// words stand on end). That costs up to four readings instead of one.
+// that makes the page upright. When it is sure the page is upright, a
+// reading of 55 or more is kept (upside down, pages read at 35-50); else
+// the page is read at the turn it names and turned over from it (OSD takes
+// a page for its upside-down self now and then), and when OSD is unsure,
+// or the data is missing, at the other quarter turns as well, until a
+// reading is confident. The reading with the most confidently read letters
+// and digits, in words lying on their lines, wins (a page turned a quarter
+// is read as vertical text, whose words stand on end). That costs one
+// reading for most pages, up to four and OSD for a turned one.
 //
 // Deskew: the upright page is binarised (Otsu) at about a megapixel, and
 // its dark pixels are projected onto the vertical at every angle from -10

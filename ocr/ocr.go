@@ -41,6 +41,15 @@ type Options struct {
 	// MaxPages bounds the pages of a multi-page TIFF, 20 by default; a TIFF
 	// with more is not read.
 	MaxPages int
+	// MaxPageBytes bounds what decoding one page may take, counted from
+	// its header before anything is decoded (pixels, samples, bits a
+	// sample, the decoder's buffers): 128 MiB by default, which a phone's
+	// 50-megapixel JPEG (75 MiB) fits and a 16-bit 8944 × 8944 PNG (610
+	// MiB) does not. A page over it is not read.
+	MaxPageBytes int64
+	// MaxFileBytes bounds the same over all pages of a TIFF, 1 GiB by
+	// default.
+	MaxFileBytes int64
 	// Threads is each child's OMP_THREAD_LIMIT, 1 by default: one page per
 	// core reads more pages per second than one page on all of them.
 	Threads int
@@ -61,6 +70,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 20
+	}
+	if o.MaxPageBytes <= 0 {
+		o.MaxPageBytes = 128 << 20
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 1 << 30
 	}
 	if o.Threads <= 0 {
 		o.Threads = 1
@@ -112,6 +127,10 @@ type Page struct {
 	Skew float64
 
 	peakRSS uint64 // the largest child's peak resident memory, in bytes
+	// lying is whether nearly all words of two letters and more lie on
+	// their lines: a page turned a quarter is read as words standing on
+	// end, which may come back confident.
+	lying bool
 }
 
 // New finds tesseract and checks that it runs and has every language of
@@ -221,22 +240,44 @@ func (e *Engine) recognize(ctx context.Context, g *image.Gray) (Page, error) {
 // smoothed before reading; a clean scan or photo is at 0-2.
 const noisy = 6
 
-// goodConfidence is the mean word confidence above which a reading at the
-// first orientation tried is kept without trying the others.
+// goodConfidence is the mean word confidence above which a reading is
+// kept without trying other orientations.
 const goodConfidence = 70
 
-// orientAndRead turns g upright and reads it. With Tesseract's orientation
-// data, OSD names the turn; without it, or when OSD is unsure, the page is
-// read at each quarter turn and the reading with the most confidently
-// read characters is kept.
+// fairConfidence is the mean word confidence above which a reading of a
+// page OSD is sure is upright is kept: a noisy photo reads at some 55-70
+// upright, at 35-50 turned over.
+const fairConfidence = 55
+
+// orientAndRead turns g upright and reads it. Most pages come upright (a
+// photo's EXIF turn already applied): a reading of g as it is that comes
+// back confident, its words lying on their lines, is kept, with no
+// orientation detection, which costs about as much as a reading. Otherwise,
+// with Tesseract's orientation data, OSD names the turn; without it, or
+// when OSD is unsure, the page is read at each quarter turn until a
+// reading is confident, and the reading with the most confidently read
+// characters is kept.
 func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error) {
-	var peak uint64
-	tries := []int{0, 180, 90, 270}
+	best, bestScore, err := e.readAt(ctx, g, 0)
+	if err != nil {
+		return Page{}, err
+	}
+	if best.Confidence >= goodConfidence && best.lying {
+		return best, nil
+	}
+	peak := best.peakRSS
+	tries := []int{180, 90, 270}
 	if e.osd {
 		deg, sure, rss, err := e.detectOrientation(ctx, g)
-		peak = rss
+		peak = max(peak, rss)
 		if err != nil && ctx.Err() != nil {
 			return Page{}, err
+		}
+		if err == nil && sure && deg == 0 && best.lying && best.Confidence >= fairConfidence {
+			// OSD confirms the page upright, and the reading is fair: a
+			// page read upside down comes back at 35-50.
+			best.peakRSS = peak
+			return best, nil
 		}
 		if err == nil && sure {
 			// OSD takes a page for its upside-down self now and then
@@ -246,10 +287,9 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		} else if err == nil {
 			tries = append([]int{deg}, slices.DeleteFunc(tries, func(d int) bool { return d == deg })...)
 		}
+		tries = slices.DeleteFunc(tries, func(d int) bool { return d == 0 }) // read already
 	}
-	var best Page
-	bestScore := -1.0
-	for i, deg := range tries {
+	for _, deg := range tries {
 		p, score, err := e.readAt(ctx, g, deg)
 		peak = max(peak, p.peakRSS)
 		if err != nil {
@@ -258,7 +298,7 @@ func (e *Engine) orientAndRead(ctx context.Context, g *image.Gray) (Page, error)
 		if score > bestScore {
 			best, bestScore = p, score
 		}
-		if i == 0 && p.Confidence >= goodConfidence {
+		if p.Confidence >= goodConfidence && p.lying {
 			break
 		}
 	}
@@ -361,6 +401,7 @@ type word struct {
 func parseTSV(out []byte) (Page, float64) {
 	var words []word
 	var sum, score float64
+	var long, standing int
 	for i, line := range strings.Split(string(out), "\n") {
 		f := strings.Split(line, "\t")
 		if i == 0 || len(f) < 12 || f[0] != "5" {
@@ -378,10 +419,14 @@ func parseTSV(out []byte) (Page, float64) {
 		words = append(words, word{text: text, left: box[0], top: box[1], width: max(box[2], 1), height: max(box[3], 1),
 			line: f[2] + "." + f[3] + "." + f[4], conf: conf})
 		sum += conf
+		if utf8.RuneCountInString(text) >= 2 {
+			long++
+		}
 		if utf8.RuneCountInString(text) >= 2 && box[3] > box[2] {
 			// A word standing on end: tesseract read the lines of a page
 			// turned a quarter as vertical text, and their boxes do not
 			// lay out. Such a reading scores nothing for it.
+			standing++
 			continue
 		}
 		for _, r := range text {
@@ -390,7 +435,7 @@ func parseTSV(out []byte) (Page, float64) {
 			}
 		}
 	}
-	p := Page{Text: layout(words)}
+	p := Page{Text: layout(words), lying: standing*10 <= long}
 	if len(words) > 0 {
 		p.Confidence = sum / float64(len(words))
 	}

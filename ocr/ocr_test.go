@@ -279,7 +279,8 @@ func TestRecognizeFileErrors(t *testing.T) {
 	}{
 		{"random bytes", "", random, "not an image OCR reads"},
 		{"random bytes called a PNG", "image/png", random, "the image could not be decoded"},
-		{"a PNG header of 30000 x 30000", "image/png", hugePNG(30000, 30000), "the image is 30000 x 30000 pixels; at most 80 megapixels are read"},
+		{"a PNG header of 30000 x 30000", "image/png", hugePNG(30000, 30000), "the image is 30000 × 30000 pixels at 8 bits a pixel: 859 MiB once decoded, over the 128 MiB a page may take"},
+		{"a PNG header of 9000 x 9000", "image/png", hugePNG(9000, 9000), "the image is 9000 x 9000 pixels; at most 80 megapixels are read"},
 		{"a truncated JPEG", "image/jpeg", encodeJPEG(t, renderPage(t, 600, invoiceLines[:2]), 80)[:900], "the image could not be decoded"},
 		{"a TIFF of 25 pages", "image/tiff", tiffChain(25, false), "the TIFF has 25 pages; at most 20 are read"},
 		{"a TIFF whose pages loop", "image/tiff", tiffChain(3, true), "the image could not be decoded"},
