@@ -148,7 +148,9 @@ func TestWorkerRefusesImagesOverBudget(t *testing.T) {
 	if want := "the image is 8944 × 8944 pixels, 3 samples of 16 bits: 611 MiB once decoded, over the 128 MiB a page may take"; a.Status != db.AnalysisFailed || str(a.Reason) != want {
 		t.Errorf("got %s %q, want failed %q", a.Status, str(a.Reason), want)
 	}
-	if jobs, err := f.store.ClaimAnalyses(ctx, 10); err != nil || len(jobs) != 0 {
-		t.Errorf("jobs left: %v, %v", jobs, err)
+	for _, lane := range []string{db.LaneFast, db.LaneOCR} {
+		if jobs, err := f.store.ClaimAnalyses(ctx, lane, 10); err != nil || len(jobs) != 0 {
+			t.Errorf("jobs left in the %s lane: %v, %v", lane, jobs, err)
+		}
 	}
 }
