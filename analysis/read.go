@@ -9,6 +9,7 @@ import (
 	"acctapi/db"
 	"acctapi/docfields"
 	"acctapi/docread"
+	"acctapi/document"
 	"acctapi/einvoice"
 )
 
@@ -53,26 +54,27 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 // textFieldsOf are the fields read from a document's text as the store
 // keeps them.
 func textFieldsOf(f docfields.Fields) *db.DocumentFields {
-	return &db.DocumentFields{
-		DocumentNumber: nonEmpty(f.DocumentNumber), IssueDate: nonEmpty(f.IssueDate), DueDate: nonEmpty(f.DueDate),
-		Currency: nonEmpty(f.Currency), NetAmount: nonEmpty(f.NetAmount), TaxAmount: nonEmpty(f.TaxAmount),
-		TotalAmount: nonEmpty(f.TotalAmount), IssuerName: nonEmpty(f.IssuerName), IssuerVATID: nonEmpty(f.IssuerVATID),
-		IssuerIBAN: nonEmpty(f.IssuerIBAN),
+	values := map[string]string{}
+	for name, v := range map[string]string{
+		document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate, document.DueDate: f.DueDate,
+		document.Currency: f.Currency, document.NetAmount: f.NetAmount, document.TaxAmount: f.TaxAmount,
+		document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName, document.IssuerVATID: f.IssuerVATID,
+		document.IssuerIBAN: f.IssuerIBAN,
+	} {
+		if v != "" {
+			values[name] = v
+		}
 	}
+	return &db.DocumentFields{Values: values}
 }
 
 // withGaps fills the fields an e-invoice's XML leaves empty (a MINIMUM
 // profile names no IBAN, say) from what its PDF's text says. What the XML
 // says is the invoice: the text never overrides it.
 func withGaps(xml, text *db.DocumentFields) *db.DocumentFields {
-	for _, f := range []struct{ dst, src **string }{
-		{&xml.DocumentNumber, &text.DocumentNumber}, {&xml.IssueDate, &text.IssueDate}, {&xml.DueDate, &text.DueDate},
-		{&xml.Currency, &text.Currency}, {&xml.NetAmount, &text.NetAmount}, {&xml.TaxAmount, &text.TaxAmount},
-		{&xml.TotalAmount, &text.TotalAmount}, {&xml.IssuerName, &text.IssuerName}, {&xml.IssuerVATID, &text.IssuerVATID},
-		{&xml.IssuerIBAN, &text.IssuerIBAN},
-	} {
-		if *f.dst == nil {
-			*f.dst = *f.src
+	for name, v := range text.Values {
+		if _, ok := xml.Values[name]; !ok {
+			xml.Values[name] = v
 		}
 	}
 	return xml
@@ -120,12 +122,7 @@ func parseInvoice(data []byte) *einvoice.Invoice {
 
 // fieldsOf are the fields of an e-invoice as the store keeps them.
 func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
-	return &db.DocumentFields{
-		DocumentNumber: nonEmpty(inv.Number), IssueDate: nonEmpty(inv.IssueDate), DueDate: nonEmpty(inv.DueDate),
-		Currency: nonEmpty(inv.Currency), NetAmount: nonEmpty(inv.NetAmount), TaxAmount: nonEmpty(inv.TaxAmount),
-		TotalAmount: nonEmpty(inv.TotalAmount), IssuerName: nonEmpty(inv.SellerName), IssuerVATID: nonEmpty(inv.SellerVATID),
-		IssuerIBAN: nonEmpty(inv.SellerIBAN), EInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile},
-	}
+	return &db.DocumentFields{Values: inv.Values(), EInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}}
 }
 
 // nonEmpty is s, or nil when it is empty.

@@ -11,6 +11,7 @@ import (
 
 	"acctapi/analysis"
 	"acctapi/db"
+	"acctapi/document"
 	"acctapi/docread"
 	"acctapi/filestore"
 )
@@ -137,9 +138,9 @@ func TestWorkerReadsFiles(t *testing.T) {
 		a.Fields.EInvoice.Syntax != "CII" || str(got.Kind) != "invoice" || str(got.KindSource) != db.SourceAnalysis {
 		t.Fatalf("Factur-X PDF: %+v, kind %s", a, str(got.Kind))
 	}
-	if a.Fields.IssueDate == nil || got.DocumentDate.Format(time.DateOnly) != *a.Fields.IssueDate ||
+	if a.Fields.Value(document.IssueDate) == nil || got.DocumentDate.Format(time.DateOnly) != *a.Fields.Value(document.IssueDate) ||
 		str(got.DocumentDateSource) != db.SourceAnalysis {
-		t.Errorf("Factur-X PDF: document date %s (%s), issue date %s", got.DocumentDate, str(got.DocumentDateSource), str(a.Fields.IssueDate))
+		t.Errorf("Factur-X PDF: document date %s (%s), issue date %s", got.DocumentDate, str(got.DocumentDateSource), str(a.Fields.Value(document.IssueDate)))
 	}
 	text, err := f.store.FindFileText(ctx, f.clientID, facturX)
 	if err != nil || text.Source != db.TextFromPDF || text.Pages < 1 || strings.TrimSpace(text.Text) == "" {
@@ -148,7 +149,7 @@ func TestWorkerReadsFiles(t *testing.T) {
 
 	got = f.mustFind(t, xrechnung)
 	if got.Analysis.Status != db.AnalysisDone || str(got.Analysis.Source) != "einvoice" || str(got.Kind) != "credit_note" ||
-		got.Analysis.Fields.EInvoice.Syntax != "UBL" || got.Analysis.Fields.TotalAmount == nil {
+		got.Analysis.Fields.EInvoice.Syntax != "UBL" || got.Analysis.Fields.Value(document.TotalAmount) == nil {
 		t.Errorf("XRechnung credit note: %+v, kind %s", got.Analysis, str(got.Kind))
 	}
 	if text, err := f.store.FindFileText(ctx, f.clientID, xrechnung); err != nil || text.Source != db.TextFromEInvoice {

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // The states of a file's analysis.
@@ -34,9 +37,6 @@ const (
 	TextFromOCR      = "ocr"
 )
 
-// Kinds are the kinds of document a file can be.
-var Kinds = []string{"invoice", "credit_note", "receipt", "bank_statement", "payslip", "tax_notice", "contract", "other"}
-
 // Analysis is what reading a file found.
 type Analysis struct {
 	Status     string
@@ -51,21 +51,14 @@ type Analysis struct {
 	Kind *string
 }
 
-// DocumentFields are what a document says of itself; nil where it does not
-// say. Dates are YYYY-MM-DD, amounts decimal strings with a dot. Stored as
-// JSON with these names.
+// DocumentFields are what a document says of itself: Values holds the
+// value of each field of package document's FieldNames that it says (dates
+// YYYY-MM-DD, amounts decimal strings with a dot), and no entry for a field
+// it does not say. Stored as JSON with every field name, null where there
+// is no value.
 type DocumentFields struct {
-	DocumentNumber *string   `json:"documentNumber"`
-	IssueDate      *string   `json:"issueDate"`
-	DueDate        *string   `json:"dueDate"`
-	Currency       *string   `json:"currency"`
-	NetAmount      *string   `json:"netAmount"`
-	TaxAmount      *string   `json:"taxAmount"`
-	TotalAmount    *string   `json:"totalAmount"`
-	IssuerName     *string   `json:"issuerName"`
-	IssuerVATID    *string   `json:"issuerVatId"`
-	IssuerIBAN     *string   `json:"issuerIban"`
-	EInvoice       *EInvoice `json:"einvoice"`
+	Values   map[string]string
+	EInvoice *EInvoice
 }
 
 // EInvoice says which e-invoice standard a document's XML follows.
@@ -74,16 +67,70 @@ type EInvoice struct {
 	Profile string `json:"profile"` // the guideline id the XML names
 }
 
+// Value is the named field's value; nil when the document does not say it.
+func (f *DocumentFields) Value(name string) *string {
+	if f == nil {
+		return nil
+	}
+	if v, ok := f.Values[name]; ok {
+		return &v
+	}
+	return nil
+}
+
+// MarshalJSON writes every field name in the order of document.FieldNames,
+// then einvoice.
+func (f DocumentFields) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for _, name := range document.FieldNames {
+		b = append(strconv.AppendQuote(b, name), ':')
+		v, err := json.Marshal(f.Value(name))
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, v...), ',')
+	}
+	e, err := json.Marshal(f.EInvoice)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(b, `"einvoice":`...), e...), '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; names that are not fields
+// are ignored.
+func (f *DocumentFields) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*f = DocumentFields{Values: map[string]string{}}
+	for _, name := range document.FieldNames {
+		var v *string
+		if err := unmarshalPresent(raw[name], &v); err != nil {
+			return fmt.Errorf("field %s: %w", name, err)
+		}
+		if v != nil {
+			f.Values[name] = *v
+		}
+	}
+	return unmarshalPresent(raw["einvoice"], &f.EInvoice)
+}
+
+// unmarshalPresent reads data into v; absent data leaves v alone.
+func unmarshalPresent(data json.RawMessage, v any) error {
+	if data == nil {
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
+
 // searchable is the fields as the search index holds them: every value,
 // so that a number or a VAT id is found as written.
 func (f *DocumentFields) searchable() string {
-	if f == nil {
-		return ""
-	}
 	var values []string
-	for _, v := range []*string{f.DocumentNumber, f.IssueDate, f.DueDate, f.Currency, f.NetAmount, f.TaxAmount,
-		f.TotalAmount, f.IssuerName, f.IssuerVATID, f.IssuerIBAN} {
-		if v != nil {
+	for _, name := range document.FieldNames {
+		if v := f.Value(name); v != nil {
 			values = append(values, *v)
 		}
 	}
@@ -408,10 +455,11 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 
 // documentDate is the date the document gives itself, at midnight UTC.
 func (a Analysis) documentDate() (time.Time, bool) {
-	if a.Fields == nil || a.Fields.IssueDate == nil {
+	issued := a.Fields.Value(document.IssueDate)
+	if issued == nil {
 		return time.Time{}, false
 	}
-	date, err := time.Parse(time.DateOnly, *a.Fields.IssueDate)
+	date, err := time.Parse(time.DateOnly, *issued)
 	return date, err == nil
 }
 

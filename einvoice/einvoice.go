@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"acctapi/document"
 )
 
 // The limits of one document; see the package documentation.
@@ -25,13 +27,10 @@ const (
 	maxText = 4 << 10
 )
 
-// The values of Invoice.Syntax and Invoice.Kind.
+// The values of Invoice.Syntax.
 const (
 	SyntaxCII = "CII"
 	SyntaxUBL = "UBL"
-
-	KindInvoice    = "invoice"
-	KindCreditNote = "credit_note"
 )
 
 // Invoice holds the EN 16931 header terms acctapi records. An empty field
@@ -41,7 +40,7 @@ type Invoice struct {
 	Syntax   string // SyntaxCII (ZUGFeRD 1 and 2, Factur-X, XRechnung CII) or SyntaxUBL
 	Profile  string // the guideline id: CII GuidelineSpecifiedDocumentContextParameter/ID, UBL CustomizationID
 	TypeCode string // BT-3, the UNTDID 1001 code: 380 invoice, 381 credit note, 384 corrected, 389 self-billed...
-	Kind     string // KindInvoice or KindCreditNote, from the root and the type code
+	Kind     string // document.Invoice or document.CreditNote, from the root and the type code
 
 	Number    string // BT-1
 	IssueDate string // BT-2, YYYY-MM-DD
@@ -64,6 +63,23 @@ type Invoice struct {
 	// says what broke.
 	Partial bool
 	Reason  string
+}
+
+// Values are the invoice's header terms by the field names of package
+// document, each term the invoice states.
+func (inv *Invoice) Values() map[string]string {
+	values := map[string]string{}
+	for name, v := range map[string]string{
+		document.DocumentNumber: inv.Number, document.IssueDate: inv.IssueDate, document.DueDate: inv.DueDate,
+		document.Currency: inv.Currency, document.NetAmount: inv.NetAmount, document.TaxAmount: inv.TaxAmount,
+		document.TotalAmount: inv.TotalAmount, document.IssuerName: inv.SellerName,
+		document.IssuerVATID: inv.SellerVATID, document.IssuerIBAN: inv.SellerIBAN,
+	} {
+		if v != "" {
+			values[name] = v
+		}
+	}
+	return values
 }
 
 // Error is why a document was refused: it is not XML, not an e-invoice, or

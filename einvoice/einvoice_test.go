@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"acctapi/document"
 )
 
 // fileTests state every field of each file in testdata, as read from the
@@ -1186,7 +1188,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if inv.Syntax != SyntaxCII && inv.Syntax != SyntaxUBL || inv.Kind != KindInvoice && inv.Kind != KindCreditNote {
+		if inv.Syntax != SyntaxCII && inv.Syntax != SyntaxUBL || inv.Kind != document.Invoice && inv.Kind != document.CreditNote {
 			t.Fatalf("got syntax %q, kind %q", inv.Syntax, inv.Kind)
 		}
 		for _, v := range []string{inv.NetAmount, inv.TaxAmount, inv.TotalAmount} {

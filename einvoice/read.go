@@ -3,6 +3,8 @@ package einvoice
 import (
 	"encoding/xml"
 	"strings"
+
+	"acctapi/document"
 )
 
 // term is what the text of one element is, for the reader.
@@ -374,7 +376,7 @@ var creditCodes = map[string]bool{
 // invoice, as its root names it.
 func kind(code string, creditRoot bool) string {
 	if creditRoot || creditCodes[code] {
-		return KindCreditNote
+		return document.CreditNote
 	}
-	return KindInvoice
+	return document.Invoice
 }

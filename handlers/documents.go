@@ -1,15 +1,18 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
 	"acctapi/db"
+	"acctapi/document"
 )
 
 // The files as documents: listed, searched, corrected, and what reading
@@ -24,20 +27,33 @@ type analysisResponse struct {
 	Fields     *fieldsResponse `json:"fields"`
 }
 
-// fieldsResponse always holds every key, null where the document does not
-// say it.
+// fieldsResponse always holds every field name of package document, null
+// where the document does not say it, then einvoice.
 type fieldsResponse struct {
-	DocumentNumber *string           `json:"documentNumber"`
-	IssueDate      *string           `json:"issueDate"`
-	DueDate        *string           `json:"dueDate"`
-	Currency       *string           `json:"currency"`
-	NetAmount      *string           `json:"netAmount"`
-	TaxAmount      *string           `json:"taxAmount"`
-	TotalAmount    *string           `json:"totalAmount"`
-	IssuerName     *string           `json:"issuerName"`
-	IssuerVATID    *string           `json:"issuerVatId"`
-	IssuerIBAN     *string           `json:"issuerIban"`
-	EInvoice       *einvoiceResponse `json:"einvoice"`
+	values   map[string]string
+	einvoice *einvoiceResponse
+}
+
+func (f fieldsResponse) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for _, name := range document.FieldNames {
+		v, ok := f.values[name]
+		b = append(strconv.AppendQuote(b, name), ':')
+		if !ok {
+			b = append(b, "null,"...)
+			continue
+		}
+		encoded, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, encoded...), ',')
+	}
+	e, err := json.Marshal(f.einvoice)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(b, `"einvoice":`...), e...), '}'), nil
 }
 
 type einvoiceResponse struct {
@@ -49,11 +65,9 @@ func newAnalysisResponse(a db.Analysis) analysisResponse {
 	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language,
 		AnalyzedAt: timestampPtr(a.AnalyzedAt)}
 	if f := a.Fields; f != nil {
-		out.Fields = &fieldsResponse{DocumentNumber: f.DocumentNumber, IssueDate: f.IssueDate, DueDate: f.DueDate,
-			Currency: f.Currency, NetAmount: f.NetAmount, TaxAmount: f.TaxAmount, TotalAmount: f.TotalAmount,
-			IssuerName: f.IssuerName, IssuerVATID: f.IssuerVATID, IssuerIBAN: f.IssuerIBAN}
+		out.Fields = &fieldsResponse{values: f.Values}
 		if f.EInvoice != nil {
-			out.Fields.EInvoice = &einvoiceResponse{Syntax: f.EInvoice.Syntax, Profile: f.EInvoice.Profile}
+			out.Fields.einvoice = &einvoiceResponse{Syntax: f.EInvoice.Syntax, Profile: f.EInvoice.Profile}
 		}
 	}
 	return out
@@ -85,7 +99,7 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	q := v.query(values)
 	filter := db.FileFilter{
 		WorkspaceID: q.id("workspaceId"), FolderID: q.id("folderId"), TaskID: q.id("taskId"), LabelID: q.id("labelId"),
-		Kind: q.enum("kind", db.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom"), DocumentDateTo: q.time("documentDateTo"),
+		Kind: q.enum("kind", document.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom"), DocumentDateTo: q.time("documentDateTo"),
 		Query: q.search("q"),
 	}
 	req := pageRequest(q, db.FileSorts)
@@ -141,7 +155,7 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 		u = db.FileUpdate{
 			Name:         update(name),
 			DocumentDate: update(body.time("documentDate", nullable)),
-			Kind:         update(body.enum("kind", db.Kinds, nullable)),
+			Kind:         update(body.enum("kind", document.Kinds, nullable)),
 			FolderID:     update(body.id("folderId", nullable)),
 			TaskID:       update(body.id("taskId", nullable)),
 			LabelIDs:     update(body.ids("labelIds", optional)),
