@@ -12,8 +12,8 @@ import (
 
 	"acctapi/analysis"
 	"acctapi/db"
-	"acctapi/document"
 	"acctapi/docread/pdftest"
+	"acctapi/document"
 	"acctapi/ocr"
 	"acctapi/ocr/ocrtest"
 )

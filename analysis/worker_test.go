@@ -11,8 +11,8 @@ import (
 
 	"acctapi/analysis"
 	"acctapi/db"
-	"acctapi/document"
 	"acctapi/docread"
+	"acctapi/document"
 	"acctapi/filestore"
 )
 
