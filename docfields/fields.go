@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"acctapi/document"
 )
 
 type numCand struct {
@@ -17,7 +19,7 @@ type numCand struct {
 // numbers have labels of their own, and a label's value ends where the
 // next label begins.
 func (a *analysis) pickNumber() string {
-	if a.kind == KindPayslip || a.kind == KindTaxNotice || a.kind == KindContract {
+	if a.kind == document.Payslip || a.kind == document.TaxNotice || a.kind == document.Contract {
 		return ""
 	}
 	var cands []numCand
@@ -169,7 +171,7 @@ var (
 // net + tax = total earns more than any label can. The currency is the
 // one printed beside the total, else the one the page names most.
 func (a *analysis) pickAmounts() (net, tax, total, cur string) {
-	if a.kind == KindBankStatement {
+	if a.kind == document.BankStatement {
 		return "", "", "", a.pageCurrency()
 	}
 	var T, N, X []amtCand
@@ -209,12 +211,12 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 				lastBonus = 0.3
 			}
 			switch a.kind {
-			case KindPayslip:
+			case document.Payslip:
 				if l.role != rNone && rePayslipTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
 				continue
-			case KindTaxNotice:
+			case document.TaxNotice:
 				if l.role != rNone && reNoticeTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
@@ -325,7 +327,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			}
 		}
 	}
-	if best.t != nil && (best.t.labled || best.checked || a.kind == KindReceipt || a.kind == KindInvoice || a.kind == KindCreditNote) {
+	if best.t != nil && (best.t.labled || best.checked || a.kind == document.Receipt || a.kind == document.Invoice || a.kind == document.CreditNote) {
 		total = best.t.x.String()
 		cur = best.t.x.currency
 	}
@@ -345,7 +347,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 		}
 		return ""
 	}
-	if a.kind != KindPayslip && a.kind != KindTaxNotice {
+	if a.kind != document.Payslip && a.kind != document.TaxNotice {
 		net, tax = pickSide(best.n, N), pickSide(best.x, X)
 	}
 	if cur == "" {
@@ -508,7 +510,7 @@ var reRecipientIBANCtx = regexp.MustCompile(`(?i)(ihr(e|em)?\s+(konto|iban|bankv
 // pickIBAN chooses the issuer's IBAN (for a bank statement, the account's);
 // an IBAN the issuer will debit, or the employee's on a payslip, is not it.
 func (a *analysis) pickIBAN() string {
-	if a.kind == KindPayslip {
+	if a.kind == document.Payslip {
 		return ""
 	}
 	fallback := ""
@@ -520,7 +522,7 @@ func (a *analysis) pickIBAN() string {
 				}
 				continue
 			}
-			if a.kind != KindBankStatement {
+			if a.kind != document.BankStatement {
 				ctx := a.d.lines[i].raw[:x.start]
 				if i > 0 && len(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.ToUpper(ctx)), "IBAN"))) <= 1 {
 					ctx = a.d.lines[i-1].raw + " " + ctx

@@ -5,16 +5,21 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // Result is what a document's text says about it.
 type Result struct {
-	// Kind is one of the Kind constants, or "" when the text is too thin
-	// to say.
+	// Kind is one of document.Kinds, or "" when the text is too thin to
+	// say.
 	Kind string
 	// Language is an ISO 639-1 code, or "" when unclear.
 	Language string
 	Fields   Fields
+	// Confidence holds, for every field with a value (keyed by its
+	// document field name), the probability in [0, 1] that it is right.
+	Confidence map[string]float64
 }
 
 // Fields are the values a firm needs from a document; each is "" when the
@@ -164,6 +169,7 @@ func (a *analysis) result() Result {
 	f.IssuerVATID = a.pickVAT()
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
+	r.Confidence = a.confidence(f)
 	return r
 }
 
@@ -485,7 +491,7 @@ type dateCand struct {
 // do. Statements and payslips are dated by the end of their period.
 func (a *analysis) pickDates() (string, string) {
 	var issue, due []dateCand
-	periodic := a.kind == KindBankStatement || a.kind == KindPayslip
+	periodic := a.kind == document.BankStatement || a.kind == document.Payslip
 	var maxDate time.Time
 	for _, ds := range a.dates {
 		for _, d := range ds {
@@ -550,7 +556,7 @@ func (a *analysis) pickDates() (string, string) {
 				if periodStart {
 					s = 0
 				}
-				if a.kind == KindBankStatement && r == rNone && d.t.Equal(maxDate) {
+				if a.kind == document.BankStatement && r == rNone && d.t.Equal(maxDate) {
 					s += 0.5
 				}
 			} else if (periodStart || periodEnd) && r != rIssue {
@@ -561,7 +567,7 @@ func (a *analysis) pickDates() (string, string) {
 			}
 		}
 	}
-	if a.kind == KindPayslip || a.kind == KindBankStatement {
+	if a.kind == document.Payslip || a.kind == document.BankStatement {
 		// A month without a day: the period of a payslip.
 		for i, ms := range a.months {
 			for _, m := range ms {
@@ -570,7 +576,7 @@ func (a *analysis) pickDates() (string, string) {
 				if l.role == rPeriod || l.role == rIssue || l.role == rIssueWeak {
 					s = 2.2
 				}
-				if a.kind == KindBankStatement {
+				if a.kind == document.BankStatement {
 					s -= 0.5
 				}
 				issue = append(issue, dateCand{t: m.t, score: s, line: i})
