@@ -38,6 +38,7 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 	}
 	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
 	result.Fields = textFieldsOf(read.Fields)
+	result.Confidence = confidenceOf(result.Fields, read.Confidence)
 	if invoice != nil {
 		source := db.TextFromEInvoice
 		result.Source = &source
@@ -46,9 +47,45 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 		}
 		result.Kind = &invoice.Kind
 		result.Language = cmp.Or(nonEmpty(strings.ToLower(invoice.Language)), result.Language)
-		result.Fields = withGaps(fieldsOf(invoice), result.Fields)
+		xml := fieldsOf(invoice)
+		result.Confidence = withGaps(xml, result.Fields, invoiceConfidence(invoice), result.Confidence)
+		result.Fields = xml
+		for _, w := range invoice.Warnings {
+			result.Warnings = append(result.Warnings, w.Message)
+		}
 	}
 	return result
+}
+
+// confidenceOf is the reader's confidence in each value of fields; a value
+// it gave none for is as likely wrong as right.
+func confidenceOf(fields *db.DocumentFields, read map[string]float64) map[string]float64 {
+	c := map[string]float64{}
+	for name := range fields.Values {
+		p, ok := read[name]
+		if !ok {
+			p = 0.5
+		}
+		c[name] = min(max(p, 0), 1)
+	}
+	return c
+}
+
+// invoiceConfidence is an e-invoice's confidence: what it states is the
+// invoice (1), but for the values a warning concerns (0).
+func invoiceConfidence(inv *einvoice.Invoice) map[string]float64 {
+	c := map[string]float64{}
+	for name := range inv.Values() {
+		c[name] = 1
+	}
+	for _, w := range inv.Warnings {
+		for _, name := range w.Fields {
+			if _, ok := c[name]; ok {
+				c[name] = 0
+			}
+		}
+	}
+	return c
 }
 
 // textFieldsOf are the fields read from a document's text as the store
@@ -69,15 +106,17 @@ func textFieldsOf(f docfields.Fields) *db.DocumentFields {
 }
 
 // withGaps fills the fields an e-invoice's XML leaves empty (a MINIMUM
-// profile names no IBAN, say) from what its PDF's text says. What the XML
-// says is the invoice: the text never overrides it.
-func withGaps(xml, text *db.DocumentFields) *db.DocumentFields {
+// profile names no IBAN, say) from what its PDF's text says, each with its
+// confidence, and returns the confidence of them all. What the XML says is
+// the invoice: the text never overrides it.
+func withGaps(xml, text *db.DocumentFields, xmlConfidence, textConfidence map[string]float64) map[string]float64 {
 	for name, v := range text.Values {
 		if _, ok := xml.Values[name]; !ok {
 			xml.Values[name] = v
+			xmlConfidence[name] = textConfidence[name]
 		}
 	}
-	return xml
+	return xmlConfidence
 }
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first

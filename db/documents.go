@@ -44,11 +44,23 @@ type Analysis struct {
 	Reason     *string
 	Language   *string
 	AnalyzedAt *time.Time
-	// Fields is nil until an analysis ended done.
+	// Fields is nil until an analysis ended done or a person corrected
+	// one: what the reading found, with a person's corrections over it.
 	Fields *DocumentFields
+	// FieldSources says, for every field name, who set its value:
+	// SourceUser for a person's correction, SourceAnalysis for the others.
+	FieldSources map[string]string
+	// Confidence holds, for every field with a value, how likely it is
+	// right, in [0, 1]; a person's values are 1.
+	Confidence map[string]float64
+	// Warnings say, in sentences, what the document states that cannot be
+	// right; empty when nothing.
+	Warnings []string
 	// Kind is the kind the analysis found, which the file shows unless a
 	// person set another.
 	Kind *string
+
+	read readState
 }
 
 // DocumentFields are what a document says of itself: Values holds the
@@ -345,6 +357,9 @@ type FileUpdate struct {
 	FolderID     Update[string]
 	TaskID       Update[string]
 	LabelIDs     Update[[]string]
+	// Fields are corrections of the document's fields by field name; a nil
+	// value clears the field. Absent fields stay.
+	Fields map[string]*string
 }
 
 // fields names the fields u sets.
@@ -355,7 +370,7 @@ func (u FileUpdate) fields() []string {
 		name string
 	}{
 		{u.Name.Set, "Name"}, {u.DocumentDate.Set, "DocumentDate"}, {u.Kind.Set, "Kind"},
-		{u.FolderID.Set, "FolderID"}, {u.TaskID.Set, "TaskID"}, {u.LabelIDs.Set, "LabelIDs"},
+		{u.FolderID.Set, "FolderID"}, {u.TaskID.Set, "TaskID"}, {u.LabelIDs.Set, "LabelIDs"}, {len(u.Fields) > 0, "Fields"},
 	} {
 		if f.set {
 			names = append(names, f.name)
@@ -367,8 +382,10 @@ func (u FileUpdate) fields() []string {
 // UpdateFile changes what u sets of the client's file. The folder, task and
 // labels must be of the file's workspace. A null document date gives the
 // file back the document's own date when its analysis found one, else its
-// upload time; a null kind, the kind its analysis found. Returns ENOTFOUND,
-// and EINVALID for a null name or label list.
+// upload time; a null kind, the kind its analysis found. Corrected fields
+// and a kind a person set teach the firm's later readings. Returns
+// ENOTFOUND, and EINVALID for a null name or label list or a field name
+// that is none.
 func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
 		f, err := findFileTx(ctx, tx, clientID, id)
@@ -436,6 +453,11 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 				f.Kind, f.KindSource = f.Analysis.Kind, ptr(SourceAnalysis)
 			}
 		})
+		if len(u.Fields) > 0 {
+			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
+				return nil, err
+			}
+		}
 		f.UpdatedAt = db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET name = ?, folder_id = ?, task_id = ?,
 			document_date = ?, document_date_source = ?, kind = ?, kind_source = ?, updated_at = ?
@@ -444,10 +466,14 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 			unix(f.UpdatedAt), clientID, id); err != nil {
 			return nil, fmt.Errorf("update file: %w", err)
 		}
-		if u.Name.Set {
+		if u.Name.Set || len(u.Fields) > 0 {
 			if err := reindexFile(ctx, tx, clientID, id); err != nil {
 				return nil, err
 			}
+		}
+		corrected := slices.Sorted(maps.Keys(u.Fields))
+		if err := db.teach(ctx, tx, f, corrected, u.Kind.Set); err != nil {
+			return nil, err
 		}
 		return f, db.emit(ctx, tx, event{typ: EventFileUpdated, clientID: &clientID, record: f, changes: u.fields()})
 	})
@@ -481,20 +507,18 @@ func findFileTx(ctx context.Context, tx *txn, clientID, id string) (*File, error
 func reindexFile(ctx context.Context, tx *txn, clientID, id string) error {
 	var seq int64
 	var name, text string
-	var fields sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT r.seq, f.name, coalesce(t.text, ''), f.analysis_fields FROM files f
+	var fields, user sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT r.seq, f.name, coalesce(t.text, ''), f.analysis_fields, f.user_fields FROM files f
 		JOIN file_search_rows r ON r.file_id = f.id LEFT JOIN file_texts t ON t.file_id = f.id
-		WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields)
+		WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields, &user)
 	if err != nil {
 		return fmt.Errorf("reindex file: %w", err)
 	}
-	var parsed *DocumentFields
-	if fields.Valid {
-		parsed = new(DocumentFields)
-		if err := json.Unmarshal([]byte(fields.String), parsed); err != nil {
-			return fmt.Errorf("reindex file: its fields: %w", err)
-		}
+	var a Analysis
+	if err := a.scanReadState(fields, sql.NullString{}, sql.NullString{}, user); err != nil {
+		return fmt.Errorf("reindex file: its fields: %w", err)
 	}
+	parsed := a.Fields
 	if _, err := tx.ExecContext(ctx, `DELETE FROM file_search WHERE rowid = ?`, seq); err != nil {
 		return fmt.Errorf("reindex file: %w", err)
 	}
