@@ -182,7 +182,7 @@ type KindExample struct {
 
 // maxKindExamples bounds the examples a reading weighs: the newest are the
 // firm's habits.
-const maxKindExamples = 2000
+const maxKindExamples = 500
 
 // teach records what the person's corrections of the file teach its firm,
 // when the file has text to learn from.
@@ -235,9 +235,9 @@ func (db *DB) teach(ctx context.Context, tx *txn, f *File, corrected []string, k
 }
 
 // FindLessons returns what the firm of the client learnt: by field, the
-// anchor of the first of the supplier keys that has one, and the kind
-// examples.
-func (db *DB) FindLessons(ctx context.Context, clientID string, suppliers []string) (*Lessons, error) {
+// anchor of the first of the supplier keys that has one, and, with kinds,
+// the kind examples.
+func (db *DB) FindLessons(ctx context.Context, clientID string, suppliers []string, kinds bool) (*Lessons, error) {
 	l := &Lessons{Anchors: map[string]string{}}
 	for _, supplier := range suppliers {
 		rows, err := db.read.QueryContext(ctx, `SELECT field, anchor FROM supplier_anchors
@@ -260,6 +260,9 @@ func (db *DB) FindLessons(ctx context.Context, clientID string, suppliers []stri
 		if err != nil {
 			return nil, fmt.Errorf("find anchors: %w", err)
 		}
+	}
+	if !kinds {
+		return l, nil
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT kind, features FROM kind_examples
 		WHERE firm_id = (SELECT firm_id FROM clients WHERE id = ?) ORDER BY updated_at DESC LIMIT ?`, clientID, maxKindExamples)
