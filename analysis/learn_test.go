@@ -290,3 +290,34 @@ func hasAnchored(confidence map[string]float64) bool {
 	}
 	return false
 }
+
+// TestKindLearning: a kind a person set teaches the firm's classifier,
+// which names the kind of the next such document where the reader cannot;
+// another firm's readings are unchanged, and a person's kind is theirs.
+func TestKindLearning(t *testing.T) {
+	ctx := context.Background()
+	s := newLearnStore(t)
+	a, b := s.firm(t, "A"), s.firm(t, "B")
+	doc := func(n int) string {
+		return fmt.Sprintf("Kleingartenverein Sonnenschein\nJahresumlage Parzelle %d\nWasseruhr Zählerstand %d Kubikmeter\n"+
+			"Vereinsheim Pacht Umlage Wegebau\nVorstand Kassenwart\n", n, 100+n)
+	}
+	first := s.read(t, a.clients[0], a.workspaces[0], doc(1))
+	if first.Kind != nil && *first.Kind != document.Other {
+		t.Skipf("the reader itself finds kind %s: nothing to learn", *first.Kind)
+	}
+	kind := document.Invoice
+	if _, err := s.store.UpdateFile(ctx, a.clients[0], first.ID, db.FileUpdate{Kind: db.Update[string]{Set: true, Value: &kind}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.read(t, a.clients[1], a.workspaces[1], doc(2)); str(got.Kind) != document.Invoice || str(got.KindSource) != db.SourceAnalysis {
+		t.Errorf("firm A's next document: kind %s (%s), want invoice from the firm's classifier", str(got.Kind), str(got.KindSource))
+	}
+	if got := s.read(t, b.clients[0], b.workspaces[0], doc(3)); str(got.Kind) == document.Invoice {
+		t.Errorf("firm B's document: kind %s, learnt from firm A", str(got.Kind))
+	}
+	// An unlike document is not classified by what the firm learnt.
+	if got := s.read(t, a.clients[0], a.workspaces[0], "Mondlandung Raumfahrt Apollo Astronaut Rakete\n"); str(got.Kind) == document.Invoice {
+		t.Errorf("an unlike document: kind %s", str(got.Kind))
+	}
+}
