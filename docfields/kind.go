@@ -30,7 +30,11 @@ var kindWords = concat(
 		"schlussrechnung", "teilrechnung", "abschlagsrechnung", "sammelrechnung", "fattura", "factuur", "invoice no",
 		"honorarrechnung", "liquidation", "rechnung / lieferschein", "mobilfunkrechnung", "telefonrechnung",
 		"handelsrechnung", "commercial invoice", "rechnung (380)", "invoice (380)", "facture (380)", "(380)", "(389)", "(384)",
-		"factuur", "facture commerciale"),
+		"factuur", "facture commerciale", "fattura elettronica", "fattura differita", "fattura accompagnatoria",
+		"factura simplificada", "factura completa", "factura", "rekening", "nota fiscale",
+		"simplified tax invoice", "full tax invoice", "tax invoice/receipt", "anzahlungsrechnung",
+		"vorauszahlungsrechnung", "endrechnung", "proformarechnung", "kundenrechnung", "gesamtrechnung",
+		"lieferrechnung", "dienstleistungsrechnung", "rechnung/invoice", "invoice/rechnung", "facture/invoice"),
 	kw(document.Invoice, 0.4, false, "rechnungsnummer", "rechnungsdatum", "rechnungsbetrag", "invoice date", "invoice number",
 		"ust-idnr", "zahlbar", "zahlungsziel", "due date", "net", "netto", "zzgl", "mwst", "ust", "vat", "tva",
 		"total ttc", "total ht", "leistungszeitraum", "lieferdatum", "bankverbindung", "iban", "bitte überweisen",
@@ -38,11 +42,14 @@ var kindWords = concat(
 		"unit price", "quantité", "prix unitaire", "date de facture", "rechnungsempfänger", "bill to", "pos"),
 	kw(document.CreditNote, 3, true, "gutschrift", "credit note", "credit memo", "avoir", "stornorechnung", "storno",
 		"rechnungskorrektur", "korrekturrechnung", "facture d'avoir", "gutschriftsanzeige", "credit notice", "nota di credito",
-		"(381)"),
+		"(381)", "creditnota", "creditfactuur", "nota de crédito", "nota de credito", "factura rectificativa",
+		"factuur credit", "gutschrift/credit note", "credit note/gutschrift", "rechnungsgutschrift"),
 	kw(document.CreditNote, 0.6, false, "gutschriftsnummer", "erstattungsbetrag", "gutschriftsbetrag", "wir schreiben ihnen",
 		"erstatten", "refund", "rückerstattung", "zu ihren gunsten", "remboursement"),
 	kw(document.Receipt, 3, true, "kassenbon", "kassenbeleg", "quittung", "kundenbeleg", "bewirtungsbeleg", "receipt",
-		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon"),
+		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon",
+		"kassabon", "bon de caisse", "scontrino", "scontrino fiscale", "ricevuta", "ticket", "recibo",
+		"official receipt", "cash sales", "cash sale", "kwitantie", "cash bill"),
 	kw(document.Receipt, 1, false, "thank you for your visit", "card", "trans", "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
 		"summe eur", "tse", "kasse", "vielen dank für ihren einkauf", "vielen dank für ihren besuch", "cash", "change",
 		"thank you for your purchase", "thank you for shopping", "tisch", "bedienung", "bewirtung", "trinkgeld", "tip",
@@ -170,9 +177,14 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				w := k.w
 				if k.titled {
 					switch {
-					case top && isTitle(c.text, loc):
+					case top && isTitle(c.text, loc) && !(k.kind == document.Other && isReference(c.text[loc[1]:])):
 						w *= 3
 						titled[k.kind] = true
+					case k.kind == document.Other:
+						// "Bestellung", "Lieferavis", "Mitteilung" in the
+						// body of an invoice name what it refers to: a
+						// document is "other" by its title alone.
+						w *= 0.05
 					default:
 						// Named in passing ("Ihre Bestellung vom"):
 						// evidence, not a title.
@@ -221,6 +233,13 @@ func isTitle(text string, loc []int) bool {
 	}
 	// "Credit Note No. 5 dated 15 May 2015" heads the page too.
 	return len(strings.Fields(text)) <= 6 || reNumberNext.MatchString(text[loc[1]:])
+}
+
+// isReference says whether what follows a kind word makes it a label
+// ("Bestellung Nr. Kunde:", "Lieferschein:"): an invoice refers to the
+// order and the delivery note it bills.
+func isReference(after string) bool {
+	return strings.Contains(after, ":") || reNumberNext.MatchString(after)
 }
 
 var reNumberNext = regexp.MustCompile(`(?i)^\s*(no\.?|nr\.?|n°|nº|#|number|nummer|num[ée]ro)\s*:?\s*\S*\d`)
