@@ -1,0 +1,72 @@
+package docfields
+
+import (
+	"testing"
+
+	"acctapi/document"
+)
+
+// TestKindsOfRealPages holds the kinds real pages were misread as: titles
+// spaced out or compounded, an order or delivery note named in an
+// invoice's header, and kinds named in Dutch, Italian and Spanish.
+func TestKindsOfRealPages(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"letter-spaced title", `
+Lieferant                     Kunde                  W A R E N R E C H N U N G      Seite 1
+Holzbau Kern GmbH             Baumarkt Ost KG
+                                                     Beleg-Nr     : R-5501
+                                                     Beleg-Datum  : 02.03.2021
+Pos  Menge  Bezeichnung                Einzelpreis     Gesamt
+1    10     Bretter Fichte                   4,00       40,00
+Nettobetrag 40,00  USt 19% 7,60  Gesamtbetrag 47,60 EUR`, document.Invoice},
+		{"compound title with an order named below", `
+Mietrechnung Nr.    7781/22 vom 01.10.2022
+Währung             : EUR
+Bestellung          : B-4410
+Lieferavis          : L-9921
+Verkäufer:
+Autoverleih Sommer GmbH
+Rechnungsbetrag 595,00 EUR`, document.Invoice},
+		{"corrected invoice", `
+Rechnungskorrektur Nr. RK-17 vom 16.09.2021
+Bestellung          : B-12
+Korrigierter Betrag 119,00 EUR
+Nettobetrag 100,00  USt 19,00  Gesamtbetrag 119,00`, document.Invoice},
+		{"Dutch", `
+FACTUUR
+Factuurnummer: 2023-118
+Factuurdatum: 14-02-2023
+Omschrijving            Bedrag
+Advieswerk              500,00
+Totaal excl. btw        500,00
+BTW 21%                 105,00
+Totaal te betalen       605,00`, document.Invoice},
+		{"Italian", `
+FATTURA N. 45/2023
+Data fattura: 03/04/2023
+Descrizione              Importo
+Consulenza               200,00
+Imponibile               200,00
+IVA 22%                   44,00
+Totale fattura           244,00`, document.Invoice},
+		{"Spanish", `
+FACTURA
+Número de factura: F-2023-77
+Fecha de factura: 05/06/2023
+Concepto                 Importe
+Servicios                300,00
+Base imponible           300,00
+IVA 21%                   63,00
+Total factura            363,00`, document.Invoice},
+		{"Dutch credit note", `
+CREDITNOTA
+Creditnotanummer: CN-12
+Datum: 01-03-2023
+Retour geleverde goederen
+Totaal te betalen      -121,00 EUR`, document.CreditNote},
+	} {
+		if got := Read(c.text); got.Kind != c.want {
+			t.Errorf("%s: kind %q, want %q", c.name, got.Kind, c.want)
+		}
+	}
+}
