@@ -65,7 +65,7 @@ var labelTable = map[role][]string{
 		"date de l'avoir", "avoir du", "date du document", "date d'édition", "fait le",
 		"factuurdatum", "datum factuur", "factuur datum", "datum van de factuur", "data fattura", "data della fattura", "data documento", "data emissione", "data di emissione", "fecha de factura", "fecha factura", "fecha de emisión", "fecha emisión", "fecha de expedición", "fecha de la factura", "creditnotadatum",
 	},
-	rIssueWeak: {"datum", "date", "dated", "vom", "du", "den", "am", "le"},
+	rIssueWeak: {"datum", "date", "dated", "vom", "von", "du", "den", "am", "le", "del", "van", "fecha", "data"},
 	rDue: {
 		"fällig am", "fällig bis", "fällig zum", "fälligkeit", "fälligkeitsdatum", "zahlbar bis", "zahlbar am",
 		"zahlbar bis zum", "zahlungsziel", "zahlungsfrist", "spätestens am", "spätestens bis", "zu zahlen bis",
@@ -111,6 +111,7 @@ var labelTable = map[role][]string{
 		"date facture d'origine", "original invoice date", "preceding invoice date", "datum der ursprungsrechnung",
 		"ursprungsrechnung vom", "datum der ursprünglichen rechnung", "date de debut de prestation", "date de fin de prestation",
 		"date de début", "date de fin", "start of service", "end of service",
+		"version", "stylesheet-version", "codelisten-version", "zugferd-version", "schema version", "copyright", "printed on", "gedruckt am",
 	},
 	rDocNo: {
 		"rechnungsnummer", "rechnungs-nr", "rechnung nr", "rechnung-nr", "rechnungsnr", "re.-nr", "re-nr", "re nr",

@@ -70,3 +70,30 @@ Totaal te betalen      -121,00 EUR`, document.CreditNote},
 		}
 	}
 }
+
+// TestIssueDatesOfRealPages holds dates real pages were misread on: a
+// viewer's version date above the invoice's, a date wrapped below its
+// "vom", and "von" for "vom".
+func TestIssueDatesOfRealPages(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"version date", `
+Darstellung elektronischer Rechnungen
+Viewer-Version:                         3.1 vom 12.12.2024
+Handelsrechnung (380)   Nr. 5521   vom    07.03.2021
+Nettobetrag 10,00  USt 1,90  Gesamtbetrag 11,90`, "2021-03-07"},
+		{"wrapped date", `
+ZUGFeRD-Version: 2.2 vom 14.02.2022
+TEILRECHNUNG     (326)   Nr.   88/14 vom
+03.05.2021
+Liefer- und Leistungsdatum    : 30.04.2021
+Gesamtbetrag 11,90`, "2021-05-03"},
+		{"von", `
+Rechnung # RE-0815/2 von 24.06.2020
+Druck: 2022-01-05
+Gesamtbetrag 11,90 EUR`, "2020-06-24"},
+	} {
+		if got := Read(c.text).Fields.IssueDate; got != c.want {
+			t.Errorf("%s: issue date %q, want %q", c.name, got, c.want)
+		}
+	}
+}
