@@ -40,6 +40,11 @@ func (a *analysis) pickNumber() string {
 						continue
 					}
 					base = 1.2
+					if a.d.lines[i].page == 0 && i < 20 && a.titledBefore(raw[:l.start]) {
+						// "Handelsrechnung (380) Nr. 5": the number the
+						// page is headed by.
+						base = 4
+					}
 				case low == "beleg":
 					base = 1.5
 				default:
@@ -49,8 +54,12 @@ func (a *analysis) pickNumber() string {
 				continue
 			}
 			seg := raw[l.end:]
-			if k+1 < len(ls) {
-				seg = raw[l.end:ls[k+1].start]
+			for _, next := range ls[k+1:] {
+				// A label glued inside a token ("00/M/00") ends nothing.
+				if next.start == 0 || raw[next.start-1] == ' ' {
+					seg = raw[l.end:next.start]
+					break
+				}
 			}
 			v, off := docNoAfter(seg)
 			if l.role == rDocNoWeak && base == 2 && (off < 0 || strings.TrimSpace(seg[:max(off, 0)]) != "" && off > 4) {
@@ -75,6 +84,24 @@ func (a *analysis) pickNumber() string {
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	return cands[0].v
+}
+
+// titledBefore says whether the text before a bare "Nr." is the page's
+// title: a kind of invoice or credit note, with its type code perhaps.
+func (a *analysis) titledBefore(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(strings.Fields(s)) > 4 {
+		return false
+	}
+	if compoundInvoice(s) {
+		return true
+	}
+	for _, h := range kindMatcher.find(s, fold(s)) {
+		if k := kindWords[h.id]; k.titled && (k.kind == document.Invoice || k.kind == document.CreditNote) {
+			return true
+		}
+	}
+	return false
 }
 
 // plausibleNumber refuses values that are something else: a date, an

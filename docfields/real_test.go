@@ -97,3 +97,23 @@ Gesamtbetrag 11,90 EUR`, "2020-06-24"},
 		}
 	}
 }
+
+// TestNumbersOfRealPages holds document numbers real pages were misread
+// on: a title's bare "Nr." below prose that names another "Belegnummer",
+// and a number whose letters look like labels ("/M/").
+func TestNumbersOfRealPages(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"title number", `
+Handelsrechnung (380)   Nr. K2020334455 vom 02.02.2020
+Bestellung Nr. Kunde:              7788
+Bei Rückfragen nennen Sie bitte Ihre Kundennummer 5544 und Belegnummer 2020334455.
+Gesamtbetrag 11,90 EUR`, "K2020334455"},
+		{"letters in the number", `
+Mietrechnung Nr.     4711002/00/M/01/N vom 01.10.2020
+Gesamtbetrag 11,90 EUR`, "4711002/00/M/01/N"},
+	} {
+		if got := Read(c.text).Fields.DocumentNumber; got != c.want {
+			t.Errorf("%s: number %q, want %q", c.name, got, c.want)
+		}
+	}
+}
