@@ -197,6 +197,7 @@ var labelTable = map[role][]string{
 		"überweisungsbetrag", "abschlusszahlung", "nachzahlung", "verbleibende nachzahlung", "zu entrichten",
 		"festgesetzt", "ttc", "eur ttc", "montant eur ttc", "somme à payer", "total facture ttc", "verbleibende beträge", "verbleibender betrag", "amount payable", "balance payable", "tax due",
 		"totaal te betalen", "totaalbedrag", "totaal incl", "totaal incl. btw", "totaal inclusief btw", "te betalen bedrag", "totale fattura", "totale documento", "totale da pagare", "totale complessivo", "importo totale", "importe total", "total factura", "total a pagar", "importe a pagar", "total con iva", "rounded total", "total rounded", "total (incl gst)", "total incl gst", "total inclusive gst", "total inclusive", "total incl. gst", "total amount payable", "nett total", "net total payable", "total payable", "grand total (rm)", "total (rm)", "total rm", "total sales (inclusive", "total sales inclusive", "total sales incl",
+		"total amt rounded", "totalamtrounded", "total amount rounded", "rounded amount", "round total", "rounded total (rm)", "round d total", "total sales", "total amt", "nett amount", "net amount payable", "amount payable (rm)",
 	},
 	rDue2: {
 		"zu zahlen", "zahlbetrag", "zu zahlender betrag", "zahlungsbetrag", "offener betrag", "noch zu zahlen",
@@ -249,6 +250,7 @@ var labelTable = map[role][]string{
 		"monatsmiete", "entgelt brutto", "stundenlohn", "summe soll", "summe haben", "umsätze", "bereits erstattet",
 		"erstattung", "zuviel gezahlt", "anrechnung", "festgesetzte", "lohnsteuerabzug", "mindestbetrag",
 		"rounding", "rounding adj", "rounding adjustment", "round adj", "round off", "adjustment", "wisselgeld", "resto", "cambio", "tendered cash", "cash paid", "paid amount", "amount paid", "amount tendered", "discount", "total qty", "total quantity", "qty total", "total item", "total items", "no of items", "item count", "saving", "you saved", "points",
+		"payment", "tender", "tendered amount", "cash received", "received", "balance due to customer", "rebate",
 	},
 	rIssuer: {
 		"rechnungssteller", "verkäufer", "seller", "from", "vendor", "supplier", "lieferant", "auftragnehmer",
