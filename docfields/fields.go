@@ -86,6 +86,40 @@ func (a *analysis) pickNumber() string {
 	return cands[0].v
 }
 
+// tillTotals puts a rounded total above the sum it rounds (cash is paid
+// to the rounded figure), and on a receipt drops what is never its total:
+// a negative amount, a year of its dates read as an amount.
+func (a *analysis) tillTotals(T []amtCand) []amtCand {
+	years := map[int64]bool{}
+	for _, ds := range a.dates {
+		for _, d := range ds {
+			years[int64(d.t.Year())*100] = true
+		}
+	}
+	out := T[:0]
+	for _, c := range T {
+		if a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
+			continue
+		}
+		if c.labled && strings.Contains(strings.ToLower(a.labelOf(c)), "round") {
+			c.score += 1.5
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// labelOf is the text of the label on a candidate's line before it.
+func (a *analysis) labelOf(c amtCand) string {
+	var text string
+	for _, l := range a.labels[c.line] {
+		if l.end <= c.x.start {
+			text = l.canon
+		}
+	}
+	return text
+}
+
 // titledBefore says whether the text before a bare "Nr." is the page's
 // title: a kind of invoice or credit note, with its type code perhaps.
 func (a *analysis) titledBefore(s string) bool {
@@ -270,6 +304,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			}
 		}
 	}
+	T = a.tillTotals(T)
 	// The largest amount of an invoice or receipt is usually its total.
 	for k := range T {
 		if abs(T[k].x.cents) == maxAbs {

@@ -117,3 +117,32 @@ Gesamtbetrag 11,90 EUR`, "4711002/00/M/01/N"},
 		}
 	}
 }
+
+// TestReceiptTotals holds what till receipts print around their total: a
+// rounded total below the exact one, a refund's negative line, a year.
+func TestReceiptTotals(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"rounded", `
+KEDAI BUKU MAJU
+Receipt
+Date: 14/03/2019 18:22
+Pen blue        2   3.99     7.98
+Notebook A5     1  33.49    33.49
+Total Incl GST :        41.47
+Rounded Total :         41.45
+Cash :                  50.00
+Change :                 8.55`, "41.45"},
+		{"negative and year", `
+Backstube Kern
+Kassenbon
+12.05.2019 07:44
+Brötchen        2 x 0,45     0,90
+Pfand zurück                -2025,00
+Summe EUR                   12,40
+2019,00`, "12.40"},
+	} {
+		if got := Read(c.text).Fields.TotalAmount; got != c.want {
+			t.Errorf("%s: total %q, want %q", c.name, got, c.want)
+		}
+	}
+}
