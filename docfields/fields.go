@@ -2,6 +2,7 @@ package docfields
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -313,14 +314,21 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	}
 	// Of the labeled totals, the largest is the document's; the others
 	// total a rate or a page.
+	// An amount due ("Zahlbetrag", "Net à payer") differs from the total
+	// by prepayments and open items: where a sum with tax is printed, the
+	// total is the largest of those sums.
+	sums := func(r role) bool { return r == rGross || r == rTotal }
+	if !slices.ContainsFunc(T, func(c amtCand) bool { return sums(c.role) }) {
+		sums = func(r role) bool { return r != 0 }
+	}
 	var maxLabeled int64
 	for _, t := range T {
-		if t.role != 0 && abs(t.x.cents) > maxLabeled {
+		if sums(t.role) && abs(t.x.cents) > maxLabeled {
 			maxLabeled = abs(t.x.cents)
 		}
 	}
 	for k := range T {
-		if T[k].role != 0 && abs(T[k].x.cents) == maxLabeled {
+		if sums(T[k].role) && abs(T[k].x.cents) == maxLabeled {
 			T[k].score += 0.6
 		}
 	}
@@ -422,6 +430,10 @@ var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|i
 
 var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
 
+// reStartsIncluding is a tax label that says the tax is in the sum
+// before it: "Rechnungssumme Brutto (inkl. USt.)".
+var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
+
 var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
@@ -436,7 +448,8 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		switch p.role {
 		case rGross, rTotal, rDue2, rNet, rTotalLow:
 			between := a.d.lines[i].raw[p.end:l.start]
-			if reTaxQualifier.MatchString(between) || strings.Trim(between, " .(") == "" && reEndsQualifier.MatchString(p.text) {
+			within := strings.Trim(between, " .(") == "" && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
+			if reTaxQualifier.MatchString(between) || within {
 				r := p.role
 				if reExcluding.MatchString(between + " " + p.text) {
 					// "Rechnungssumme ohne USt.", "Total excl. VAT": the net.

@@ -146,3 +146,25 @@ Summe EUR                   12,40
 		}
 	}
 }
+
+// TestTotalsOfRealInvoices holds totals real invoices were misread on: a
+// gross sum whose tax label says "inkl.", and an amount due that takes
+// off a prepayment.
+func TestTotalsOfRealInvoices(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"tax included", `
+RECHNUNG Nr. 77
+Steuerbasisbetrag USt. 19%                  300,00    57,00
+Rechnungssumme Brutto (inkl. USt.)                   357,00`, "357.00"},
+		{"prepaid", `
+FACTURE N° 12
+TOTAL HT        TOTAL TVA        TOTAL TTC
+200,00          40,00            240,00
+Acompte versé                     40,00
+NET A PAYER                      200,00 EUR`, "240.00"},
+	} {
+		if got := Read(c.text).Fields.TotalAmount; got != c.want {
+			t.Errorf("%s: total %q, want %q", c.name, got, c.want)
+		}
+	}
+}
