@@ -30,19 +30,26 @@ var kindWords = concat(
 		"schlussrechnung", "teilrechnung", "abschlagsrechnung", "sammelrechnung", "fattura", "factuur", "invoice no",
 		"honorarrechnung", "liquidation", "rechnung / lieferschein", "mobilfunkrechnung", "telefonrechnung",
 		"handelsrechnung", "commercial invoice", "rechnung (380)", "invoice (380)", "facture (380)", "(380)", "(389)", "(384)",
-		"factuur", "facture commerciale"),
+		"factuur", "facture commerciale", "fattura elettronica", "fattura differita", "fattura accompagnatoria",
+		"factura simplificada", "factura completa", "factura", "rekening", "nota fiscale",
+		"simplified tax invoice", "full tax invoice", "tax invoice/receipt", "anzahlungsrechnung",
+		"vorauszahlungsrechnung", "endrechnung", "proformarechnung", "kundenrechnung", "gesamtrechnung",
+		"lieferrechnung", "dienstleistungsrechnung", "rechnungskorrektur", "rechnungs-korrektur", "korrekturrechnung", "rechnung/invoice", "invoice/rechnung", "facture/invoice"),
 	kw(document.Invoice, 0.4, false, "rechnungsnummer", "rechnungsdatum", "rechnungsbetrag", "invoice date", "invoice number",
 		"ust-idnr", "zahlbar", "zahlungsziel", "due date", "net", "netto", "zzgl", "mwst", "ust", "vat", "tva",
 		"total ttc", "total ht", "leistungszeitraum", "lieferdatum", "bankverbindung", "iban", "bitte überweisen",
 		"zahlbar innerhalb", "payment terms", "amount due", "gesamtbetrag", "einzelpreis", "menge", "qty",
 		"unit price", "quantité", "prix unitaire", "date de facture", "rechnungsempfänger", "bill to", "pos"),
 	kw(document.CreditNote, 3, true, "gutschrift", "credit note", "credit memo", "avoir", "stornorechnung", "storno",
-		"rechnungskorrektur", "korrekturrechnung", "facture d'avoir", "gutschriftsanzeige", "credit notice", "nota di credito",
-		"(381)"),
+		"facture d'avoir", "gutschriftsanzeige", "credit notice", "nota di credito",
+		"(381)", "creditnota", "creditfactuur", "nota de crédito", "nota de credito", "factura rectificativa",
+		"factuur credit", "gutschrift/credit note", "credit note/gutschrift", "rechnungsgutschrift"),
 	kw(document.CreditNote, 0.6, false, "gutschriftsnummer", "erstattungsbetrag", "gutschriftsbetrag", "wir schreiben ihnen",
 		"erstatten", "refund", "rückerstattung", "zu ihren gunsten", "remboursement"),
 	kw(document.Receipt, 3, true, "kassenbon", "kassenbeleg", "quittung", "kundenbeleg", "bewirtungsbeleg", "receipt",
-		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon"),
+		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon",
+		"kassabon", "bon de caisse", "scontrino", "scontrino fiscale", "ricevuta", "ticket", "recibo",
+		"official receipt", "cash sales", "cash sale", "kwitantie", "cash bill"),
 	kw(document.Receipt, 1, false, "thank you for your visit", "card", "trans", "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
 		"summe eur", "tse", "kasse", "vielen dank für ihren einkauf", "vielen dank für ihren besuch", "cash", "change",
 		"thank you for your purchase", "thank you for shopping", "tisch", "bedienung", "bewirtung", "trinkgeld", "tip",
@@ -160,6 +167,11 @@ func kindScores(a *analysis) (string, map[string]float64) {
 			titleLines++
 		}
 		for _, c := range cells(l.raw) {
+			c.text = unspaced(c.text)
+			if top && compoundInvoice(c.text) {
+				score[document.Invoice] += 6
+				titled[document.Invoice] = true
+			}
 			for _, h := range kindMatcher.find(c.text, fold(c.text)) {
 				k := &kindWords[h.id]
 				loc := []int{h.start, h.end}
@@ -170,9 +182,14 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				w := k.w
 				if k.titled {
 					switch {
-					case top && isTitle(c.text, loc):
+					case top && isTitle(c.text, loc) && !(k.kind == document.Other && isReference(l.raw[min(c.start+loc[1], len(l.raw)):])):
 						w *= 3
 						titled[k.kind] = true
+					case k.kind == document.Other:
+						// "Bestellung", "Lieferavis", "Mitteilung" in the
+						// body of an invoice name what it refers to: a
+						// document is "other" by its title alone.
+						w *= 0.05
 					default:
 						// Named in passing ("Ihre Bestellung vom"):
 						// evidence, not a title.
@@ -221,6 +238,38 @@ func isTitle(text string, loc []int) bool {
 	}
 	// "Credit Note No. 5 dated 15 May 2015" heads the page too.
 	return len(strings.Fields(text)) <= 6 || reNumberNext.MatchString(text[loc[1]:])
+}
+
+var (
+	reSpaced   = regexp.MustCompile(`^(\p{Lu} ){3,}\p{Lu}$`)
+	reCompound = regexp.MustCompile(`(?i)^[\p{L}-]{3,}(rechnung|factuur|fattura)\b`)
+)
+
+// unspaced is a title printed letter-spaced ("R E C H N U N G") as a word.
+func unspaced(s string) string {
+	if reSpaced.MatchString(s) {
+		return strings.ReplaceAll(s, " ", "")
+	}
+	return s
+}
+
+// compoundInvoice says whether a cell opens with a word that names a kind
+// of invoice ("Mietrechnung", "Warenrechnung", "Verkoopfactuur"), as a
+// title does: short. An "Abrechnung" is a statement, not an invoice.
+func compoundInvoice(s string) bool {
+	m := reCompound.FindString(s)
+	if m == "" || len(strings.Fields(s)) > 6 {
+		return false
+	}
+	w := strings.ToLower(m)
+	return !strings.HasSuffix(w, "abrechnung") && !strings.Contains(w, "gutschrift")
+}
+
+// isReference says whether what follows a kind word makes it a label
+// ("Bestellung Nr. Kunde:", "Lieferschein:"): an invoice refers to the
+// order and the delivery note it bills.
+func isReference(after string) bool {
+	return strings.Contains(after, ":") || reNumberNext.MatchString(after)
 }
 
 var reNumberNext = regexp.MustCompile(`(?i)^\s*(no\.?|nr\.?|n°|nº|#|number|nummer|num[ée]ro)\s*:?\s*\S*\d`)

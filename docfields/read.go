@@ -510,7 +510,16 @@ func (a *analysis) pickDates() (string, string) {
 				// "Rechnungsdatum/Lieferdatum": one date for both.
 				l, r = j, rIssue
 			}
-			if r == rIssueWeak {
+			if r == rNone {
+				if p, ok := a.labelEndingAbove(i, d.start); ok {
+					// "Rechnung Nr. 5 vom" at a line's end, its date
+					// wrapped to the next.
+					l, r, direct = p, p.role, 1
+					if r == rIssueWeak {
+						r = a.weakDateRole(i-1, p)
+					}
+				}
+			} else if r == rIssueWeak {
 				r = a.weakDateRole(i, l)
 			}
 			periodStart := k+1 < len(ds) && rePeriodJoin.MatchString(fix[d.end:ds[k+1].start])
@@ -601,6 +610,23 @@ func (a *analysis) pickDates() (string, string) {
 	return is, ds
 }
 
+// labelEndingAbove is the date label that ends the line above line i,
+// when a value opens line i at start.
+func (a *analysis) labelEndingAbove(i, start int) (found, bool) {
+	if i == 0 || strings.TrimSpace(a.d.lines[i].raw[:min(start, len(a.d.lines[i].raw))]) != "" {
+		return found{}, false
+	}
+	ls := a.labels[i-1]
+	if len(ls) == 0 || len(a.dates[i-1]) > 0 {
+		return found{}, false
+	}
+	p := ls[len(ls)-1]
+	if (p.role == rIssue || p.role == rIssueWeak) && strings.TrimRight(a.d.lines[i-1].raw[p.end:], " :") == "" {
+		return p, true
+	}
+	return found{}, false
+}
+
 var reLabelJoin = regexp.MustCompile(`(?i)^\s*(/|&|\+|und|and|et|=)\s*$`)
 
 // jointLabel returns the label joined to l by a slash or "und" before it.
@@ -618,11 +644,15 @@ func (a *analysis) jointLabel(i int, l found) found {
 // vom" the invoice.
 func (a *analysis) weakDateRole(i int, l found) role {
 	switch strings.ToLower(l.text) {
-	case "vom", "du", "am", "den", "le":
+	case "vom", "von", "du", "am", "den", "le":
 	default:
 		return rIssueWeak
 	}
 	ls := a.labels[i]
+	if len(ls) > 0 && ls[0].role == rOtherDate && strings.Contains(ls[0].canon, "version") {
+		// "Stylesheet-Version:   2.6 vom 10.11.2025": the version's date.
+		return rOtherDate
+	}
 	for k := len(ls) - 1; k >= 0; k-- {
 		p := ls[k]
 		if p.end > l.start {
