@@ -157,7 +157,7 @@ CREATE TABLE files (
 , kind TEXT
     CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), kind_source TEXT CHECK (kind_source IN ('user', 'analysis')), document_date_source TEXT CHECK (document_date_source IN ('user', 'analysis')), analysis_status TEXT NOT NULL DEFAULT 'pending'
     CHECK (analysis_status IN ('pending', 'done', 'failed', 'skipped')), analysis_source TEXT CHECK (analysis_source IN ('einvoice', 'text', 'ocr')), analysis_reason TEXT, analysis_language TEXT, analyzed_at INTEGER, analysis_fields TEXT, analysis_kind TEXT
-    CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')));
+    CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), analysis_confidence TEXT, analysis_warnings TEXT, user_fields TEXT);
 
 CREATE TABLE firms (
     id         TEXT    NOT NULL PRIMARY KEY,
@@ -186,6 +186,14 @@ CREATE TABLE idempotency_keys (
     created_at   INTEGER NOT NULL,
     PRIMARY KEY (api_key_id, key)
 ) WITHOUT ROWID;
+
+CREATE TABLE kind_examples (
+    file_id    TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    firm_id    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    kind       TEXT    NOT NULL,
+    features   BLOB    NOT NULL,
+    updated_at INTEGER NOT NULL
+);
 
 CREATE TABLE labels (
     id           TEXT    NOT NULL PRIMARY KEY,
@@ -233,6 +241,15 @@ CREATE TABLE settings (
     name       TEXT    NOT NULL PRIMARY KEY,
     value      BLOB    NOT NULL,
     updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE supplier_anchors (
+    firm_id    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    supplier   TEXT    NOT NULL,
+    field      TEXT    NOT NULL,
+    anchor     TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (firm_id, supplier, field)
 ) WITHOUT ROWID;
 
 CREATE TABLE task_asset_files (
@@ -444,6 +461,8 @@ CREATE INDEX folders_workspace_name ON folders (client_id, workspace_id, name, i
 CREATE UNIQUE INDEX folders_workspace_parent_name ON folders (workspace_id, coalesce(parent_id, ''), name);
 
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+
+CREATE INDEX kind_examples_firm ON kind_examples (firm_id, updated_at);
 
 CREATE INDEX labels_workspace_created ON labels (client_id, workspace_id, created_at, id);
 

@@ -244,12 +244,8 @@ func photoHard(i int, page []string) *image.Gray {
 func fieldsOf(f *db.File) map[string]string {
 	out := map[string]string{"kind": str(f.Kind), "documentDate": f.DocumentDate.Format(time.DateOnly)}
 	if fl := f.Analysis.Fields; fl != nil {
-		for name, v := range map[string]*string{"documentNumber": fl.DocumentNumber, "issueDate": fl.IssueDate,
-			"dueDate": fl.DueDate, "currency": fl.Currency, "netAmount": fl.NetAmount, "taxAmount": fl.TaxAmount,
-			"totalAmount": fl.TotalAmount, "issuerName": fl.IssuerName, "issuerVatId": fl.IssuerVATID, "issuerIban": fl.IssuerIBAN} {
-			if v != nil {
-				out[name] = *v
-			}
+		for name, v := range fl.Values {
+			out[name] = v
 		}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"acctapi/analysis"
 	"acctapi/db"
 	"acctapi/docread/pdftest"
+	"acctapi/document"
 	"acctapi/ocr"
 	"acctapi/ocr/ocrtest"
 	"acctapi/testprog"
@@ -90,9 +91,9 @@ func TestWorkerReadsScansWithOCR(t *testing.T) {
 			t.Errorf("%s: %+v (%s)", name, a, str(a.Reason))
 			continue
 		}
-		if str(got.Kind) != "invoice" || str(a.Fields.TotalAmount) != "56.12" || str(a.Fields.IssueDate) != "2026-03-05" ||
-			!strings.Contains(str(a.Fields.DocumentNumber), "2026-0042") {
-			t.Errorf("%s: kind %s, fields %s %s %s", name, str(got.Kind), str(a.Fields.DocumentNumber), str(a.Fields.IssueDate), str(a.Fields.TotalAmount))
+		if str(got.Kind) != "invoice" || str(a.Fields.Value(document.TotalAmount)) != "56.12" || str(a.Fields.Value(document.IssueDate)) != "2026-03-05" ||
+			!strings.Contains(str(a.Fields.Value(document.DocumentNumber)), "2026-0042") {
+			t.Errorf("%s: kind %s, fields %s %s %s", name, str(got.Kind), str(a.Fields.Value(document.DocumentNumber)), str(a.Fields.Value(document.IssueDate)), str(a.Fields.Value(document.TotalAmount)))
 		}
 		if text, err := f.store.FindFileText(ctx, f.clientID, id); err != nil || text.Source != db.TextFromOCR {
 			t.Logf("%s's text: %q", name, text.Text)

@@ -41,6 +41,7 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 	}
 	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
 	result.Fields = textFieldsOf(read.Fields)
+	result.Confidence = confidenceOf(result.Fields, read.Confidence)
 	if invoice != nil {
 		source := db.TextFromEInvoice
 		result.Source = &source
@@ -49,37 +50,76 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 		}
 		result.Kind = &invoice.Kind
 		result.Language = cmp.Or(nonEmpty(strings.ToLower(invoice.Language)), result.Language)
-		result.Fields = withGaps(fieldsOf(invoice), result.Fields)
+		xml := fieldsOf(invoice)
+		result.Confidence = withGaps(xml, result.Fields, invoiceConfidence(invoice), result.Confidence)
+		result.Fields = xml
+		for _, w := range invoice.Warnings {
+			result.Warnings = append(result.Warnings, w.Message)
+		}
 	}
 	return result
+}
+
+// confidenceOf is the reader's confidence in each value of fields; a value
+// it gave none for is as likely wrong as right.
+func confidenceOf(fields *db.DocumentFields, read map[string]float64) map[string]float64 {
+	c := map[string]float64{}
+	for name := range fields.Values {
+		p, ok := read[name]
+		if !ok {
+			p = 0.5
+		}
+		c[name] = min(max(p, 0), 1)
+	}
+	return c
+}
+
+// invoiceConfidence is an e-invoice's confidence: what it states is the
+// invoice (1), but for the values a warning concerns (0).
+func invoiceConfidence(inv *einvoice.Invoice) map[string]float64 {
+	c := map[string]float64{}
+	for name := range inv.Values() {
+		c[name] = 1
+	}
+	for _, w := range inv.Warnings {
+		for _, name := range w.Fields {
+			if _, ok := c[name]; ok {
+				c[name] = 0
+			}
+		}
+	}
+	return c
 }
 
 // textFieldsOf are the fields read from a document's text as the store
 // keeps them.
 func textFieldsOf(f docfields.Fields) *db.DocumentFields {
-	return &db.DocumentFields{
-		DocumentNumber: nonEmpty(f.DocumentNumber), IssueDate: nonEmpty(f.IssueDate), DueDate: nonEmpty(f.DueDate),
-		Currency: nonEmpty(f.Currency), NetAmount: nonEmpty(f.NetAmount), TaxAmount: nonEmpty(f.TaxAmount),
-		TotalAmount: nonEmpty(f.TotalAmount), IssuerName: nonEmpty(f.IssuerName), IssuerVATID: nonEmpty(f.IssuerVATID),
-		IssuerIBAN: nonEmpty(f.IssuerIBAN),
+	values := map[string]string{}
+	for name, v := range map[string]string{
+		document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate, document.DueDate: f.DueDate,
+		document.Currency: f.Currency, document.NetAmount: f.NetAmount, document.TaxAmount: f.TaxAmount,
+		document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName, document.IssuerVATID: f.IssuerVATID,
+		document.IssuerIBAN: f.IssuerIBAN,
+	} {
+		if v != "" {
+			values[name] = v
+		}
 	}
+	return &db.DocumentFields{Values: values}
 }
 
 // withGaps fills the fields an e-invoice's XML leaves empty (a MINIMUM
-// profile names no IBAN, say) from what its PDF's text says. What the XML
-// says is the invoice: the text never overrides it.
-func withGaps(xml, text *db.DocumentFields) *db.DocumentFields {
-	for _, f := range []struct{ dst, src **string }{
-		{&xml.DocumentNumber, &text.DocumentNumber}, {&xml.IssueDate, &text.IssueDate}, {&xml.DueDate, &text.DueDate},
-		{&xml.Currency, &text.Currency}, {&xml.NetAmount, &text.NetAmount}, {&xml.TaxAmount, &text.TaxAmount},
-		{&xml.TotalAmount, &text.TotalAmount}, {&xml.IssuerName, &text.IssuerName}, {&xml.IssuerVATID, &text.IssuerVATID},
-		{&xml.IssuerIBAN, &text.IssuerIBAN},
-	} {
-		if *f.dst == nil {
-			*f.dst = *f.src
+// profile names no IBAN, say) from what its PDF's text says, each with its
+// confidence, and returns the confidence of them all. What the XML says is
+// the invoice: the text never overrides it.
+func withGaps(xml, text *db.DocumentFields, xmlConfidence, textConfidence map[string]float64) map[string]float64 {
+	for name, v := range text.Values {
+		if _, ok := xml.Values[name]; !ok {
+			xml.Values[name] = v
+			xmlConfidence[name] = textConfidence[name]
 		}
 	}
-	return xml
+	return xmlConfidence
 }
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first
@@ -124,12 +164,7 @@ func parseInvoice(data []byte) *einvoice.Invoice {
 
 // fieldsOf are the fields of an e-invoice as the store keeps them.
 func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
-	return &db.DocumentFields{
-		DocumentNumber: nonEmpty(inv.Number), IssueDate: nonEmpty(inv.IssueDate), DueDate: nonEmpty(inv.DueDate),
-		Currency: nonEmpty(inv.Currency), NetAmount: nonEmpty(inv.NetAmount), TaxAmount: nonEmpty(inv.TaxAmount),
-		TotalAmount: nonEmpty(inv.TotalAmount), IssuerName: nonEmpty(inv.SellerName), IssuerVATID: nonEmpty(inv.SellerVATID),
-		IssuerIBAN: nonEmpty(inv.SellerIBAN), EInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile},
-	}
+	return &db.DocumentFields{Values: inv.Values(), EInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}}
 }
 
 // nonEmpty is s without format characters (see document.CleanField), or

@@ -369,6 +369,11 @@ func (w *Worker) open(ctx context.Context, job *db.AnalysisJob) (io.ReaderAt, in
 func (w *Worker) finish(job *db.AnalysisJob, result db.AnalysisResult) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
+	if learnt, err := withLessons(ctx, w.store, job.ClientID, result); err != nil {
+		w.log.Error("find what the firm learnt", "file_id", job.FileID, "error", err)
+	} else {
+		result = learnt
+	}
 	f, ok, err := w.store.FinishAnalysis(ctx, job, result)
 	if err != nil {
 		// The job stays claimed: the next start reads the file again.

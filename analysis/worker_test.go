@@ -12,6 +12,7 @@ import (
 	"acctapi/analysis"
 	"acctapi/db"
 	"acctapi/docread"
+	"acctapi/document"
 	"acctapi/filestore"
 )
 
@@ -144,9 +145,9 @@ func TestWorkerReadsFiles(t *testing.T) {
 		a.Fields.EInvoice.Syntax != "CII" || str(got.Kind) != "invoice" || str(got.KindSource) != db.SourceAnalysis {
 		t.Fatalf("Factur-X PDF: %+v, kind %s", a, str(got.Kind))
 	}
-	if a.Fields.IssueDate == nil || got.DocumentDate.Format(time.DateOnly) != *a.Fields.IssueDate ||
+	if a.Fields.Value(document.IssueDate) == nil || got.DocumentDate.Format(time.DateOnly) != *a.Fields.Value(document.IssueDate) ||
 		str(got.DocumentDateSource) != db.SourceAnalysis {
-		t.Errorf("Factur-X PDF: document date %s (%s), issue date %s", got.DocumentDate, str(got.DocumentDateSource), str(a.Fields.IssueDate))
+		t.Errorf("Factur-X PDF: document date %s (%s), issue date %s", got.DocumentDate, str(got.DocumentDateSource), str(a.Fields.Value(document.IssueDate)))
 	}
 	text, err := f.store.FindFileText(ctx, f.clientID, facturX)
 	if err != nil || text.Source != db.TextFromPDF || text.Pages < 1 || strings.TrimSpace(text.Text) == "" {
@@ -155,7 +156,7 @@ func TestWorkerReadsFiles(t *testing.T) {
 
 	got = f.mustFind(t, xrechnung)
 	if got.Analysis.Status != db.AnalysisDone || str(got.Analysis.Source) != "einvoice" || str(got.Kind) != "credit_note" ||
-		got.Analysis.Fields.EInvoice.Syntax != "UBL" || got.Analysis.Fields.TotalAmount == nil {
+		got.Analysis.Fields.EInvoice.Syntax != "UBL" || got.Analysis.Fields.Value(document.TotalAmount) == nil {
 		t.Errorf("XRechnung credit note: %+v, kind %s", got.Analysis, str(got.Kind))
 	}
 	if text, err := f.store.FindFileText(ctx, f.clientID, xrechnung); err != nil || text.Source != db.TextFromEInvoice {
@@ -315,12 +316,12 @@ func TestWorkerDropsFormatControls(t *testing.T) {
 	}
 	bad := func(s string) bool { return strings.ContainsAny(s, "\u202E\u2066\u200B\uFEFF") }
 	got := f.mustFind(t, invoice).Analysis
-	if got.Status != db.AnalysisDone || str(got.Fields.IssuerName) != "EntServ Deutschland GmbH" || str(got.Fields.DocumentNumber) != "1234567890" {
-		t.Errorf("e-invoice: status %s, issuer %q, number %q", got.Status, str(got.Fields.IssuerName), str(got.Fields.DocumentNumber))
+	if got.Status != db.AnalysisDone || str(got.Fields.Value(document.IssuerName)) != "EntServ Deutschland GmbH" || str(got.Fields.Value(document.DocumentNumber)) != "1234567890" {
+		t.Errorf("e-invoice: status %s, issuer %q, number %q", got.Status, str(got.Fields.Value(document.IssuerName)), str(got.Fields.Value(document.DocumentNumber)))
 	}
 	got = f.mustFind(t, plain).Analysis
-	if got.Status != db.AnalysisDone || str(got.Fields.DocumentNumber) != "RE-2026-0042" {
-		t.Errorf("text: status %s, number %q", got.Status, str(got.Fields.DocumentNumber))
+	if got.Status != db.AnalysisDone || str(got.Fields.Value(document.DocumentNumber)) != "RE-2026-0042" {
+		t.Errorf("text: status %s, number %q", got.Status, str(got.Fields.Value(document.DocumentNumber)))
 	}
 	for _, id := range []string{invoice, plain} {
 		text, err := f.store.FindFileText(ctx, f.clientID, id)

@@ -621,6 +621,186 @@ func (e EInvoiceInfoSyntax) Valid() bool {
 	}
 }
 
+// Defines values for FileAnalysisFieldSourcesCurrency.
+const (
+	FileAnalysisFieldSourcesCurrencyAnalysis FileAnalysisFieldSourcesCurrency = "analysis"
+	FileAnalysisFieldSourcesCurrencyUser     FileAnalysisFieldSourcesCurrency = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesCurrency enum.
+func (e FileAnalysisFieldSourcesCurrency) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesCurrencyAnalysis:
+		return true
+	case FileAnalysisFieldSourcesCurrencyUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesDocumentNumber.
+const (
+	FileAnalysisFieldSourcesDocumentNumberAnalysis FileAnalysisFieldSourcesDocumentNumber = "analysis"
+	FileAnalysisFieldSourcesDocumentNumberUser     FileAnalysisFieldSourcesDocumentNumber = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesDocumentNumber enum.
+func (e FileAnalysisFieldSourcesDocumentNumber) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesDocumentNumberAnalysis:
+		return true
+	case FileAnalysisFieldSourcesDocumentNumberUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesDueDate.
+const (
+	FileAnalysisFieldSourcesDueDateAnalysis FileAnalysisFieldSourcesDueDate = "analysis"
+	FileAnalysisFieldSourcesDueDateUser     FileAnalysisFieldSourcesDueDate = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesDueDate enum.
+func (e FileAnalysisFieldSourcesDueDate) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesDueDateAnalysis:
+		return true
+	case FileAnalysisFieldSourcesDueDateUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesIssueDate.
+const (
+	FileAnalysisFieldSourcesIssueDateAnalysis FileAnalysisFieldSourcesIssueDate = "analysis"
+	FileAnalysisFieldSourcesIssueDateUser     FileAnalysisFieldSourcesIssueDate = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesIssueDate enum.
+func (e FileAnalysisFieldSourcesIssueDate) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesIssueDateAnalysis:
+		return true
+	case FileAnalysisFieldSourcesIssueDateUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesIssuerIban.
+const (
+	FileAnalysisFieldSourcesIssuerIbanAnalysis FileAnalysisFieldSourcesIssuerIban = "analysis"
+	FileAnalysisFieldSourcesIssuerIbanUser     FileAnalysisFieldSourcesIssuerIban = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesIssuerIban enum.
+func (e FileAnalysisFieldSourcesIssuerIban) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesIssuerIbanAnalysis:
+		return true
+	case FileAnalysisFieldSourcesIssuerIbanUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesIssuerName.
+const (
+	FileAnalysisFieldSourcesIssuerNameAnalysis FileAnalysisFieldSourcesIssuerName = "analysis"
+	FileAnalysisFieldSourcesIssuerNameUser     FileAnalysisFieldSourcesIssuerName = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesIssuerName enum.
+func (e FileAnalysisFieldSourcesIssuerName) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesIssuerNameAnalysis:
+		return true
+	case FileAnalysisFieldSourcesIssuerNameUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesIssuerVatId.
+const (
+	FileAnalysisFieldSourcesIssuerVatIdAnalysis FileAnalysisFieldSourcesIssuerVatId = "analysis"
+	FileAnalysisFieldSourcesIssuerVatIdUser     FileAnalysisFieldSourcesIssuerVatId = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesIssuerVatId enum.
+func (e FileAnalysisFieldSourcesIssuerVatId) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesIssuerVatIdAnalysis:
+		return true
+	case FileAnalysisFieldSourcesIssuerVatIdUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesNetAmount.
+const (
+	FileAnalysisFieldSourcesNetAmountAnalysis FileAnalysisFieldSourcesNetAmount = "analysis"
+	FileAnalysisFieldSourcesNetAmountUser     FileAnalysisFieldSourcesNetAmount = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesNetAmount enum.
+func (e FileAnalysisFieldSourcesNetAmount) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesNetAmountAnalysis:
+		return true
+	case FileAnalysisFieldSourcesNetAmountUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesTaxAmount.
+const (
+	FileAnalysisFieldSourcesTaxAmountAnalysis FileAnalysisFieldSourcesTaxAmount = "analysis"
+	FileAnalysisFieldSourcesTaxAmountUser     FileAnalysisFieldSourcesTaxAmount = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesTaxAmount enum.
+func (e FileAnalysisFieldSourcesTaxAmount) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesTaxAmountAnalysis:
+		return true
+	case FileAnalysisFieldSourcesTaxAmountUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisFieldSourcesTotalAmount.
+const (
+	FileAnalysisFieldSourcesTotalAmountAnalysis FileAnalysisFieldSourcesTotalAmount = "analysis"
+	FileAnalysisFieldSourcesTotalAmountUser     FileAnalysisFieldSourcesTotalAmount = "user"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisFieldSourcesTotalAmount enum.
+func (e FileAnalysisFieldSourcesTotalAmount) Valid() bool {
+	switch e {
+	case FileAnalysisFieldSourcesTotalAmountAnalysis:
+		return true
+	case FileAnalysisFieldSourcesTotalAmountUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FileAnalysisSource.
 const (
 	FileAnalysisSourceEinvoice    FileAnalysisSource = "einvoice"
@@ -2739,7 +2919,35 @@ type FileAnalysis struct {
 	// AnalyzedAt When the last reading ended; null before.
 	AnalyzedAt *DateTime `json:"analyzedAt"`
 
-	// Fields Null until a reading ended done.
+	// Confidence For every field that has a value, how likely it is right, from 0 to 1. Calibrated: among values at 0.9 or more, at least 97% are right. A person's values are 1; an e-invoice's are 1 unless a warning concerns them, then 0.
+	Confidence struct {
+		Currency       *float32 `json:"currency,omitempty"`
+		DocumentNumber *float32 `json:"documentNumber,omitempty"`
+		DueDate        *float32 `json:"dueDate,omitempty"`
+		IssueDate      *float32 `json:"issueDate,omitempty"`
+		IssuerIban     *float32 `json:"issuerIban,omitempty"`
+		IssuerName     *float32 `json:"issuerName,omitempty"`
+		IssuerVatId    *float32 `json:"issuerVatId,omitempty"`
+		NetAmount      *float32 `json:"netAmount,omitempty"`
+		TaxAmount      *float32 `json:"taxAmount,omitempty"`
+		TotalAmount    *float32 `json:"totalAmount,omitempty"`
+	} `json:"confidence"`
+
+	// FieldSources Who set each field's value: "user" where a person corrected it (a later reading never overwrites it), "analysis" for the others.
+	FieldSources struct {
+		Currency       FileAnalysisFieldSourcesCurrency       `json:"currency"`
+		DocumentNumber FileAnalysisFieldSourcesDocumentNumber `json:"documentNumber"`
+		DueDate        FileAnalysisFieldSourcesDueDate        `json:"dueDate"`
+		IssueDate      FileAnalysisFieldSourcesIssueDate      `json:"issueDate"`
+		IssuerIban     FileAnalysisFieldSourcesIssuerIban     `json:"issuerIban"`
+		IssuerName     FileAnalysisFieldSourcesIssuerName     `json:"issuerName"`
+		IssuerVatId    FileAnalysisFieldSourcesIssuerVatId    `json:"issuerVatId"`
+		NetAmount      FileAnalysisFieldSourcesNetAmount      `json:"netAmount"`
+		TaxAmount      FileAnalysisFieldSourcesTaxAmount      `json:"taxAmount"`
+		TotalAmount    FileAnalysisFieldSourcesTotalAmount    `json:"totalAmount"`
+	} `json:"fieldSources"`
+
+	// Fields Null until a reading ended done or a person corrected a field: what the reading found, with a person's corrections over it.
 	Fields *DocumentFields `json:"fields"`
 
 	// Language The document's language, ISO 639-1; null when unknown.
@@ -2753,7 +2961,40 @@ type FileAnalysis struct {
 
 	// Status pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 	Status FileAnalysisStatus `json:"status"`
+
+	// Warnings What the document states that cannot be right, in sentences: an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape. Empty when none.
+	Warnings []string `json:"warnings"`
 }
+
+// FileAnalysisFieldSourcesCurrency defines model for FileAnalysis.FieldSources.Currency.
+type FileAnalysisFieldSourcesCurrency string
+
+// FileAnalysisFieldSourcesDocumentNumber defines model for FileAnalysis.FieldSources.DocumentNumber.
+type FileAnalysisFieldSourcesDocumentNumber string
+
+// FileAnalysisFieldSourcesDueDate defines model for FileAnalysis.FieldSources.DueDate.
+type FileAnalysisFieldSourcesDueDate string
+
+// FileAnalysisFieldSourcesIssueDate defines model for FileAnalysis.FieldSources.IssueDate.
+type FileAnalysisFieldSourcesIssueDate string
+
+// FileAnalysisFieldSourcesIssuerIban defines model for FileAnalysis.FieldSources.IssuerIban.
+type FileAnalysisFieldSourcesIssuerIban string
+
+// FileAnalysisFieldSourcesIssuerName defines model for FileAnalysis.FieldSources.IssuerName.
+type FileAnalysisFieldSourcesIssuerName string
+
+// FileAnalysisFieldSourcesIssuerVatId defines model for FileAnalysis.FieldSources.IssuerVatId.
+type FileAnalysisFieldSourcesIssuerVatId string
+
+// FileAnalysisFieldSourcesNetAmount defines model for FileAnalysis.FieldSources.NetAmount.
+type FileAnalysisFieldSourcesNetAmount string
+
+// FileAnalysisFieldSourcesTaxAmount defines model for FileAnalysis.FieldSources.TaxAmount.
+type FileAnalysisFieldSourcesTaxAmount string
+
+// FileAnalysisFieldSourcesTotalAmount defines model for FileAnalysis.FieldSources.TotalAmount.
+type FileAnalysisFieldSourcesTotalAmount string
 
 // FileAnalysisSource Where the text and fields came from: an e-invoice's XML, the file's own text (a PDF's text layer, a text file), or OCR; null until read.
 type FileAnalysisSource string
@@ -2829,6 +3070,39 @@ type FileTextSource string
 type FileUpdate struct {
 	// DocumentDate null gives the file back the document's own date when its reading found one, else its upload time.
 	DocumentDate *DateTime `json:"documentDate,omitempty"`
+
+	// Fields Corrections of what the reading found, by field; null clears a field. Each corrected field is the person's: its source becomes "user", its confidence 1, and no later reading overwrites it. Corrections teach the firm's readings of the same supplier's next documents. An unknown field name is refused (422).
+	Fields *struct {
+		// Currency ISO 4217 code (BT-5).
+		Currency *string `json:"currency,omitempty"`
+
+		// DocumentNumber The document's number (EN 16931 BT-1), as written.
+		DocumentNumber *string `json:"documentNumber,omitempty"`
+
+		// DueDate The payment due date, a real day as YYYY-MM-DD.
+		DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+
+		// IssueDate The issue date, a real day as YYYY-MM-DD.
+		IssueDate *openapi_types.Date `json:"issueDate,omitempty"`
+
+		// IssuerIban The account to pay to; spaces are removed and letters upper-cased.
+		IssuerIban *string `json:"issuerIban,omitempty"`
+
+		// IssuerName Who issued the document (BT-27).
+		IssuerName *string `json:"issuerName,omitempty"`
+
+		// IssuerVatId The issuer's VAT id; spaces are removed and letters upper-cased.
+		IssuerVatId *string `json:"issuerVatId,omitempty"`
+
+		// NetAmount The total without tax (BT-109): a decimal with a dot and no thousands separator.
+		NetAmount *string `json:"netAmount,omitempty"`
+
+		// TaxAmount The tax total (BT-110), in the document's currency.
+		TaxAmount *string `json:"taxAmount,omitempty"`
+
+		// TotalAmount The total including tax (BT-112).
+		TotalAmount *string `json:"totalAmount,omitempty"`
+	} `json:"fields,omitempty"`
 
 	// FolderId A folder of the file's workspace; null takes it out of its folder.
 	FolderId *string `json:"folderId,omitempty"`
@@ -4738,6 +5012,14 @@ func (a *FileUpdate) UnmarshalJSON(b []byte) error {
 		delete(object, "documentDate")
 	}
 
+	if raw, found := object["fields"]; found {
+		err = json.Unmarshal(raw, &a.Fields)
+		if err != nil {
+			return fmt.Errorf("error reading 'fields': %w", err)
+		}
+		delete(object, "fields")
+	}
+
 	if raw, found := object["folderId"]; found {
 		err = json.Unmarshal(raw, &a.FolderId)
 		if err != nil {
@@ -4801,6 +5083,13 @@ func (a FileUpdate) MarshalJSON() ([]byte, error) {
 		object["documentDate"], err = json.Marshal(a.DocumentDate)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'documentDate': %w", err)
+		}
+	}
+
+	if a.Fields != nil {
+		object["fields"], err = json.Marshal(a.Fields)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'fields': %w", err)
 		}
 	}
 

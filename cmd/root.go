@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"acctapi/analysis"
 	"acctapi/db"
 	"acctapi/durable"
 	"acctapi/handlers"
@@ -209,6 +210,7 @@ func openStoreObserved(cfg *Config, observe db.BatchObserver) (*db.DB, error) {
 		Synchronous: cfg.Synchronous, Now: cfg.Now,
 		EncodeEvent: handlers.EncodeEvent, IdempotencyKey: handlers.IdempotencyKeyOf,
 		ObserveBatch: observe, MailHost: mail.Domain(cfg.MailFrom), MailQuota: cfg.MailQuota,
+		Teacher: analysis.Teach,
 	})
 }
 

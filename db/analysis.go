@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -156,13 +155,18 @@ type AnalysisResult struct {
 	Language *string
 	Kind     *string
 	Fields   *DocumentFields
+	// Confidence holds, for the fields with a value, how likely each is
+	// right, in [0, 1].
+	Confidence map[string]float64
+	// Warnings say what the document states that cannot be right.
+	Warnings []string
 	// Text is what the search reads; nil keeps none.
 	Text *FileText
 }
 
 // FinishAnalysis records what reading the job's file found, ends the job
-// and emits file.analyzed, in one transaction. The kind and the document
-// date change only where no person set them. ok is false, and nothing is
+// and emits file.analyzed, in one transaction. The kind, the document date
+// and the fields change only where no person set them. ok is false, and nothing is
 // written, when the job was queued again or ended meanwhile: the newer job
 // reads the file again.
 func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
@@ -177,11 +181,17 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 			return fmt.Errorf("end analysis: %w", err)
 		}
 		now := db.now().UTC().Truncate(time.Second)
-		f.Analysis = Analysis{Status: r.Status, Source: r.Source, Reason: r.Reason, Language: r.Language,
-			AnalyzedAt: &now, Fields: r.Fields, Kind: r.Kind}
-		if r.Status == AnalysisDone && f.Analysis.Fields == nil {
-			f.Analysis.Fields = &DocumentFields{}
+		read := readState{fields: r.Fields, confidence: r.Confidence, user: f.Analysis.read.user}
+		if r.Status == AnalysisDone && read.fields == nil {
+			read.fields = &DocumentFields{}
 		}
+		warnings := r.Warnings
+		if warnings == nil {
+			warnings = []string{}
+		}
+		f.Analysis = Analysis{Status: r.Status, Source: r.Source, Reason: r.Reason, Language: r.Language,
+			AnalyzedAt: &now, Kind: r.Kind, Warnings: warnings, read: read}
+		f.Analysis.show()
 		if f.KindSource == nil || *f.KindSource != SourceUser {
 			f.Kind, f.KindSource = r.Kind, nil
 			if r.Kind != nil {
@@ -195,19 +205,18 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 			}
 		}
 		f.UpdatedAt = now
-		var fields *string
-		if f.Analysis.Fields != nil {
-			encoded, err := json.Marshal(f.Analysis.Fields)
-			if err != nil {
+		var encoded [3]*string
+		for i, v := range []any{read.fields, read.confidence, r.Warnings} {
+			if encoded[i], err = encodeJSON(v); err != nil {
 				return fmt.Errorf("end analysis: %w", err)
 			}
-			fields = ptr(string(encoded))
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET analysis_status = ?, analysis_source = ?, analysis_reason = ?,
-			analysis_language = ?, analyzed_at = ?, analysis_fields = ?, analysis_kind = ?, kind = ?, kind_source = ?,
-			document_date = ?, document_date_source = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
-			r.Status, r.Source, r.Reason, r.Language, unix(now), fields, r.Kind, f.Kind, f.KindSource,
-			unix(f.DocumentDate), f.DocumentDateSource, unix(now), j.ClientID, j.FileID); err != nil {
+			analysis_language = ?, analyzed_at = ?, analysis_fields = ?, analysis_confidence = ?, analysis_warnings = ?,
+			analysis_kind = ?, kind = ?, kind_source = ?, document_date = ?, document_date_source = ?, updated_at = ?
+			WHERE client_id = ? AND id = ?`,
+			r.Status, r.Source, r.Reason, r.Language, unix(now), encoded[0], encoded[1], encoded[2], r.Kind, f.Kind,
+			f.KindSource, unix(f.DocumentDate), f.DocumentDateSource, unix(now), j.ClientID, j.FileID); err != nil {
 			return fmt.Errorf("end analysis: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM file_texts WHERE client_id = ? AND file_id = ?`, j.ClientID, j.FileID); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // Statuses of a collect.
@@ -72,13 +74,13 @@ type CollectItem struct {
 
 // ItemKinds are the kinds an item may ask for: every kind but "other",
 // which says only that a document is none of them.
-var ItemKinds = slices.DeleteFunc(slices.Clone(Kinds), func(k string) bool { return k == "other" })
+var ItemKinds = slices.DeleteFunc(slices.Clone(document.Kinds), func(k string) bool { return k == document.Other })
 
 // KindMismatch says whether f looks like another kind than the item asks
 // for: the item names a kind, and f's is known and another. A file of kind
 // "other" is not a mismatch, as nothing says what it is instead.
 func (it *CollectItem) KindMismatch(f *File) bool {
-	return it.Kind != nil && f.Kind != nil && *f.Kind != "other" && *f.Kind != *it.Kind
+	return it.Kind != nil && f.Kind != nil && *f.Kind != document.Other && *f.Kind != *it.Kind
 }
 
 // CollectItemCreate holds the fields of a new item.

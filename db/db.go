@@ -48,6 +48,9 @@ type Options struct {
 	// (DefaultMailQuota when 0): a request past it is refused, a reminder
 	// waits.
 	MailQuota int
+	// Teacher turns a person's corrections into lessons for the firm's
+	// later readings; nil learns nothing.
+	Teacher Teacher
 }
 
 // DefaultMailQuota is a firm's hourly mail quota when none is configured.
@@ -86,6 +89,7 @@ type DB struct {
 	idempotencyPurgedAt atomic.Int64
 
 	encodeEvent   EventEncoder
+	teacher       Teacher
 	eventsWritten chan struct{}
 	mailsQueued   chan struct{}
 	mailHost      string
@@ -163,7 +167,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		writeStmts: &stmtCache{pool: write}, dirs: dirs,
 		direct: newDirectReads(path, readers),
 		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
-		encodeEvent: opts.EncodeEvent, eventsWritten: make(chan struct{}, 1),
+		encodeEvent: opts.EncodeEvent, teacher: opts.Teacher, eventsWritten: make(chan struct{}, 1),
 		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"), mailQuota: cmp.Or(opts.MailQuota, DefaultMailQuota),
 		analysesQueued: make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // The states of a file's analysis.
@@ -34,9 +37,6 @@ const (
 	TextFromOCR      = "ocr"
 )
 
-// Kinds are the kinds of document a file can be.
-var Kinds = []string{"invoice", "credit_note", "receipt", "bank_statement", "payslip", "tax_notice", "contract", "other"}
-
 // Analysis is what reading a file found.
 type Analysis struct {
 	Status     string
@@ -44,28 +44,33 @@ type Analysis struct {
 	Reason     *string
 	Language   *string
 	AnalyzedAt *time.Time
-	// Fields is nil until an analysis ended done.
+	// Fields is nil until an analysis ended done or a person corrected
+	// one: what the reading found, with a person's corrections over it.
 	Fields *DocumentFields
+	// FieldSources says, for every field name, who set its value:
+	// SourceUser for a person's correction, SourceAnalysis for the others.
+	FieldSources map[string]string
+	// Confidence holds, for every field with a value, how likely it is
+	// right, in [0, 1]; a person's values are 1.
+	Confidence map[string]float64
+	// Warnings say, in sentences, what the document states that cannot be
+	// right; empty when nothing.
+	Warnings []string
 	// Kind is the kind the analysis found, which the file shows unless a
 	// person set another.
 	Kind *string
+
+	read readState
 }
 
-// DocumentFields are what a document says of itself; nil where it does not
-// say. Dates are YYYY-MM-DD, amounts decimal strings with a dot. Stored as
-// JSON with these names.
+// DocumentFields are what a document says of itself: Values holds the
+// value of each field of package document's FieldNames that it says (dates
+// YYYY-MM-DD, amounts decimal strings with a dot), and no entry for a field
+// it does not say. Stored as JSON with every field name, null where there
+// is no value.
 type DocumentFields struct {
-	DocumentNumber *string   `json:"documentNumber"`
-	IssueDate      *string   `json:"issueDate"`
-	DueDate        *string   `json:"dueDate"`
-	Currency       *string   `json:"currency"`
-	NetAmount      *string   `json:"netAmount"`
-	TaxAmount      *string   `json:"taxAmount"`
-	TotalAmount    *string   `json:"totalAmount"`
-	IssuerName     *string   `json:"issuerName"`
-	IssuerVATID    *string   `json:"issuerVatId"`
-	IssuerIBAN     *string   `json:"issuerIban"`
-	EInvoice       *EInvoice `json:"einvoice"`
+	Values   map[string]string
+	EInvoice *EInvoice
 }
 
 // EInvoice says which e-invoice standard a document's XML follows.
@@ -74,16 +79,70 @@ type EInvoice struct {
 	Profile string `json:"profile"` // the guideline id the XML names
 }
 
+// Value is the named field's value; nil when the document does not say it.
+func (f *DocumentFields) Value(name string) *string {
+	if f == nil {
+		return nil
+	}
+	if v, ok := f.Values[name]; ok {
+		return &v
+	}
+	return nil
+}
+
+// MarshalJSON writes every field name in the order of document.FieldNames,
+// then einvoice.
+func (f DocumentFields) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for _, name := range document.FieldNames {
+		b = append(strconv.AppendQuote(b, name), ':')
+		v, err := json.Marshal(f.Value(name))
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, v...), ',')
+	}
+	e, err := json.Marshal(f.EInvoice)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(b, `"einvoice":`...), e...), '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; names that are not fields
+// are ignored.
+func (f *DocumentFields) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*f = DocumentFields{Values: map[string]string{}}
+	for _, name := range document.FieldNames {
+		var v *string
+		if err := unmarshalPresent(raw[name], &v); err != nil {
+			return fmt.Errorf("field %s: %w", name, err)
+		}
+		if v != nil {
+			f.Values[name] = *v
+		}
+	}
+	return unmarshalPresent(raw["einvoice"], &f.EInvoice)
+}
+
+// unmarshalPresent reads data into v; absent data leaves v alone.
+func unmarshalPresent(data json.RawMessage, v any) error {
+	if data == nil {
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
+
 // searchable is the fields as the search index holds them: every value,
 // so that a number or a VAT id is found as written.
 func (f *DocumentFields) searchable() string {
-	if f == nil {
-		return ""
-	}
 	var values []string
-	for _, v := range []*string{f.DocumentNumber, f.IssueDate, f.DueDate, f.Currency, f.NetAmount, f.TaxAmount,
-		f.TotalAmount, f.IssuerName, f.IssuerVATID, f.IssuerIBAN} {
-		if v != nil {
+	for _, name := range document.FieldNames {
+		if v := f.Value(name); v != nil {
 			values = append(values, *v)
 		}
 	}
@@ -298,6 +357,9 @@ type FileUpdate struct {
 	FolderID     Update[string]
 	TaskID       Update[string]
 	LabelIDs     Update[[]string]
+	// Fields are corrections of the document's fields by field name; a nil
+	// value clears the field. Absent fields stay.
+	Fields map[string]*string
 }
 
 // fields names the fields u sets.
@@ -308,7 +370,7 @@ func (u FileUpdate) fields() []string {
 		name string
 	}{
 		{u.Name.Set, "Name"}, {u.DocumentDate.Set, "DocumentDate"}, {u.Kind.Set, "Kind"},
-		{u.FolderID.Set, "FolderID"}, {u.TaskID.Set, "TaskID"}, {u.LabelIDs.Set, "LabelIDs"},
+		{u.FolderID.Set, "FolderID"}, {u.TaskID.Set, "TaskID"}, {u.LabelIDs.Set, "LabelIDs"}, {len(u.Fields) > 0, "Fields"},
 	} {
 		if f.set {
 			names = append(names, f.name)
@@ -320,8 +382,10 @@ func (u FileUpdate) fields() []string {
 // UpdateFile changes what u sets of the client's file. The folder, task and
 // labels must be of the file's workspace. A null document date gives the
 // file back the document's own date when its analysis found one, else its
-// upload time; a null kind, the kind its analysis found. Returns ENOTFOUND,
-// and EINVALID for a null name or label list.
+// upload time; a null kind, the kind its analysis found. Corrected fields
+// and a kind a person set teach the firm's later readings. Returns
+// ENOTFOUND, and EINVALID for a null name or label list or a field name
+// that is none.
 func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate) (*File, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*File, error) {
 		f, err := findFileTx(ctx, tx, clientID, id)
@@ -389,6 +453,11 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 				f.Kind, f.KindSource = f.Analysis.Kind, ptr(SourceAnalysis)
 			}
 		})
+		if len(u.Fields) > 0 {
+			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
+				return nil, err
+			}
+		}
 		f.UpdatedAt = db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET name = ?, folder_id = ?, task_id = ?,
 			document_date = ?, document_date_source = ?, kind = ?, kind_source = ?, updated_at = ?
@@ -397,10 +466,14 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 			unix(f.UpdatedAt), clientID, id); err != nil {
 			return nil, fmt.Errorf("update file: %w", err)
 		}
-		if u.Name.Set {
+		if u.Name.Set || len(u.Fields) > 0 {
 			if err := reindexFile(ctx, tx, clientID, id); err != nil {
 				return nil, err
 			}
+		}
+		corrected := slices.Sorted(maps.Keys(u.Fields))
+		if err := db.teach(ctx, tx, f, corrected, u.Kind.Set); err != nil {
+			return nil, err
 		}
 		return f, db.emit(ctx, tx, event{typ: EventFileUpdated, clientID: &clientID, record: f, changes: u.fields()})
 	})
@@ -408,10 +481,11 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 
 // documentDate is the date the document gives itself, at midnight UTC.
 func (a Analysis) documentDate() (time.Time, bool) {
-	if a.Fields == nil || a.Fields.IssueDate == nil {
+	issued := a.Fields.Value(document.IssueDate)
+	if issued == nil {
 		return time.Time{}, false
 	}
-	date, err := time.Parse(time.DateOnly, *a.Fields.IssueDate)
+	date, err := time.Parse(time.DateOnly, *issued)
 	return date, err == nil
 }
 
@@ -433,20 +507,18 @@ func findFileTx(ctx context.Context, tx *txn, clientID, id string) (*File, error
 func reindexFile(ctx context.Context, tx *txn, clientID, id string) error {
 	var seq int64
 	var name, text string
-	var fields sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT r.seq, f.name, coalesce(t.text, ''), f.analysis_fields FROM files f
+	var fields, user sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT r.seq, f.name, coalesce(t.text, ''), f.analysis_fields, f.user_fields FROM files f
 		JOIN file_search_rows r ON r.file_id = f.id LEFT JOIN file_texts t ON t.file_id = f.id
-		WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields)
+		WHERE f.client_id = ? AND f.id = ?`, clientID, id).Scan(&seq, &name, &text, &fields, &user)
 	if err != nil {
 		return fmt.Errorf("reindex file: %w", err)
 	}
-	var parsed *DocumentFields
-	if fields.Valid {
-		parsed = new(DocumentFields)
-		if err := json.Unmarshal([]byte(fields.String), parsed); err != nil {
-			return fmt.Errorf("reindex file: its fields: %w", err)
-		}
+	var a Analysis
+	if err := a.scanReadState(fields, sql.NullString{}, sql.NullString{}, user); err != nil {
+		return fmt.Errorf("reindex file: its fields: %w", err)
 	}
+	parsed := a.Fields
 	if _, err := tx.ExecContext(ctx, `DELETE FROM file_search WHERE rowid = ?`, seq); err != nil {
 		return fmt.Errorf("reindex file: %w", err)
 	}

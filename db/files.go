@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -53,7 +52,8 @@ type FileCreate struct {
 
 const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by_id, name, mimetype, size,
 	sha256, document_date, created_at, updated_at, document_date_source, kind, kind_source,
-	analysis_status, analysis_source, analysis_reason, analysis_language, analyzed_at, analysis_fields, analysis_kind`
+	analysis_status, analysis_source, analysis_reason, analysis_language, analyzed_at, analysis_fields, analysis_kind,
+	analysis_confidence, analysis_warnings, user_fields`
 
 // CreateFile records a file in the client's workspace. The task, folder and
 // labels must be of that workspace. Returns ENOTFOUND naming the first
@@ -93,9 +93,10 @@ func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileC
 	f := &File{
 		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
 		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
-		Analysis:  Analysis{Status: AnalysisPending},
+		Analysis:  Analysis{Status: AnalysisPending, Warnings: []string{}},
 		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
 	}
+	f.Analysis.show()
 	// In the order FindFile reads them back, without duplicates.
 	slices.Sort(f.LabelIDs)
 	f.LabelIDs = slices.Compact(f.LabelIDs)
@@ -168,12 +169,13 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 func scanFile(row scanner) (*File, error) {
 	var f File
 	var task, folder, createdBy, dateSource, kind, kindSource sql.NullString
-	var source, reason, language, fields, analysisKind sql.NullString
+	var source, reason, language, fields, analysisKind, confidence, warnings, user sql.NullString
 	var document, created, updated int64
 	var analyzed sql.NullInt64
 	if err := row.Scan(&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
 		&f.SHA256, &document, &created, &updated, &dateSource, &kind, &kindSource,
-		&f.Analysis.Status, &source, &reason, &language, &analyzed, &fields, &analysisKind); err != nil {
+		&f.Analysis.Status, &source, &reason, &language, &analyzed, &fields, &analysisKind,
+		&confidence, &warnings, &user); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -184,11 +186,8 @@ func scanFile(row scanner) (*File, error) {
 	f.DocumentDateSource, f.Kind, f.KindSource = nullString(dateSource), nullString(kind), nullString(kindSource)
 	f.Analysis.Source, f.Analysis.Reason, f.Analysis.Language = nullString(source), nullString(reason), nullString(language)
 	f.Analysis.AnalyzedAt, f.Analysis.Kind = nullTime(analyzed), nullString(analysisKind)
-	if fields.Valid {
-		f.Analysis.Fields = new(DocumentFields)
-		if err := json.Unmarshal([]byte(fields.String), f.Analysis.Fields); err != nil {
-			return nil, fmt.Errorf("scan file %s: its fields: %w", f.ID, err)
-		}
+	if err := f.Analysis.scanReadState(fields, confidence, warnings, user); err != nil {
+		return nil, fmt.Errorf("scan file %s: its analysis: %w", f.ID, err)
 	}
 	return &f, nil
 }

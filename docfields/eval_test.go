@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"acctapi/document"
 )
 
 var (
@@ -76,23 +78,27 @@ func loadEval(t *testing.T) []genDoc {
 	return docs
 }
 
-var evalFields = []string{"kind", "documentNumber", "issueDate", "dueDate", "currency", "netAmount", "taxAmount", "totalAmount", "issuerName", "issuerName~", "issuerVatId", "issuerIban"}
+var evalFields = []string{"kind", document.DocumentNumber, document.IssueDate, document.DueDate, document.Currency,
+	document.NetAmount, document.TaxAmount, document.TotalAmount, document.IssuerName, "issuerName~", document.IssuerVATID,
+	document.IssuerIBAN}
 
 func fieldOf(r Result, name string) string {
 	f := r.Fields
 	return map[string]string{
-		"kind": r.Kind, "documentNumber": f.DocumentNumber, "issueDate": f.IssueDate, "dueDate": f.DueDate,
-		"currency": f.Currency, "netAmount": f.NetAmount, "taxAmount": f.TaxAmount, "totalAmount": f.TotalAmount,
-		"issuerName": f.IssuerName, "issuerName~": f.IssuerName, "issuerVatId": f.IssuerVATID, "issuerIban": f.IssuerIBAN,
+		"kind": r.Kind, document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate,
+		document.DueDate: f.DueDate, document.Currency: f.Currency, document.NetAmount: f.NetAmount,
+		document.TaxAmount: f.TaxAmount, document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName,
+		"issuerName~": f.IssuerName, document.IssuerVATID: f.IssuerVATID, document.IssuerIBAN: f.IssuerIBAN,
 	}[name]
 }
 
 func truthOf(t truth, name string) string {
 	f := t.Fields
 	return map[string]string{
-		"kind": t.Kind, "documentNumber": f.DocumentNumber, "issueDate": f.IssueDate, "dueDate": f.DueDate,
-		"currency": f.Currency, "netAmount": f.NetAmount, "taxAmount": f.TaxAmount, "totalAmount": f.TotalAmount,
-		"issuerName": f.IssuerName, "issuerName~": f.IssuerName, "issuerVatId": f.IssuerVATID, "issuerIban": f.IssuerIBAN,
+		"kind": t.Kind, document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate,
+		document.DueDate: f.DueDate, document.Currency: f.Currency, document.NetAmount: f.NetAmount,
+		document.TaxAmount: f.TaxAmount, document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName,
+		"issuerName~": f.IssuerName, document.IssuerVATID: f.IssuerVATID, document.IssuerIBAN: f.IssuerIBAN,
 	}[name]
 }
 
@@ -207,7 +213,7 @@ func evaluate(t *testing.T, docs []genDoc, label string) map[string]map[string]*
 		b.WriteString("\n")
 	}
 	b.WriteString("kind by kind:\n")
-	for _, k := range []string{KindInvoice, KindCreditNote, KindReceipt, KindBankStatement, KindPayslip, KindTaxNotice, KindContract, KindOther} {
+	for _, k := range []string{document.Invoice, document.CreditNote, document.Receipt, document.BankStatement, document.Payslip, document.TaxNotice, document.Contract, document.Other} {
 		fmt.Fprintf(&b, "%-15s", k)
 		for _, v := range variants {
 			tl := kinds[v][k]
@@ -240,7 +246,7 @@ func TestEvalAccuracy(t *testing.T) {
 	}
 	res := evaluate(t, docs, "testdata/eval")
 	for v, fs := range res {
-		for _, f := range []string{"kind", "issueDate", "totalAmount", "documentNumber"} {
+		for _, f := range []string{"kind", document.IssueDate, document.TotalAmount, document.DocumentNumber} {
 			if tl := fs[f]; tl.total > 5 && pct(tl.right, tl.total) < 70 {
 				t.Errorf("%s %s: %.1f%% right, below the 70%% floor", v, f, pct(tl.right, tl.total))
 			}

@@ -2,8 +2,11 @@ package docfields
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"acctapi/document"
 )
 
 type numCand struct {
@@ -17,7 +20,7 @@ type numCand struct {
 // numbers have labels of their own, and a label's value ends where the
 // next label begins.
 func (a *analysis) pickNumber() string {
-	if a.kind == KindPayslip || a.kind == KindTaxNotice || a.kind == KindContract {
+	if a.kind == document.Payslip || a.kind == document.TaxNotice || a.kind == document.Contract {
 		return ""
 	}
 	var cands []numCand
@@ -38,6 +41,11 @@ func (a *analysis) pickNumber() string {
 						continue
 					}
 					base = 1.2
+					if a.d.lines[i].page == 0 && i < 20 && a.titledBefore(raw[:l.start]) {
+						// "Handelsrechnung (380) Nr. 5": the number the
+						// page is headed by.
+						base = 4
+					}
 				case low == "beleg":
 					base = 1.5
 				default:
@@ -47,8 +55,12 @@ func (a *analysis) pickNumber() string {
 				continue
 			}
 			seg := raw[l.end:]
-			if k+1 < len(ls) {
-				seg = raw[l.end:ls[k+1].start]
+			for _, next := range ls[k+1:] {
+				// A label glued inside a token ("00/M/00") ends nothing.
+				if next.start == 0 || raw[next.start-1] == ' ' {
+					seg = raw[l.end:next.start]
+					break
+				}
 			}
 			v, off := docNoAfter(seg)
 			if l.role == rDocNoWeak && base == 2 && (off < 0 || strings.TrimSpace(seg[:max(off, 0)]) != "" && off > 4) {
@@ -73,6 +85,58 @@ func (a *analysis) pickNumber() string {
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	return cands[0].v
+}
+
+// tillTotals puts a rounded total above the sum it rounds (cash is paid
+// to the rounded figure), and on a receipt drops what is never its total:
+// a negative amount, a year of its dates read as an amount.
+func (a *analysis) tillTotals(T []amtCand) []amtCand {
+	years := map[int64]bool{}
+	for _, ds := range a.dates {
+		for _, d := range ds {
+			years[int64(d.t.Year())*100] = true
+		}
+	}
+	out := T[:0]
+	for _, c := range T {
+		if a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
+			continue
+		}
+		if c.labled && strings.Contains(strings.ToLower(a.labelOf(c)), "round") {
+			c.score += 1.5
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// labelOf is the text of the label on a candidate's line before it.
+func (a *analysis) labelOf(c amtCand) string {
+	var text string
+	for _, l := range a.labels[c.line] {
+		if l.end <= c.x.start {
+			text = l.canon
+		}
+	}
+	return text
+}
+
+// titledBefore says whether the text before a bare "Nr." is the page's
+// title: a kind of invoice or credit note, with its type code perhaps.
+func (a *analysis) titledBefore(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(strings.Fields(s)) > 4 {
+		return false
+	}
+	if compoundInvoice(s) {
+		return true
+	}
+	for _, h := range kindMatcher.find(s, fold(s)) {
+		if k := kindWords[h.id]; k.titled && (k.kind == document.Invoice || k.kind == document.CreditNote) {
+			return true
+		}
+	}
+	return false
 }
 
 // plausibleNumber refuses values that are something else: a date, an
@@ -169,7 +233,7 @@ var (
 // net + tax = total earns more than any label can. The currency is the
 // one printed beside the total, else the one the page names most.
 func (a *analysis) pickAmounts() (net, tax, total, cur string) {
-	if a.kind == KindBankStatement {
+	if a.kind == document.BankStatement {
 		return "", "", "", a.pageCurrency()
 	}
 	var T, N, X []amtCand
@@ -209,12 +273,12 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 				lastBonus = 0.3
 			}
 			switch a.kind {
-			case KindPayslip:
+			case document.Payslip:
 				if l.role != rNone && rePayslipTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
 				continue
-			case KindTaxNotice:
+			case document.TaxNotice:
 				if l.role != rNone && reNoticeTotal.MatchString(l.canon) {
 					T = append(T, amtCand{x: x, score: 3 * direct, line: i, labled: true})
 				}
@@ -241,6 +305,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			}
 		}
 	}
+	T = a.tillTotals(T)
 	// The largest amount of an invoice or receipt is usually its total.
 	for k := range T {
 		if abs(T[k].x.cents) == maxAbs {
@@ -249,14 +314,21 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	}
 	// Of the labeled totals, the largest is the document's; the others
 	// total a rate or a page.
+	// An amount due ("Zahlbetrag", "Net à payer") differs from the total
+	// by prepayments and open items: where a sum with tax is printed, the
+	// total is the largest of those sums.
+	sums := func(r role) bool { return r == rGross || r == rTotal }
+	if !slices.ContainsFunc(T, func(c amtCand) bool { return sums(c.role) }) {
+		sums = func(r role) bool { return r != 0 }
+	}
 	var maxLabeled int64
 	for _, t := range T {
-		if t.role != 0 && abs(t.x.cents) > maxLabeled {
+		if sums(t.role) && abs(t.x.cents) > maxLabeled {
 			maxLabeled = abs(t.x.cents)
 		}
 	}
 	for k := range T {
-		if T[k].role != 0 && abs(T[k].x.cents) == maxLabeled {
+		if sums(T[k].role) && abs(T[k].x.cents) == maxLabeled {
 			T[k].score += 0.6
 		}
 	}
@@ -325,7 +397,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			}
 		}
 	}
-	if best.t != nil && (best.t.labled || best.checked || a.kind == KindReceipt || a.kind == KindInvoice || a.kind == KindCreditNote) {
+	if best.t != nil && (best.t.labled || best.checked || a.kind == document.Receipt || a.kind == document.Invoice || a.kind == document.CreditNote) {
 		total = best.t.x.String()
 		cur = best.t.x.currency
 	}
@@ -345,7 +417,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 		}
 		return ""
 	}
-	if a.kind != KindPayslip && a.kind != KindTaxNotice {
+	if a.kind != document.Payslip && a.kind != document.TaxNotice {
 		net, tax = pickSide(best.n, N), pickSide(best.x, X)
 	}
 	if cur == "" {
@@ -357,6 +429,10 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
 
 var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
+
+// reStartsIncluding is a tax label that says the tax is in the sum
+// before it: "Rechnungssumme Brutto (inkl. USt.)".
+var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
 
 var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
 
@@ -372,7 +448,8 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		switch p.role {
 		case rGross, rTotal, rDue2, rNet, rTotalLow:
 			between := a.d.lines[i].raw[p.end:l.start]
-			if reTaxQualifier.MatchString(between) || strings.Trim(between, " .(") == "" && reEndsQualifier.MatchString(p.text) {
+			within := strings.Trim(between, " .(") == "" && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
+			if reTaxQualifier.MatchString(between) || within {
 				r := p.role
 				if reExcluding.MatchString(between + " " + p.text) {
 					// "Rechnungssumme ohne USt.", "Total excl. VAT": the net.
@@ -508,7 +585,7 @@ var reRecipientIBANCtx = regexp.MustCompile(`(?i)(ihr(e|em)?\s+(konto|iban|bankv
 // pickIBAN chooses the issuer's IBAN (for a bank statement, the account's);
 // an IBAN the issuer will debit, or the employee's on a payslip, is not it.
 func (a *analysis) pickIBAN() string {
-	if a.kind == KindPayslip {
+	if a.kind == document.Payslip {
 		return ""
 	}
 	fallback := ""
@@ -520,7 +597,7 @@ func (a *analysis) pickIBAN() string {
 				}
 				continue
 			}
-			if a.kind != KindBankStatement {
+			if a.kind != document.BankStatement {
 				ctx := a.d.lines[i].raw[:x.start]
 				if i > 0 && len(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.ToUpper(ctx)), "IBAN"))) <= 1 {
 					ctx = a.d.lines[i-1].raw + " " + ctx

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // The generator of the evaluation set: documents of every kind in many
@@ -778,9 +780,9 @@ func (g *gen) invoice(credit bool) (string, truth) {
 		cut := len(lines) / 2
 		text = strings.Join(lines[:cut], "\n") + "\n" + g.pick("Seite 1 von 2", "Page 1 of 2", "Page 1/2") + "\n\f" + strings.Join(lines[cut:], "\n") + "\n" + g.pick("Seite 2 von 2", "Page 2 of 2", "Page 2/2")
 	}
-	kind := KindInvoice
+	kind := document.Invoice
 	if credit {
-		kind = KindCreditNote
+		kind = document.CreditNote
 	}
 	t := truth{Kind: kind, Language: g.lang, Fields: truthFields{
 		DocumentNumber: no, IssueDate: iso(issued), DueDate: trueDue, Currency: g.cur,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"acctapi/document"
 )
 
 var (
@@ -200,11 +202,11 @@ func (a *analysis) pickIssuer() string {
 				add(legalName(firstSegment(c.text)), s-float64(i)*0.002)
 			}
 			switch a.kind {
-			case KindBankStatement:
+			case document.BankStatement:
 				if reBankName.MatchString(c.text) && i < 20 {
 					add(firstSegment(c.text), 4.5-float64(i)*0.01)
 				}
-			case KindTaxNotice:
+			case document.TaxNotice:
 				if m := reFinanzamt.FindString(c.text); m != "" {
 					add(m, 5)
 				}
@@ -229,7 +231,7 @@ func (a *analysis) pickIssuer() string {
 			c = cl[len(cl)-1]
 		}
 		s := 3.3
-		if a.kind == KindReceipt {
+		if a.kind == document.Receipt {
 			s = 3.8
 		}
 		if i <= 2 {
@@ -244,7 +246,7 @@ func (a *analysis) pickIssuer() string {
 		add(firstSegment(c.text), s-float64(i)*0.05)
 		break
 	}
-	if a.kind == KindContract {
+	if a.kind == document.Contract {
 		// The first party: the line after "zwischen" or "between".
 		for i, l := range a.d.lines {
 			if i > 40 {

@@ -4,18 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-)
 
-// Kinds a document may be.
-const (
-	KindInvoice       = "invoice"
-	KindCreditNote    = "credit_note"
-	KindReceipt       = "receipt"
-	KindBankStatement = "bank_statement"
-	KindPayslip       = "payslip"
-	KindTaxNotice     = "tax_notice"
-	KindContract      = "contract"
-	KindOther         = "other"
+	"acctapi/document"
 )
 
 type kindWord struct {
@@ -36,65 +26,72 @@ func kw(kind string, w float64, titled bool, words ...string) []kindWord {
 }
 
 var kindWords = concat(
-	kw(KindInvoice, 2, true, "rechnung", "invoice", "facture", "tax invoice", "rechnung nr", "handwerkerrechnung",
+	kw(document.Invoice, 2, true, "rechnung", "invoice", "facture", "tax invoice", "rechnung nr", "handwerkerrechnung",
 		"schlussrechnung", "teilrechnung", "abschlagsrechnung", "sammelrechnung", "fattura", "factuur", "invoice no",
 		"honorarrechnung", "liquidation", "rechnung / lieferschein", "mobilfunkrechnung", "telefonrechnung",
 		"handelsrechnung", "commercial invoice", "rechnung (380)", "invoice (380)", "facture (380)", "(380)", "(389)", "(384)",
-		"factuur", "facture commerciale"),
-	kw(KindInvoice, 0.4, false, "rechnungsnummer", "rechnungsdatum", "rechnungsbetrag", "invoice date", "invoice number",
+		"factuur", "facture commerciale", "fattura elettronica", "fattura differita", "fattura accompagnatoria",
+		"factura simplificada", "factura completa", "factura", "rekening", "nota fiscale",
+		"simplified tax invoice", "full tax invoice", "tax invoice/receipt", "anzahlungsrechnung",
+		"vorauszahlungsrechnung", "endrechnung", "proformarechnung", "kundenrechnung", "gesamtrechnung",
+		"lieferrechnung", "dienstleistungsrechnung", "rechnungskorrektur", "rechnungs-korrektur", "korrekturrechnung", "rechnung/invoice", "invoice/rechnung", "facture/invoice"),
+	kw(document.Invoice, 0.4, false, "rechnungsnummer", "rechnungsdatum", "rechnungsbetrag", "invoice date", "invoice number",
 		"ust-idnr", "zahlbar", "zahlungsziel", "due date", "net", "netto", "zzgl", "mwst", "ust", "vat", "tva",
 		"total ttc", "total ht", "leistungszeitraum", "lieferdatum", "bankverbindung", "iban", "bitte überweisen",
 		"zahlbar innerhalb", "payment terms", "amount due", "gesamtbetrag", "einzelpreis", "menge", "qty",
 		"unit price", "quantité", "prix unitaire", "date de facture", "rechnungsempfänger", "bill to", "pos"),
-	kw(KindCreditNote, 3, true, "gutschrift", "credit note", "credit memo", "avoir", "stornorechnung", "storno",
-		"rechnungskorrektur", "korrekturrechnung", "facture d'avoir", "gutschriftsanzeige", "credit notice", "nota di credito",
-		"(381)"),
-	kw(KindCreditNote, 0.6, false, "gutschriftsnummer", "erstattungsbetrag", "gutschriftsbetrag", "wir schreiben ihnen",
+	kw(document.CreditNote, 3, true, "gutschrift", "credit note", "credit memo", "avoir", "stornorechnung", "storno",
+		"facture d'avoir", "gutschriftsanzeige", "credit notice", "nota di credito",
+		"(381)", "creditnota", "creditfactuur", "nota de crédito", "nota de credito", "factura rectificativa",
+		"factuur credit", "gutschrift/credit note", "credit note/gutschrift", "rechnungsgutschrift"),
+	kw(document.CreditNote, 0.6, false, "gutschriftsnummer", "erstattungsbetrag", "gutschriftsbetrag", "wir schreiben ihnen",
 		"erstatten", "refund", "rückerstattung", "zu ihren gunsten", "remboursement"),
-	kw(KindReceipt, 3, true, "kassenbon", "kassenbeleg", "quittung", "kundenbeleg", "bewirtungsbeleg", "receipt",
-		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon"),
-	kw(KindReceipt, 1, false, "thank you for your visit", "card", "trans", "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
+	kw(document.Receipt, 3, true, "kassenbon", "kassenbeleg", "quittung", "kundenbeleg", "bewirtungsbeleg", "receipt",
+		"ticket de caisse", "reçu", "sales receipt", "cash receipt", "barbeleg", "kassenzettel", "bon",
+		"kassabon", "bon de caisse", "scontrino", "scontrino fiscale", "ricevuta", "ticket", "recibo",
+		"official receipt", "cash sales", "cash sale", "kwitantie", "cash bill"),
+	kw(document.Receipt, 1, false, "thank you for your visit", "card", "trans", "bon-nr", "bar", "gegeben", "rückgeld", "ec-karte", "kartenzahlung", "girocard",
 		"summe eur", "tse", "kasse", "vielen dank für ihren einkauf", "vielen dank für ihren besuch", "cash", "change",
 		"thank you for your purchase", "thank you for shopping", "tisch", "bedienung", "bewirtung", "trinkgeld", "tip",
 		"terminal", "händlerbeleg", "kontaktlos", "contactless", "espèces", "rendu", "merci de votre visite",
 		"tse-signatur", "tse signatur", "transaktionsnummer", "kassierer", "cashier", "signaturzähler", "visa",
 		"mastercard", "maestro", "trace-nr", "genehmigungsnr", "steuer-nr", "anzahl artikel", "stk", "zurück",
 		"bewirtete personen", "anlass der bewirtung"),
-	kw(KindBankStatement, 3, true, "kontoauszug", "account statement", "bank statement", "relevé de compte",
+	kw(document.BankStatement, 3, true, "kontoauszug", "account statement", "bank statement", "relevé de compte",
 		"relevé bancaire", "umsatzübersicht", "kontoumsätze", "statement of account", "depotauszug", "finanzstatus"),
-	kw(KindBankStatement, 1.2, false, "kontostand", "alter kontostand", "neuer kontostand", "saldo", "buchungstag",
+	kw(document.BankStatement, 1.2, false, "kontostand", "alter kontostand", "neuer kontostand", "saldo", "buchungstag",
 		"wertstellung", "valuta", "opening balance", "closing balance", "ancien solde", "nouveau solde",
 		"auszug", "buchungstext", "verwendungszweck", "dispositionskredit", "habenzins", "sollzins", "gutschriften",
 		"lastschrift", "überweisung", "dauerauftrag", "kontoinhaber", "account holder", "date valeur", "solde",
 		"value date", "booking date", "balance brought forward", "sepa-lastschrift", "kartenzahlung"),
-	kw(KindPayslip, 4, true, "verdienstabrechnung", "entgeltabrechnung", "gehaltsabrechnung", "lohnabrechnung",
+	kw(document.Payslip, 4, true, "verdienstabrechnung", "entgeltabrechnung", "gehaltsabrechnung", "lohnabrechnung",
 		"payslip", "pay slip", "salary statement", "bulletin de paie", "bulletin de salaire", "lohn- und gehaltsabrechnung",
 		"abrechnung der brutto/netto-bezüge", "brutto/netto-abrechnung", "earnings statement", "pay stub"),
-	kw(KindPayslip, 1.2, false, "gross pay", "net pay", "lohnsteuer", "solidaritätszuschlag", "krankenversicherung",
+	kw(document.Payslip, 1.2, false, "gross pay", "net pay", "lohnsteuer", "solidaritätszuschlag", "krankenversicherung",
 		"rentenversicherung", "arbeitslosenversicherung", "pflegeversicherung", "steuerklasse", "salaire brut",
 		"sv-brutto", "steuer-brutto", "auszahlungsbetrag", "personalnummer", "gesamt-brutto", "kirchensteuer",
 		"national insurance", "income tax", "tax code", "ni number", "net salary", "cotisations", "urlaubsanspruch",
 		"eintritt", "gesetzliche abzüge", "gesetzliche netto", "stundenlohn", "grundgehalt", "brutto-bezüge"),
-	kw(KindTaxNotice, 4, true, "bescheid", "steuerbescheid", "einkommensteuerbescheid", "umsatzsteuerbescheid",
+	kw(document.TaxNotice, 4, true, "bescheid", "steuerbescheid", "einkommensteuerbescheid", "umsatzsteuerbescheid",
 		"gewerbesteuerbescheid", "grundsteuerbescheid", "bescheid über", "tax assessment", "notice of assessment",
 		"avis d'imposition", "avis d'impôt", "festsetzung", "vorauszahlungsbescheid", "änderungsbescheid",
 		"gewerbesteuermessbescheid", "feststellungsbescheid"),
-	kw(KindTaxNotice, 1.2, false, "finanzamt", "festgesetzt", "festgesetzte", "rechtsbehelfsbelehrung", "einspruch",
+	kw(document.TaxNotice, 1.2, false, "finanzamt", "festgesetzt", "festgesetzte", "rechtsbehelfsbelehrung", "einspruch",
 		"hmrc", "vorauszahlungen", "abschlusszahlung", "zu versteuerndes einkommen", "steuerpflichtige",
 		"steuerpflichtiger", "erstattung", "direction générale des finances publiques", "impôt sur le revenu",
 		"internal revenue service", "veranlagungszeitraum", "einkünfte", "steuernummer", "nachzahlung",
 		"erläuterungen", "finanzkasse"),
-	kw(KindContract, 3, true, "vertrag", "arbeitsvertrag", "mietvertrag", "dienstvertrag", "kaufvertrag",
+	kw(document.Contract, 3, true, "vertrag", "arbeitsvertrag", "mietvertrag", "dienstvertrag", "kaufvertrag",
 		"werkvertrag", "rahmenvertrag", "dienstleistungsvertrag", "vereinbarung", "agreement", "contract",
 		"contrat", "service agreement", "employment contract", "lease agreement", "wartungsvertrag",
 		"beratungsvertrag", "darlehensvertrag", "leasingvertrag", "vertrag über", "vertragsbedingungen",
 		"auftragsverarbeitungsvertrag", "nutzungsvertrag"),
-	kw(KindContract, 1, false, "zwischen", "between", "vertragsparteien", "§ 1", "§1", "unterschrift", "entre",
+	kw(document.Contract, 1, false, "zwischen", "between", "vertragsparteien", "§ 1", "§1", "unterschrift", "entre",
 		"the parties", "die parteien", "parties", "laufzeit", "kündigungsfrist", "hereby", "witnesseth",
 		"nachfolgend", "hereinafter", "ci-après", "vertragsgegenstand", "inkrafttreten", "schlussbestimmungen",
 		"salvatorische klausel", "gerichtsstand", "signature", "signed", "governing law", "term and termination",
 		"unterzeichnet", "ort, datum", "vermieter", "mieter", "arbeitgeber", "arbeitnehmer", "article 1", "artikel 1"),
-	kw(KindOther, 4, true, "angebot", "kostenvoranschlag", "lieferschein", "auftragsbestätigung",
+	kw(document.Other, 4, true, "angebot", "kostenvoranschlag", "lieferschein", "auftragsbestätigung",
 		"bestellbestätigung", "mahnung", "zahlungserinnerung", "quote", "quotation", "estimate", "delivery note",
 		"order confirmation", "payment reminder", "devis", "bon de livraison", "proforma", "pro-forma", "packing slip",
 		"newsletter", "kündigungsbestätigung", "bestätigung", "einladung", "protokoll", "bewerbung", "lebenslauf",
@@ -170,6 +167,11 @@ func kindScores(a *analysis) (string, map[string]float64) {
 			titleLines++
 		}
 		for _, c := range cells(l.raw) {
+			c.text = unspaced(c.text)
+			if top && compoundInvoice(c.text) {
+				score[document.Invoice] += 6
+				titled[document.Invoice] = true
+			}
 			for _, h := range kindMatcher.find(c.text, fold(c.text)) {
 				k := &kindWords[h.id]
 				loc := []int{h.start, h.end}
@@ -180,9 +182,14 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				w := k.w
 				if k.titled {
 					switch {
-					case top && isTitle(c.text, loc):
+					case top && isTitle(c.text, loc) && !(k.kind == document.Other && isReference(l.raw[min(c.start+loc[1], len(l.raw)):])):
 						w *= 3
 						titled[k.kind] = true
+					case k.kind == document.Other:
+						// "Bestellung", "Lieferavis", "Mitteilung" in the
+						// body of an invoice name what it refers to: a
+						// document is "other" by its title alone.
+						w *= 0.05
 					default:
 						// Named in passing ("Ihre Bestellung vom"):
 						// evidence, not a title.
@@ -193,27 +200,27 @@ func kindScores(a *analysis) (string, map[string]float64) {
 					}
 				}
 				score[k.kind] += w
-				if k.kind == KindInvoice && !k.titled {
+				if k.kind == document.Invoice && !k.titled {
 					// Billing words are as much a credit note's.
-					score[KindCreditNote] += w
+					score[document.CreditNote] += w
 				}
 			}
 		}
 	}
-	score[KindReceipt] += receiptShape(a)
-	selfBilled := score[KindCreditNote] > 0 && isSelfBilled(d)
+	score[document.Receipt] += receiptShape(a)
+	selfBilled := score[document.CreditNote] > 0 && isSelfBilled(d)
 	if selfBilled {
-		score[KindInvoice] += score[KindCreditNote] + 1
+		score[document.Invoice] += score[document.CreditNote] + 1
 	}
-	best, bestScore := KindOther, 2.5
-	for _, k := range []string{KindInvoice, KindCreditNote, KindReceipt, KindBankStatement, KindPayslip, KindTaxNotice, KindContract, KindOther} {
+	best, bestScore := document.Other, 2.5
+	for _, k := range []string{document.Invoice, document.CreditNote, document.Receipt, document.BankStatement, document.Payslip, document.TaxNotice, document.Contract, document.Other} {
 		if score[k] > bestScore {
 			best, bestScore = k, score[k]
 		}
 	}
 	// A credit note names the invoice it corrects: its own title wins.
-	if best == KindInvoice && titled[KindCreditNote] && !selfBilled {
-		best = KindCreditNote
+	if best == document.Invoice && titled[document.CreditNote] && !selfBilled {
+		best = document.CreditNote
 	}
 	return best, score
 }
@@ -231,6 +238,38 @@ func isTitle(text string, loc []int) bool {
 	}
 	// "Credit Note No. 5 dated 15 May 2015" heads the page too.
 	return len(strings.Fields(text)) <= 6 || reNumberNext.MatchString(text[loc[1]:])
+}
+
+var (
+	reSpaced   = regexp.MustCompile(`^(\p{Lu} ){3,}\p{Lu}$`)
+	reCompound = regexp.MustCompile(`(?i)^[\p{L}-]{3,}(rechnung|factuur|fattura)\b`)
+)
+
+// unspaced is a title printed letter-spaced ("R E C H N U N G") as a word.
+func unspaced(s string) string {
+	if reSpaced.MatchString(s) {
+		return strings.ReplaceAll(s, " ", "")
+	}
+	return s
+}
+
+// compoundInvoice says whether a cell opens with a word that names a kind
+// of invoice ("Mietrechnung", "Warenrechnung", "Verkoopfactuur"), as a
+// title does: short. An "Abrechnung" is a statement, not an invoice.
+func compoundInvoice(s string) bool {
+	m := reCompound.FindString(s)
+	if m == "" || len(strings.Fields(s)) > 6 {
+		return false
+	}
+	w := strings.ToLower(m)
+	return !strings.HasSuffix(w, "abrechnung") && !strings.Contains(w, "gutschrift")
+}
+
+// isReference says whether what follows a kind word makes it a label
+// ("Bestellung Nr. Kunde:", "Lieferschein:"): an invoice refers to the
+// order and the delivery note it bills.
+func isReference(after string) bool {
+	return strings.Contains(after, ":") || reNumberNext.MatchString(after)
 }
 
 var reNumberNext = regexp.MustCompile(`(?i)^\s*(no\.?|nr\.?|n°|nº|#|number|nummer|num[ée]ro)\s*:?\s*\S*\d`)

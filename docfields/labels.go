@@ -63,8 +63,9 @@ var labelTable = map[role][]string{
 		"statement date", "date of statement", "credit note date", "receipt date", "document date", "tax invoice date",
 		"date de facture", "date de la facture", "date d'émission", "date d'emission", "date facture", "facture du",
 		"date de l'avoir", "avoir du", "date du document", "date d'édition", "fait le",
+		"factuurdatum", "datum factuur", "factuur datum", "datum van de factuur", "data fattura", "data della fattura", "data documento", "data emissione", "data di emissione", "fecha de factura", "fecha factura", "fecha de emisión", "fecha emisión", "fecha de expedición", "fecha de la factura", "creditnotadatum",
 	},
-	rIssueWeak: {"datum", "date", "dated", "vom", "du", "den", "am", "le"},
+	rIssueWeak: {"datum", "date", "dated", "vom", "von", "du", "den", "am", "le", "del", "van", "fecha", "data"},
 	rDue: {
 		"fällig am", "fällig bis", "fällig zum", "fälligkeit", "fälligkeitsdatum", "zahlbar bis", "zahlbar am",
 		"zahlbar bis zum", "zahlungsziel", "zahlungsfrist", "spätestens am", "spätestens bis", "zu zahlen bis",
@@ -73,6 +74,7 @@ var labelTable = map[role][]string{
 		"payment date", "date d'échéance", "échéance", "à payer avant le", "a payer avant le", "payable le",
 		"date limite de paiement", "zahlungstermin", "avant le", "à effectuer avant le", "à régler avant le",
 		"before", "no later than", "spätestens",
+		"vervaldatum", "vervaldag", "te betalen voor", "uiterlijk betalen voor", "data scadenza", "data di scadenza", "scadenza", "fecha de vencimiento", "vencimiento", "fecha vencimiento",
 	},
 	rDelivery: {
 		"lieferdatum", "liefertermin", "leistungsdatum", "leistungszeitraum", "leistungszeitpunkt", "lieferung vom",
@@ -81,12 +83,14 @@ var labelTable = map[role][]string{
 		"supply date", "service date", "service period", "tax point", "shipping date", "ship date", "shipped on",
 		"delivered on", "date de livraison", "date de prestation", "période de prestation", "livré le",
 		"lieferschein vom", "leistung im", "leistungsmonat",
+		"leverdatum", "data consegna", "data di consegna", "fecha de entrega",
 	},
 	rOrder: {
 		"bestelldatum", "bestellung vom", "ihre bestellung vom", "auftragsdatum", "auftrag vom", "ihr auftrag vom",
 		"bestellt am", "angebot vom", "angebotsdatum", "ihr schreiben vom", "ihre anfrage vom", "ihr zeichen vom",
 		"order date", "date of order", "ordered on", "your order of", "order placed", "po date",
 		"date de commande", "commande du", "devis du", "unser schreiben vom",
+		"besteldatum", "orderdatum", "data ordine", "fecha de pedido",
 	},
 	rBirth: {
 		"geburtsdatum", "geb.", "geboren am", "date of birth", "birth date", "dob", "né le", "née le",
@@ -107,6 +111,7 @@ var labelTable = map[role][]string{
 		"date facture d'origine", "original invoice date", "preceding invoice date", "datum der ursprungsrechnung",
 		"ursprungsrechnung vom", "datum der ursprünglichen rechnung", "date de debut de prestation", "date de fin de prestation",
 		"date de début", "date de fin", "start of service", "end of service",
+		"version", "stylesheet-version", "codelisten-version", "zugferd-version", "schema version", "copyright", "printed on", "gedruckt am",
 	},
 	rDocNo: {
 		"rechnungsnummer", "rechnungs-nr", "rechnung nr", "rechnung-nr", "rechnungsnr", "re.-nr", "re-nr", "re nr",
@@ -120,6 +125,7 @@ var labelTable = map[role][]string{
 		"numéro de facture", "numero de facture", "facture n°", "facture no", "facture nº", "avoir n°",
 		"n° d'avoir", "numéro d'avoir", "ticket n°", "n° de ticket", "transaktionsnummer", "trans.-nr",
 		"rechnungs-nummer", "rechnungs nr", "trans", "trans #", "transaction no", "transaction #", "txn",
+		"factuurnummer", "factuurnr", "factuur nr", "factuur nummer", "creditnotanummer", "numero fattura", "numero della fattura", "n. fattura", "fattura n", "fattura nr", "fattura numero", "número de factura", "numero de factura", "nº de factura", "n.º factura", "factura n", "factura nº", "factura no", "factura número", "nº factura", "num. factura", "bill no", "bill #", "cash bill no", "receipt no.", "invoice no.", "doc no", "slip no", "inv no",
 	},
 	rDocNoWeak: {
 		"rechnung", "invoice", "facture", "gutschrift", "credit note", "avoir", "kontoauszug", "quittung",
@@ -134,6 +140,7 @@ var labelTable = map[role][]string{
 		"kto-nr", "employee no", "employee id", "matricule", "identifikationsnummer", "id-nr", "sv-nummer",
 		"versicherungsnummer", "rv-nummer", "aktenzeichen", "az.", "zeichen", "ihr zeichen", "unser zeichen",
 		"buchungskonto", "anschlusskennung", "teilnehmernummer", "user id", "benutzerkonto",
+		"klantnummer", "klantnr", "codice cliente", "número de cliente", "numero cliente", "member no", "member id", "card no",
 	},
 	rOrderNo: {
 		"bestellnummer", "bestell-nr", "bestellnr", "bestellung nr", "auftragsnummer", "auftrags-nr", "auftrag nr",
@@ -147,12 +154,14 @@ var labelTable = map[role][]string{
 		"artikelnummer", "art.-nr", "art-nr", "sku", "item no", "bestellnummer amazon", "auftrag",
 		"n° de facture associée", "facture associée", "facture d'origine", "original invoice", "preceding invoice",
 		"ursprungsrechnung", "ursprüngliche rechnung", "bezug rechnung", "referenced invoice", "corrected invoice",
+		"bestelnummer", "ordernummer", "numero ordine", "número de pedido", "pedido", "cashier", "counter", "pos no", "table no",
 	},
 	rTaxNo: {
 		"steuernummer", "steuer-nr", "st.-nr", "st-nr", "stnr", "st.nr", "steuer nr", "tax number", "tax no",
 		"tax reference", "utr", "siret", "siren", "rcs", "hrb", "hra", "amtsgericht", "handelsregister",
 		"registergericht", "registre du commerce", "company no", "company number", "registration no",
 		"reg. no", "steuer-id", "steueridentifikationsnummer", "idnr", "finanzamt", "ape", "naf",
+		"kvk", "kvk-nummer", "kvk nummer", "gst reg no", "gst reg", "gst id", "gst no", "co reg no", "co. reg", "company reg", "roc no", "sst id", "sst reg",
 	},
 	rVATID: {
 		"ust-idnr", "ust-id-nr", "ust-id", "ust.-idnr", "ust.-id", "ust id", "ustid", "ust.id", "ust-ident-nr",
@@ -161,6 +170,7 @@ var labelTable = map[role][]string{
 		"vat registration number", "vat registration no", "n° tva", "no tva", "numéro de tva", "tva intracom",
 		"tva intracommunautaire", "n° tva intracommunautaire", "identifiant tva", "id. tva", "btw-nummer",
 		"partita iva", "p. iva", "nif", "cif",
+		"btw-nr", "btw nr", "btw nummer", "btw-id", "btw id", "btw-identificatienummer", "p.iva", "p. i.v.a", "codice fiscale e partita iva", "n.i.f", "nif/cif", "número de iva",
 	},
 	rVATIDRecipient: {
 		"ihre ust-idnr", "ihre ust-id", "kunden-ust-idnr", "ust-idnr des kunden", "ust-idnr. des leistungsempfängers",
@@ -172,6 +182,7 @@ var labelTable = map[role][]string{
 	rPhone: {
 		"telefon", "tel", "tel.", "fon", "fax", "telefax", "mobil", "handy", "phone", "mobile", "hotline",
 		"téléphone", "tél", "portable", "blz", "bic", "swift", "bank code", "sort code", "plz",
+		"tel no", "telp", "h/p", "phone no", "fax no",
 	},
 	rGross: {
 		"gesamtbetrag", "rechnungsbetrag", "bruttobetrag", "summe brutto", "brutto summe", "bruttosumme",
@@ -185,6 +196,8 @@ var labelTable = map[role][]string{
 		"auszahlung", "net pay", "take home pay", "net salary", "salaire net", "net payé", "net à payer avant",
 		"überweisungsbetrag", "abschlusszahlung", "nachzahlung", "verbleibende nachzahlung", "zu entrichten",
 		"festgesetzt", "ttc", "eur ttc", "montant eur ttc", "somme à payer", "total facture ttc", "verbleibende beträge", "verbleibender betrag", "amount payable", "balance payable", "tax due",
+		"totaal te betalen", "totaalbedrag", "totaal incl", "totaal incl. btw", "totaal inclusief btw", "te betalen bedrag", "totale fattura", "totale documento", "totale da pagare", "totale complessivo", "importo totale", "importe total", "total factura", "total a pagar", "importe a pagar", "total con iva", "rounded total", "total rounded", "total (incl gst)", "total incl gst", "total inclusive gst", "total inclusive", "total incl. gst", "total amount payable", "nett total", "net total payable", "total payable", "grand total (rm)", "total (rm)", "total rm", "total sales (inclusive", "total sales inclusive", "total sales incl",
+		"total amt rounded", "totalamtrounded", "total amount rounded", "rounded amount", "round total", "rounded total (rm)", "round d total", "total sales", "total amt", "nett amount", "net amount payable", "amount payable (rm)",
 	},
 	rDue2: {
 		"zu zahlen", "zahlbetrag", "zu zahlender betrag", "zahlungsbetrag", "offener betrag", "noch zu zahlen",
@@ -209,6 +222,7 @@ var labelTable = map[role][]string{
 		"total (excl", "zwischensumme netto", "positionssumme", "summe positionen netto", "ht", "eur ht", "montant eur ht",
 		"total hors taxe", "base ht", "base tva", "base imposable", "taxable amount", "net value",
 		"ohne mwst", "ohne ust", "exkl. mwst", "exkl. ust", "excl. vat", "excl. tax", "hors tva", "before tax", "warenwert netto", "nettowarenwert", "steuerbasisbetrag", "steuerbasis",
+		"subtotaal", "totaal excl", "totaal excl. btw", "totaal exclusief btw", "netto bedrag", "imponibile", "totale imponibile", "base imponibile", "base imponible", "importe neto", "total sin iva", "total excl gst", "total excluding gst", "total exclusive gst", "total sales (excluding", "total sales excluding", "total sales (excl",
 	},
 	rTax: {
 		"mwst", "mwst.", "mehrwertsteuer", "ust", "ust.", "umsatzsteuer", "zzgl. mwst", "zzgl. ust", "zzgl mwst",
@@ -217,6 +231,7 @@ var labelTable = map[role][]string{
 		"plus vat", "tva", "montant tva", "total tva", "t.v.a", "steuer", "mwst-betrag", "ust-betrag", "ust.-betrag", "montant de la tva", "total tva",
 		"umsatzsteuerbetrag", "steuerbetrag", "gst", "iva", "btw", "summe mwst", "summe ust", "mwst gesamt",
 		"incl. vat", "including vat",
+		"btw-bedrag", "btw bedrag", "totaal btw", "imposta", "totale iva", "importo iva", "cuota iva", "cuota de iva", "total iva", "total gst", "gst amount", "gst payable", "sst", "service tax", "total tax",
 	},
 	rAmountOther: {
 		"rückgeld", "gegeben", "zurück", "change", "change due", "cash tendered", "tendered", "bereits bezahlt",
@@ -234,6 +249,8 @@ var labelTable = map[role][]string{
 		"kreditlinie", "available", "salaire brut", "brut", "gross", "cotisations", "miete", "kaution",
 		"monatsmiete", "entgelt brutto", "stundenlohn", "summe soll", "summe haben", "umsätze", "bereits erstattet",
 		"erstattung", "zuviel gezahlt", "anrechnung", "festgesetzte", "lohnsteuerabzug", "mindestbetrag",
+		"rounding", "rounding adj", "rounding adjustment", "round adj", "round off", "adjustment", "wisselgeld", "resto", "cambio", "tendered cash", "cash paid", "paid amount", "amount paid", "amount tendered", "discount", "total qty", "total quantity", "qty total", "total item", "total items", "no of items", "item count", "saving", "you saved", "points",
+		"payment", "tender", "tendered amount", "cash received", "received", "balance due to customer", "rebate",
 	},
 	rIssuer: {
 		"rechnungssteller", "verkäufer", "seller", "from", "vendor", "supplier", "lieferant", "auftragnehmer",

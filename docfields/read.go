@@ -5,16 +5,21 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"acctapi/document"
 )
 
 // Result is what a document's text says about it.
 type Result struct {
-	// Kind is one of the Kind constants, or "" when the text is too thin
-	// to say.
+	// Kind is one of document.Kinds, or "" when the text is too thin to
+	// say.
 	Kind string
 	// Language is an ISO 639-1 code, or "" when unclear.
 	Language string
 	Fields   Fields
+	// Confidence holds, for every field with a value (keyed by its
+	// document field name), the probability in [0, 1] that it is right.
+	Confidence map[string]float64
 }
 
 // Fields are the values a firm needs from a document; each is "" when the
@@ -164,6 +169,7 @@ func (a *analysis) result() Result {
 	f.IssuerVATID = a.pickVAT()
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
+	r.Confidence = a.confidence(f)
 	return r
 }
 
@@ -485,7 +491,7 @@ type dateCand struct {
 // do. Statements and payslips are dated by the end of their period.
 func (a *analysis) pickDates() (string, string) {
 	var issue, due []dateCand
-	periodic := a.kind == KindBankStatement || a.kind == KindPayslip
+	periodic := a.kind == document.BankStatement || a.kind == document.Payslip
 	var maxDate time.Time
 	for _, ds := range a.dates {
 		for _, d := range ds {
@@ -504,7 +510,16 @@ func (a *analysis) pickDates() (string, string) {
 				// "Rechnungsdatum/Lieferdatum": one date for both.
 				l, r = j, rIssue
 			}
-			if r == rIssueWeak {
+			if r == rNone {
+				if p, ok := a.labelEndingAbove(i, d.start); ok {
+					// "Rechnung Nr. 5 vom" at a line's end, its date
+					// wrapped to the next.
+					l, r, direct = p, p.role, 1
+					if r == rIssueWeak {
+						r = a.weakDateRole(i-1, p)
+					}
+				}
+			} else if r == rIssueWeak {
 				r = a.weakDateRole(i, l)
 			}
 			periodStart := k+1 < len(ds) && rePeriodJoin.MatchString(fix[d.end:ds[k+1].start])
@@ -550,7 +565,7 @@ func (a *analysis) pickDates() (string, string) {
 				if periodStart {
 					s = 0
 				}
-				if a.kind == KindBankStatement && r == rNone && d.t.Equal(maxDate) {
+				if a.kind == document.BankStatement && r == rNone && d.t.Equal(maxDate) {
 					s += 0.5
 				}
 			} else if (periodStart || periodEnd) && r != rIssue {
@@ -561,7 +576,7 @@ func (a *analysis) pickDates() (string, string) {
 			}
 		}
 	}
-	if a.kind == KindPayslip || a.kind == KindBankStatement {
+	if a.kind == document.Payslip || a.kind == document.BankStatement {
 		// A month without a day: the period of a payslip.
 		for i, ms := range a.months {
 			for _, m := range ms {
@@ -570,7 +585,7 @@ func (a *analysis) pickDates() (string, string) {
 				if l.role == rPeriod || l.role == rIssue || l.role == rIssueWeak {
 					s = 2.2
 				}
-				if a.kind == KindBankStatement {
+				if a.kind == document.BankStatement {
 					s -= 0.5
 				}
 				issue = append(issue, dateCand{t: m.t, score: s, line: i})
@@ -595,6 +610,23 @@ func (a *analysis) pickDates() (string, string) {
 	return is, ds
 }
 
+// labelEndingAbove is the date label that ends the line above line i,
+// when a value opens line i at start.
+func (a *analysis) labelEndingAbove(i, start int) (found, bool) {
+	if i == 0 || strings.TrimSpace(a.d.lines[i].raw[:min(start, len(a.d.lines[i].raw))]) != "" {
+		return found{}, false
+	}
+	ls := a.labels[i-1]
+	if len(ls) == 0 || len(a.dates[i-1]) > 0 {
+		return found{}, false
+	}
+	p := ls[len(ls)-1]
+	if (p.role == rIssue || p.role == rIssueWeak) && strings.TrimRight(a.d.lines[i-1].raw[p.end:], " :") == "" {
+		return p, true
+	}
+	return found{}, false
+}
+
 var reLabelJoin = regexp.MustCompile(`(?i)^\s*(/|&|\+|und|and|et|=)\s*$`)
 
 // jointLabel returns the label joined to l by a slash or "und" before it.
@@ -612,11 +644,15 @@ func (a *analysis) jointLabel(i int, l found) found {
 // vom" the invoice.
 func (a *analysis) weakDateRole(i int, l found) role {
 	switch strings.ToLower(l.text) {
-	case "vom", "du", "am", "den", "le":
+	case "vom", "von", "du", "am", "den", "le":
 	default:
 		return rIssueWeak
 	}
 	ls := a.labels[i]
+	if len(ls) > 0 && ls[0].role == rOtherDate && strings.Contains(ls[0].canon, "version") {
+		// "Stylesheet-Version:   2.6 vom 10.11.2025": the version's date.
+		return rOtherDate
+	}
 	for k := len(ls) - 1; k >= 0; k-- {
 		p := ls[k]
 		if p.end > l.start {

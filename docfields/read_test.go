@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"acctapi/document"
 )
 
 func TestReadInvoiceTraps(t *testing.T) {
@@ -30,13 +32,23 @@ Zahlbar bis 19.03.2018 ohne Abzug.
 Muster GmbH · Geschäftsführer: Erika Muster · Amtsgericht Berlin HRB 12345
 USt-IdNr.: DE136695976 · Steuernummer: 12/345/67890
 Commerzbank · IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX`
-	want := Result{Kind: KindInvoice, Language: "de", Fields: Fields{
+	want := Result{Kind: document.Invoice, Language: "de", Fields: Fields{
 		DocumentNumber: "RE-2018-0042", IssueDate: "2018-03-05", DueDate: "2018-03-19", Currency: "EUR",
 		NetAmount: "250.00", TaxAmount: "47.50", TotalAmount: "297.50", IssuerName: "Muster GmbH",
 		IssuerVATID: "DE136695976", IssuerIBAN: "DE89370400440532013000",
 	}}
-	if got := Read(text); got != want {
+	got := Read(text)
+	if got.Kind != want.Kind || got.Language != want.Language || got.Fields != want.Fields {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+	for _, name := range document.FieldNames {
+		p, ok := got.Confidence[name]
+		if !ok || p < 0 || p > 1 {
+			t.Errorf("confidence of %s: %v, %v; want a value in [0, 1]", name, p, ok)
+		}
+	}
+	if len(got.Confidence) != len(document.FieldNames) {
+		t.Errorf("confidence %v: want one value for each of the ten fields", got.Confidence)
 	}
 }
 
@@ -141,14 +153,14 @@ func TestOCRMisreadings(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{"Kontoauszug 3/2024\nalter Kontostand 1.234,56\nneuer Kontostand 2.000,00\nBuchungstag Wert Verwendungszweck", KindBankStatement},
-		{"Verdienstabrechnung März 2024\nGesamt-Brutto 3.500,00\nLohnsteuer 512,33\nAuszahlungsbetrag 2.264,45", KindPayslip},
-		{"Finanzamt Bonn\nEinkommensteuerbescheid für 2023\nfestgesetzt werden 14.223,00\nRechtsbehelfsbelehrung", KindTaxNotice},
-		{"Mietvertrag\nzwischen der A GmbH und der B GmbH\n§ 1 Mietgegenstand\n§ 2 Laufzeit", KindContract},
-		{"Gutschrift Nr. 5\nzu Rechnung 4 vom 01.02.2024\nGutschriftsbetrag 12,00 €", KindCreditNote},
-		{"Gutschrift\nProvisionsabrechnung im Gutschriftsverfahren gemäß § 14 Abs. 2 UStG\nSumme 100,00 €", KindInvoice},
-		{"Bäckerei Weber\nBon-Nr. 4711  05.03.2024 07:12\n2 x Brötchen 0,80\nSUMME EUR 1,60\nBAR 2,00\nRückgeld 0,40", KindReceipt},
-		{"Sehr geehrte Damen und Herren, anbei erhalten Sie die Unterlagen zu unserem Treffen.", KindOther},
+		{"Kontoauszug 3/2024\nalter Kontostand 1.234,56\nneuer Kontostand 2.000,00\nBuchungstag Wert Verwendungszweck", document.BankStatement},
+		{"Verdienstabrechnung März 2024\nGesamt-Brutto 3.500,00\nLohnsteuer 512,33\nAuszahlungsbetrag 2.264,45", document.Payslip},
+		{"Finanzamt Bonn\nEinkommensteuerbescheid für 2023\nfestgesetzt werden 14.223,00\nRechtsbehelfsbelehrung", document.TaxNotice},
+		{"Mietvertrag\nzwischen der A GmbH und der B GmbH\n§ 1 Mietgegenstand\n§ 2 Laufzeit", document.Contract},
+		{"Gutschrift Nr. 5\nzu Rechnung 4 vom 01.02.2024\nGutschriftsbetrag 12,00 €", document.CreditNote},
+		{"Gutschrift\nProvisionsabrechnung im Gutschriftsverfahren gemäß § 14 Abs. 2 UStG\nSumme 100,00 €", document.Invoice},
+		{"Bäckerei Weber\nBon-Nr. 4711  05.03.2024 07:12\n2 x Brötchen 0,80\nSUMME EUR 1,60\nBAR 2,00\nRückgeld 0,40", document.Receipt},
+		{"Sehr geehrte Damen und Herren, anbei erhalten Sie die Unterlagen zu unserem Treffen.", document.Other},
 		{"x", ""},
 	} {
 		if got := Read(c.text).Kind; got != c.want {

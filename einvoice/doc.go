@@ -50,16 +50,22 @@
 //
 // # Values
 //
-// A value is kept only when it is right for its term; a wrong one is dropped,
-// never guessed at: dates must be real days (CII format 102, YYYYMMDD; the
-// month (610) and week (616) formats name no day and are dropped; UBL's ISO
-// dates may carry a zone), amounts must be decimals (a leading '+' and
-// surrounding spaces are removed, the decimals kept as written), a currency
-// three letters, a VAT id a country prefix and 2 to 13 letters or digits, an
-// IBAN must pass its mod-97 check, a type code 1 to 3 digits, a language an
-// ISO 639-1 code. The first occurrence of a term wins, except the tax total,
-// which is the one in the invoice currency when the document gives two
-// (BT-110 and BT-111).
+// An invoice is reported as it is written, and what cannot be right is
+// flagged, never corrected or guessed at. A value of a typed term that is
+// not of its type is dropped, since it cannot be shown as one, and a
+// Warning says what was written: dates must be real days (CII format 102,
+// YYYYMMDD; the month (610) and week (616) formats name no day; UBL's ISO
+// dates may carry a zone), amounts decimals (a leading '+' and surrounding
+// spaces are removed, the decimals kept as written), a currency three
+// letters. Identifiers are kept as written, spaces removed and upper-cased,
+// and flagged by a Warning when they cannot be right: a VAT id not of its
+// country's shape, an account that is no IBAN or whose mod-97 check digits
+// fail. BT-84 is the first account stated that is a valid IBAN, else the
+// first stated. Net, tax and total that do not add up (BT-109 + BT-110 =
+// BT-112, exactly) are flagged too. A type code must be 1 to 3 digits and a
+// language an ISO 639-1 code. The first occurrence of a term wins, except
+// the tax total, which is the one in the invoice currency when the document
+// gives two (BT-110 and BT-111).
 //
 // # Broken documents
 //

@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"acctapi/document"
 )
 
 // The limits of one document; see the package documentation.
@@ -25,23 +27,20 @@ const (
 	maxText = 4 << 10
 )
 
-// The values of Invoice.Syntax and Invoice.Kind.
+// The values of Invoice.Syntax.
 const (
 	SyntaxCII = "CII"
 	SyntaxUBL = "UBL"
-
-	KindInvoice    = "invoice"
-	KindCreditNote = "credit_note"
 )
 
 // Invoice holds the EN 16931 header terms acctapi records. An empty field
-// means the document does not say it, or says something that is not a
-// valid value for the term.
+// means the document does not say it, or says something that is no value of
+// the term's type (then a Warning says what). Identifiers are as written.
 type Invoice struct {
 	Syntax   string // SyntaxCII (ZUGFeRD 1 and 2, Factur-X, XRechnung CII) or SyntaxUBL
 	Profile  string // the guideline id: CII GuidelineSpecifiedDocumentContextParameter/ID, UBL CustomizationID
 	TypeCode string // BT-3, the UNTDID 1001 code: 380 invoice, 381 credit note, 384 corrected, 389 self-billed...
-	Kind     string // KindInvoice or KindCreditNote, from the root and the type code
+	Kind     string // document.Invoice or document.CreditNote, from the root and the type code
 
 	Number    string // BT-1
 	IssueDate string // BT-2, YYYY-MM-DD
@@ -55,15 +54,47 @@ type Invoice struct {
 	TotalAmount string // BT-112, total with VAT
 
 	SellerName  string // BT-27
-	SellerVATID string // BT-31, upper-case, no spaces
-	SellerIBAN  string // BT-84 of the first payment means with a valid IBAN, upper-case, no spaces
+	SellerVATID string // BT-31 as written, upper-case, no spaces
+	SellerIBAN  string // BT-84 as written, upper-case, no spaces: the first valid IBAN, else the first stated
 	Language    string // the document's ISO 639-1 language, when it names one
+
+	// Warnings say what the invoice states that cannot be right: an IBAN
+	// whose check digits fail, a VAT id of the wrong shape, net and tax that
+	// do not add up to the total, a date or amount that is none.
+	Warnings []Warning
 
 	// Partial is set when the XML broke after the root element was
 	// recognised: the fields are those read before the break, and Reason
 	// says what broke.
 	Partial bool
 	Reason  string
+}
+
+// Warning is one thing an invoice states that cannot be right.
+type Warning struct {
+	// Fields are the fields of package document whose values the warning
+	// concerns; a value that is none (not a day, not a decimal) is dropped,
+	// so its field is named but has no value.
+	Fields []string
+	// Message is one plain English sentence, fit to show a person.
+	Message string
+}
+
+// Values are the invoice's header terms by the field names of package
+// document, each term the invoice states.
+func (inv *Invoice) Values() map[string]string {
+	values := map[string]string{}
+	for name, v := range map[string]string{
+		document.DocumentNumber: inv.Number, document.IssueDate: inv.IssueDate, document.DueDate: inv.DueDate,
+		document.Currency: inv.Currency, document.NetAmount: inv.NetAmount, document.TaxAmount: inv.TaxAmount,
+		document.TotalAmount: inv.TotalAmount, document.IssuerName: inv.SellerName,
+		document.IssuerVATID: inv.SellerVATID, document.IssuerIBAN: inv.SellerIBAN,
+	} {
+		if v != "" {
+			values[name] = v
+		}
+	}
+	return values
 }
 
 // Error is why a document was refused: it is not XML, not an e-invoice, or

@@ -3,6 +3,8 @@ package einvoice
 import (
 	"encoding/xml"
 	"strings"
+
+	"acctapi/document"
 )
 
 // term is what the text of one element is, for the reader.
@@ -158,6 +160,8 @@ type reader struct {
 	capLong   bool
 
 	taxes        []amount
+	ibans        []string // the payee accounts, as written
+	unread       map[term]string
 	nameFallback string
 	dueFallback  string
 	companyID    string // of the open UBL PartyTaxScheme
@@ -284,6 +288,9 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 		if *field == "" {
 			*field = v
 		}
+		if v == "" && strings.TrimSpace(s) != "" {
+			r.noteUnread(tm, s)
+		}
 	}
 	switch tm {
 	case termProfile:
@@ -307,6 +314,8 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 	case termTax:
 		if v := decimal(s); v != "" && len(r.taxes) < 8 {
 			r.taxes = append(r.taxes, amount{v, strings.ToUpper(attr)})
+		} else if v == "" {
+			r.noteUnread(tm, s)
 		}
 	case termSellerName:
 		set(&inv.SellerName, name(s))
@@ -314,14 +323,16 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 		set(&r.nameFallback, name(s))
 	case termSellerTaxID:
 		if strings.EqualFold(attr, "VA") {
-			set(&inv.SellerVATID, vatID(s))
+			set(&inv.SellerVATID, written(s))
 		}
 	case termSellerCompanyID:
-		set(&r.companyID, vatID(s))
+		set(&r.companyID, written(s))
 	case termSellerTaxScheme:
 		set(&r.taxScheme, strings.TrimSpace(s))
 	case termIBAN:
-		set(&inv.SellerIBAN, iban(s))
+		if v := written(s); v != "" && len(r.ibans) < 8 {
+			r.ibans = append(r.ibans, v)
+		}
 	case termLanguage:
 		set(&inv.Language, language(s))
 	}
@@ -346,6 +357,33 @@ func (r *reader) finish() {
 	}
 	inv.TaxAmount = pickTax(r.taxes, inv.Currency)
 	inv.Kind = kind(inv.TypeCode, r.creditRoot)
+	inv.SellerIBAN = r.payeeAccount()
+	inv.Warnings = r.warnings()
+}
+
+// noteUnread keeps the first text of a term that was no value of its type,
+// for the warning.
+func (r *reader) noteUnread(tm term, s string) {
+	if r.unread == nil {
+		r.unread = map[term]string{}
+	}
+	if _, ok := r.unread[tm]; !ok {
+		r.unread[tm] = strings.TrimSpace(s)
+	}
+}
+
+// payeeAccount is BT-84: the first account stated that is a valid IBAN, else
+// the first stated.
+func (r *reader) payeeAccount() string {
+	for _, a := range r.ibans {
+		if ibanShaped(a) && ibanChecks(a) {
+			return a
+		}
+	}
+	if len(r.ibans) > 0 {
+		return r.ibans[0]
+	}
+	return ""
 }
 
 // pickTax chooses BT-110 among the tax totals: the one in the invoice
@@ -374,7 +412,7 @@ var creditCodes = map[string]bool{
 // invoice, as its root names it.
 func kind(code string, creditRoot bool) string {
 	if creditRoot || creditCodes[code] {
-		return KindCreditNote
+		return document.CreditNote
 	}
-	return KindInvoice
+	return document.Invoice
 }

@@ -1,12 +1,15 @@
 package einvoice
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
 
 // Each function here returns the normalised value of one kind of term, or ""
-// when the text is not a valid value: a wrong value is worse than none.
+// when the text is not a value of the term's type (no day, no decimal, no
+// currency code): the API cannot show it as one. Identifiers (a VAT id, an
+// IBAN) are kept as written, and their shape is checked apart.
 
 func typeCode(s string) string {
 	s = strings.TrimSpace(s)
@@ -95,43 +98,78 @@ func name(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// vatID reads a VAT id: a country prefix (GR's is EL, Northern Ireland's
-// XI) and 2 to 13 letters or digits, as written without spaces.
-func vatID(s string) string {
-	s = strings.ToUpper(strings.Join(strings.Fields(s), ""))
-	if len(s) < 4 || len(s) > 15 || !allUpper(s[:2]) {
-		return ""
-	}
-	for _, c := range s[2:] {
-		if !isDigit(c) && !isUpper(c) && c != '+' && c != '*' {
-			return ""
-		}
-	}
-	return s
+// written is an identifier as the standards write it: upper-case, without
+// the spaces people put in for reading.
+func written(s string) string {
+	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
 }
 
-// iban reads an IBAN: a country, two check digits and up to 30 letters or
-// digits, whose mod-97 check (ISO 13616) holds.
-func iban(s string) string {
-	s = strings.ToUpper(strings.Join(strings.Fields(s), ""))
-	if len(s) < 15 || len(s) > 34 || !allUpper(s[:2]) || !allDigits(s[2:4]) {
-		return ""
+// vatShapes are the shapes of the VAT ids of the EU's countries (GR's
+// prefix is EL, Northern Ireland's XI), the United Kingdom, Switzerland
+// and Norway, after their prefix, as the EU's VIES lists them.
+var vatShapes = map[string]*regexp.Regexp{
+	"AT": regexp.MustCompile(`^U[0-9]{8}$`), "BE": regexp.MustCompile(`^[01][0-9]{9}$`),
+	"BG": regexp.MustCompile(`^[0-9]{9,10}$`), "CY": regexp.MustCompile(`^[0-9]{8}[A-Z]$`),
+	"CZ": regexp.MustCompile(`^[0-9]{8,10}$`), "DE": regexp.MustCompile(`^[0-9]{9}$`),
+	"DK": regexp.MustCompile(`^[0-9]{8}$`), "EE": regexp.MustCompile(`^[0-9]{9}$`),
+	"EL": regexp.MustCompile(`^[0-9]{9}$`), "ES": regexp.MustCompile(`^[0-9A-Z][0-9]{7}[0-9A-Z]$`),
+	"FI": regexp.MustCompile(`^[0-9]{8}$`), "FR": regexp.MustCompile(`^[0-9A-Z]{2}[0-9]{9}$`),
+	"HR": regexp.MustCompile(`^[0-9]{11}$`), "HU": regexp.MustCompile(`^[0-9]{8}$`),
+	"IE": regexp.MustCompile(`^([0-9]{7}[A-Z]{1,2}|[0-9][A-Z+*][0-9]{5}[A-Z])$`), "IT": regexp.MustCompile(`^[0-9]{11}$`),
+	"LT": regexp.MustCompile(`^([0-9]{9}|[0-9]{12})$`), "LU": regexp.MustCompile(`^[0-9]{8}$`),
+	"LV": regexp.MustCompile(`^[0-9]{11}$`), "MT": regexp.MustCompile(`^[0-9]{8}$`),
+	"NL": regexp.MustCompile(`^[0-9]{9}B[0-9]{2}$`), "PL": regexp.MustCompile(`^[0-9]{10}$`),
+	"PT": regexp.MustCompile(`^[0-9]{9}$`), "RO": regexp.MustCompile(`^[0-9]{2,10}$`),
+	"SE": regexp.MustCompile(`^[0-9]{12}$`), "SI": regexp.MustCompile(`^[0-9]{8}$`),
+	"SK": regexp.MustCompile(`^[0-9]{10}$`), "XI": regexp.MustCompile(`^([0-9]{9}|[0-9]{12}|GD[0-9]{3}|HA[0-9]{3})$`),
+	"GB": regexp.MustCompile(`^([0-9]{9}|[0-9]{12}|GD[0-9]{3}|HA[0-9]{3})$`),
+	"CH": regexp.MustCompile(`^E[0-9]{9}(MWST|TVA|IVA)?$`), "NO": regexp.MustCompile(`^[0-9]{9}(MVA)?$`),
+}
+
+// vatIDShaped reports whether a written VAT id has its country's shape; a
+// country not listed needs only a prefix of two letters and 2 to 13
+// letters or digits.
+func vatIDShaped(s string) bool {
+	if len(s) < 4 || len(s) > 16 || !allUpper(s[:2]) {
+		return false
 	}
-	rem := 0
-	for _, c := range s[4:] + s[:4] {
-		switch {
-		case isDigit(c):
-			rem = (rem*10 + int(c-'0')) % 97
-		case isUpper(c):
-			rem = (rem*100 + int(c-'A') + 10) % 97
-		default:
-			return ""
+	if shape, ok := vatShapes[s[:2]]; ok {
+		return shape.MatchString(s[2:])
+	}
+	for _, c := range s[2:] {
+		if !isDigit(c) && !isUpper(c) {
+			return false
 		}
 	}
-	if rem != 1 {
-		return ""
+	return true
+}
+
+// ibanShaped reports whether a written IBAN is a country, two check digits
+// and 11 to 30 letters or digits.
+func ibanShaped(s string) bool {
+	if len(s) < 15 || len(s) > 34 || !allUpper(s[:2]) || !allDigits(s[2:4]) {
+		return false
 	}
-	return s
+	for _, c := range s[4:] {
+		if !isDigit(c) && !isUpper(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// ibanChecks reports whether a shaped IBAN's mod-97 check (ISO 13616)
+// holds.
+func ibanChecks(s string) bool {
+	rem := 0
+	for _, c := range s[4:] + s[:4] {
+		if isDigit(c) {
+			rem = (rem*10 + int(c-'0')) % 97
+		} else {
+			rem = (rem*100 + int(c-'A') + 10) % 97
+		}
+	}
+	return rem == 1
 }
 
 // language reads a language as ISO 639-1 from a code or a tag ("de",

@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"acctapi/analysis"
 	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/filestore"
@@ -107,7 +108,7 @@ const testMaxUpload = 1 << 20
 func newTestAPI(t testing.TB, configure ...func(*Config)) *testAPI {
 	t.Helper()
 	clock := &testClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	store, err := db.Open(filepath.Join(t.TempDir(), "acctapi.db"), db.Options{Now: clock.Now, EncodeEvent: EncodeEvent, IdempotencyKey: IdempotencyKeyOf})
+	store, err := db.Open(filepath.Join(t.TempDir(), "acctapi.db"), db.Options{Now: clock.Now, EncodeEvent: EncodeEvent, IdempotencyKey: IdempotencyKeyOf, Teacher: analysis.Teach})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,22 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
 	"acctapi/db"
+	"acctapi/document"
 )
 
 // The files as documents: listed, searched, corrected, and what reading
@@ -23,22 +29,41 @@ type analysisResponse struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *timestamp      `json:"analyzedAt"`
 	Fields     *fieldsResponse `json:"fields"`
+	// FieldSources, Confidence and Warnings are never null: a file not yet
+	// read has every field's source "analysis", no confidence and no
+	// warning.
+	FieldSources map[string]string  `json:"fieldSources"`
+	Confidence   map[string]float64 `json:"confidence"`
+	Warnings     []string           `json:"warnings"`
 }
 
-// fieldsResponse always holds every key, null where the document does not
-// say it.
+// fieldsResponse always holds every field name of package document, null
+// where the document does not say it, then einvoice.
 type fieldsResponse struct {
-	DocumentNumber *string           `json:"documentNumber"`
-	IssueDate      *string           `json:"issueDate"`
-	DueDate        *string           `json:"dueDate"`
-	Currency       *string           `json:"currency"`
-	NetAmount      *string           `json:"netAmount"`
-	TaxAmount      *string           `json:"taxAmount"`
-	TotalAmount    *string           `json:"totalAmount"`
-	IssuerName     *string           `json:"issuerName"`
-	IssuerVATID    *string           `json:"issuerVatId"`
-	IssuerIBAN     *string           `json:"issuerIban"`
-	EInvoice       *einvoiceResponse `json:"einvoice"`
+	values   map[string]string
+	einvoice *einvoiceResponse
+}
+
+func (f fieldsResponse) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for _, name := range document.FieldNames {
+		v, ok := f.values[name]
+		b = append(strconv.AppendQuote(b, name), ':')
+		if !ok {
+			b = append(b, "null,"...)
+			continue
+		}
+		encoded, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, encoded...), ',')
+	}
+	e, err := json.Marshal(f.einvoice)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(b, `"einvoice":`...), e...), '}'), nil
 }
 
 type einvoiceResponse struct {
@@ -48,13 +73,12 @@ type einvoiceResponse struct {
 
 func newAnalysisResponse(a db.Analysis) analysisResponse {
 	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language,
-		AnalyzedAt: timestampPtr(a.AnalyzedAt)}
+		AnalyzedAt: timestampPtr(a.AnalyzedAt), FieldSources: a.FieldSources, Confidence: a.Confidence,
+		Warnings: a.Warnings}
 	if f := a.Fields; f != nil {
-		out.Fields = &fieldsResponse{DocumentNumber: f.DocumentNumber, IssueDate: f.IssueDate, DueDate: f.DueDate,
-			Currency: f.Currency, NetAmount: f.NetAmount, TaxAmount: f.TaxAmount, TotalAmount: f.TotalAmount,
-			IssuerName: f.IssuerName, IssuerVATID: f.IssuerVATID, IssuerIBAN: f.IssuerIBAN}
+		out.Fields = &fieldsResponse{values: f.Values}
 		if f.EInvoice != nil {
-			out.Fields.EInvoice = &einvoiceResponse{Syntax: f.EInvoice.Syntax, Profile: f.EInvoice.Profile}
+			out.Fields.einvoice = &einvoiceResponse{Syntax: f.EInvoice.Syntax, Profile: f.EInvoice.Profile}
 		}
 	}
 	return out
@@ -86,7 +110,7 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	q := v.query(values)
 	filter := db.FileFilter{
 		WorkspaceID: q.id("workspaceId"), FolderID: q.id("folderId"), TaskID: q.id("taskId"), LabelID: q.id("labelId"),
-		Kind: q.enum("kind", db.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
+		Kind: q.enum("kind", document.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
 		Query: q.search("q"),
 	}
 	req := pageRequest(q, db.FileSorts)
@@ -165,10 +189,11 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 		u = db.FileUpdate{
 			Name:         update(name),
 			DocumentDate: update(body.time("documentDate", nullable)),
-			Kind:         update(body.enum("kind", db.Kinds, nullable)),
+			Kind:         update(body.enum("kind", document.Kinds, nullable)),
 			FolderID:     update(body.id("folderId", nullable)),
 			TaskID:       update(body.id("taskId", nullable)),
 			LabelIDs:     update(body.ids("labelIds", optional)),
+			Fields:       documentFields(body),
 		}
 	})
 	if !ok {
@@ -176,6 +201,86 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 	}
 	f, err := h.store.UpdateFile(r.Context(), stateOf(r).clientID, id, u)
 	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
+}
+
+// documentFields reads the corrections of a document's fields: an object
+// of field names, each a value of its field's type or null. An unknown
+// name is an issue at ["fields", name].
+func documentFields(body *object) map[string]*string {
+	fields, ok := body.object("fields", optional)
+	if !ok {
+		return nil
+	}
+	out := map[string]*string{}
+	for _, name := range slices.Sorted(maps.Keys(fields.fields)) {
+		if !document.IsField(name) {
+			fields.v.add(issue{Code: "unrecognized_keys", Path: fields.at(name),
+				Message: fmt.Sprintf("Unrecognized key '%s': the fields are %s", name, strings.Join(document.FieldNames, ", "))})
+			continue
+		}
+		f := fields.string(name, fieldRules[name])
+		if !f.Set {
+			continue
+		}
+		if f.Null {
+			out[name] = nil
+			continue
+		}
+		if v, ok := fieldValue(fields, name, f.Value); ok {
+			out[name] = &v
+		}
+	}
+	return out
+}
+
+// fieldRules are the limits of each field's value as a person sets it.
+var fieldRules = map[string]stringRule{
+	document.DocumentNumber: {presence: nullable, trim: true, name: true, min: 1, max: 200},
+	document.IssueDate:      {presence: nullable, trim: true, max: 10},
+	document.DueDate:        {presence: nullable, trim: true, max: 10},
+	document.Currency:       {presence: nullable, trim: true, max: 3},
+	document.NetAmount:      {presence: nullable, trim: true, max: 30},
+	document.TaxAmount:      {presence: nullable, trim: true, max: 30},
+	document.TotalAmount:    {presence: nullable, trim: true, max: 30},
+	document.IssuerName:     {presence: nullable, trim: true, name: true, min: 1, max: 500},
+	document.IssuerVATID:    {presence: nullable, trim: true, max: 40},
+	document.IssuerIBAN:     {presence: nullable, trim: true, max: 40},
+}
+
+var (
+	isoDay      = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	isoCurrency = regexp.MustCompile(`^[A-Z]{3}$`)
+	decimal     = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+	identifier  = regexp.MustCompile(`^[A-Z0-9+*]{4,40}$`)
+)
+
+// fieldValue checks a field's value for its type and gives it in the form
+// the fields hold: an id upper-case without spaces.
+func fieldValue(o *object, name, v string) (string, bool) {
+	bad := func(validation, message string) (string, bool) {
+		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: validation, Message: message})
+		return "", false
+	}
+	switch name {
+	case document.IssueDate, document.DueDate:
+		if _, err := time.Parse(time.DateOnly, v); err != nil || !isoDay.MatchString(v) {
+			return bad("date", "Invalid date: a real day as YYYY-MM-DD")
+		}
+	case document.Currency:
+		if !isoCurrency.MatchString(v) {
+			return bad("regex", "Invalid currency: an ISO 4217 code of three capital letters")
+		}
+	case document.NetAmount, document.TaxAmount, document.TotalAmount:
+		if !decimal.MatchString(v) {
+			return bad("regex", "Invalid amount: a decimal number with a dot and no thousands separator")
+		}
+	case document.IssuerVATID, document.IssuerIBAN:
+		v = strings.ToUpper(strings.Join(strings.Fields(v), ""))
+		if !identifier.MatchString(v) {
+			return bad("regex", "Invalid id: 4 to 40 letters or digits")
+		}
+	}
+	return v, true
 }
 
 // fileName is a file name as a person sets it: the limits of an upload's,

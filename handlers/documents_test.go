@@ -11,9 +11,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"acctapi/auth"
 	"acctapi/db"
+	"acctapi/document"
 )
+
+// TestOpenAPIDocumentVocabulary: the OpenAPI document names the kinds and
+// the fields of package document, in its order, wherever it lists them.
+func TestOpenAPIDocumentVocabulary(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openAPISource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc.Components.Schemas
+	var kinds []string
+	for _, k := range schemas["DocumentKind"].Value.Enum {
+		kinds = append(kinds, fmt.Sprint(k))
+	}
+	if !slices.Equal(kinds, document.Kinds) {
+		t.Errorf("DocumentKind: got %v, want %v", kinds, document.Kinds)
+	}
+	fields := append(slices.Clone(document.FieldNames), "einvoice")
+	if got := schemas["DocumentFields"].Value.Required; !slices.Equal(got, fields) {
+		t.Errorf("DocumentFields' keys: got %v, want %v", got, fields)
+	}
+}
 
 // dcList is a page of files as the API answers it.
 type dcList struct {
@@ -375,7 +399,7 @@ func TestFileUpdate(t *testing.T) {
 	// The analysis leaves a person's kind and date alone.
 	receipt, issued := "receipt", "2026-04-01"
 	api.dcAnalyze(t, nil, map[string]db.AnalysisResult{"Telekom March.pdf": {Status: db.AnalysisDone, Kind: &receipt,
-		Fields: &db.DocumentFields{IssueDate: &issued}}})
+		Fields: &db.DocumentFields{Values: map[string]string{document.IssueDate: issued}}}})
 	got = flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK)
 	if *got.Kind != "invoice" || got.DocumentDate != "2026-03-05T09:00:00Z" || got.Analysis.Status != "done" {
 		t.Errorf("a person's values after the analysis: kind %v, date %s, analysis %+v", *got.Kind, got.DocumentDate, got.Analysis)

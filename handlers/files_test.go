@@ -32,6 +32,7 @@ import (
 	"unicode"
 
 	"acctapi/auth"
+	"acctapi/document"
 )
 
 // ---- helpers ---------------------------------------------------------------
@@ -68,6 +69,20 @@ type flAnalysis struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *string         `json:"analyzedAt"`
 	Fields     json.RawMessage `json:"fields"`
+	// FieldSources, Confidence and Warnings: by field name.
+	FieldSources map[string]string  `json:"fieldSources"`
+	Confidence   map[string]float64 `json:"confidence"`
+	Warnings     []string           `json:"warnings"`
+}
+
+// flPending is the analysis of a file not yet read: every field the
+// reading's, none with a value.
+func flPending() flAnalysis {
+	sources := map[string]string{}
+	for _, name := range document.FieldNames {
+		sources[name] = "analysis"
+	}
+	return flAnalysis{Status: "pending", FieldSources: sources, Confidence: map[string]float64{}, Warnings: []string{}}
 }
 
 // flLinkBody is a File download link.
@@ -472,7 +487,7 @@ func TestFileRoundTrip(t *testing.T) {
 					ID: created.ID, DocumentDate: "2026-01-15T08:30:00Z", CreatedAt: now, UpdatedAt: now,
 					Name: "Kontoauszug März.pdf", MimeType: "application/pdf", Size: int64(len(content)),
 					WorkspaceID: ws, CreatedByID: nil, TaskID: &task.ID, FolderID: &folder, LabelIDs: labels,
-					DocumentDateSource: ptr("user"), Analysis: flAnalysis{Status: "pending"},
+					DocumentDateSource: ptr("user"), Analysis: flPending(),
 				}
 				flWantFile(t, created, want)
 				if !generatedID.MatchString(created.ID) {
@@ -554,7 +569,7 @@ func TestUploadDefaults(t *testing.T) {
 		flWantFile(t, f, flFile{
 			ID: f.ID, DocumentDate: now, CreatedAt: now, UpdatedAt: now, Name: "note.txt", MimeType: "text/plain",
 			Size: int64(len(content)), WorkspaceID: ws, CreatedByID: nil, TaskID: nil, FolderID: nil, LabelIDs: []string{},
-			Analysis: flAnalysis{Status: "pending"},
+			Analysis: flPending(),
 		})
 		res := api.flGetFile(api.clientKey, api.client.ID, f.ID)
 		if !strings.Contains(string(res.body), `"taskId":null`) || !strings.Contains(string(res.body), `"folderId":null`) ||

@@ -10,6 +10,7 @@ import (
 
 	"acctapi/auth"
 	"acctapi/db"
+	vocab "acctapi/document"
 	"acctapi/filestore"
 )
 
@@ -128,9 +129,9 @@ func demoCollect(ctx context.Context, store *db.DB, files Files, clientID, works
 		WorkspaceID: workspaceID, Title: CollectTitle, DueDate: &due, Locale: "de",
 		Message: ptr("Bitte laden Sie die Unterlagen für das dritte Quartal bis zum Fälligkeitsdatum hoch. Vielen Dank!"),
 		Items: []db.CollectItemCreate{
-			{Title: "Kontoauszüge Juli bis September", Description: ptr("Alle Konten, alle Seiten"), Required: true, Kind: ptr("bank_statement")},
+			{Title: "Kontoauszüge Juli bis September", Description: ptr("Alle Konten, alle Seiten"), Required: true, Kind: ptr(vocab.BankStatement)},
 			{Title: "Belege", Description: ptr("Fotos oder Scans aller Belege über 50 EUR"), Required: true, FolderID: &receiptsFolder},
-			{Title: "Lohnunterlagen", Required: false, Kind: ptr("payslip")},
+			{Title: "Lohnunterlagen", Required: false, Kind: ptr(vocab.Payslip)},
 		},
 	})
 	if err != nil {

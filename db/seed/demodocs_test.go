@@ -13,6 +13,7 @@ import (
 	"acctapi/db"
 	"acctapi/docread"
 	"acctapi/docread/pdftest"
+	"acctapi/document"
 	"acctapi/filestore"
 	"acctapi/ocr"
 	"acctapi/ocr/ocrtest"
@@ -209,7 +210,7 @@ func TestDemoDocuments(t *testing.T) {
 		}
 		got := want{kind: str(f.Kind), source: str(a.Source)}
 		if a.Fields != nil {
-			got.number, got.date, got.total = str(a.Fields.DocumentNumber), str(a.Fields.IssueDate), str(a.Fields.TotalAmount)
+			got.number, got.date, got.total = str(a.Fields.Value(document.DocumentNumber)), str(a.Fields.Value(document.IssueDate)), str(a.Fields.Value(document.TotalAmount))
 		}
 		if a.Status != db.AnalysisDone || got != *d.want {
 			t.Errorf("%s: %s (%s), read %+v, want %+v", d.file, a.Status, str(a.Reason), got, *d.want)

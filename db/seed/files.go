@@ -2,10 +2,14 @@ package seed
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"acctapi/db"
+	vocab "acctapi/document"
 )
 
 // Files are generated as documents already read: a record, its text and its
@@ -31,14 +35,14 @@ var documentKinds = []struct {
 	kind, title string
 	words       []string
 }{
-	{"invoice", "Rechnung", []string{"Rechnungsnummer", "Rechnungsdatum", "Leistungszeitraum", "Nettobetrag", "Umsatzsteuer 19 %", "Gesamtbetrag", "Zahlbar bis", "Kundennummer"}},
-	{"invoice", "Invoice", []string{"Invoice number", "Invoice date", "Service period", "Subtotal", "VAT 19%", "Total", "Due date", "Customer number"}},
-	{"receipt", "Kassenbon", []string{"SUMME EUR", "BAR", "EC-Karte", "Rückgeld", "MwSt", "Beleg-Nr.", "Filiale", "Vielen Dank für Ihren Einkauf"}},
-	{"bank_statement", "Kontoauszug", []string{"alter Kontostand", "neuer Kontostand", "Buchungstag", "Wertstellung", "Lastschrift", "Gutschrift", "Überweisung", "IBAN"}},
-	{"payslip", "Entgeltabrechnung", []string{"Bruttobezüge", "Lohnsteuer", "Solidaritätszuschlag", "Krankenversicherung", "Rentenversicherung", "Auszahlungsbetrag", "Steuerklasse", "Personalnummer"}},
-	{"credit_note", "Gutschrift", []string{"Gutschriftsnummer", "Datum", "Rücksendung", "Nettobetrag", "Umsatzsteuer", "Gutschriftsbetrag", "Ihre Bestellung vom", "Kundennummer"}},
-	{"tax_notice", "Bescheid", []string{"Finanzamt", "Steuernummer", "Festsetzung", "Einkommensteuer", "Vorauszahlungen", "Rechtsbehelfsbelehrung", "Einspruch", "Bescheid für 2025"}},
-	{"contract", "Vertrag", []string{"zwischen", "Vertragsbeginn", "Laufzeit", "Kündigungsfrist", "monatlich", "Unterschrift", "Vertragsnummer", "Gerichtsstand"}},
+	{vocab.Invoice, "Rechnung", []string{"Rechnungsnummer", "Rechnungsdatum", "Leistungszeitraum", "Nettobetrag", "Umsatzsteuer 19 %", "Gesamtbetrag", "Zahlbar bis", "Kundennummer"}},
+	{vocab.Invoice, "Invoice", []string{"Invoice number", "Invoice date", "Service period", "Subtotal", "VAT 19%", "Total", "Due date", "Customer number"}},
+	{vocab.Receipt, "Kassenbon", []string{"SUMME EUR", "BAR", "EC-Karte", "Rückgeld", "MwSt", "Beleg-Nr.", "Filiale", "Vielen Dank für Ihren Einkauf"}},
+	{vocab.BankStatement, "Kontoauszug", []string{"alter Kontostand", "neuer Kontostand", "Buchungstag", "Wertstellung", "Lastschrift", "Gutschrift", "Überweisung", "IBAN"}},
+	{vocab.Payslip, "Entgeltabrechnung", []string{"Bruttobezüge", "Lohnsteuer", "Solidaritätszuschlag", "Krankenversicherung", "Rentenversicherung", "Auszahlungsbetrag", "Steuerklasse", "Personalnummer"}},
+	{vocab.CreditNote, "Gutschrift", []string{"Gutschriftsnummer", "Datum", "Rücksendung", "Nettobetrag", "Umsatzsteuer", "Gutschriftsbetrag", "Ihre Bestellung vom", "Kundennummer"}},
+	{vocab.TaxNotice, "Bescheid", []string{"Finanzamt", "Steuernummer", "Festsetzung", "Einkommensteuer", "Vorauszahlungen", "Rechtsbehelfsbelehrung", "Einspruch", "Bescheid für 2025"}},
+	{vocab.Contract, "Vertrag", []string{"zwischen", "Vertragsbeginn", "Laufzeit", "Kündigungsfrist", "monatlich", "Unterschrift", "Vertragsnummer", "Gerichtsstand"}},
 }
 
 // documentWords fill the lines of a document: items and services, with the
@@ -89,8 +93,12 @@ func (s *seeder) files(ctx context.Context, start int64) error {
 		created := start + int64(n)*seedTwoYears/int64(s.spec.Files)
 		id := s.id(seedFileKind, n)
 		workspace := s.id(seedWorkspaceKind, rng.IntN(s.spec.Workspaces))
+		fields, err := json.Marshal(doc.fields)
+		if err != nil {
+			return fmt.Errorf("seed file: %w", err)
+		}
 		if _, err := fileStmt.ExecContext(ctx, id, client, workspace, doc.name, len(doc.text)*3, doc.date.Unix(), doc.kind,
-			created, doc.fields, doc.kind, created, created); err != nil {
+			created, fields, doc.kind, created, created); err != nil {
 			return fmt.Errorf("seed file: %w", err)
 		}
 		if _, err := textStmt.ExecContext(ctx, id, client, doc.pages, doc.text); err != nil {
@@ -108,9 +116,10 @@ func (s *seeder) files(ctx context.Context, start int64) error {
 
 // document is one generated document.
 type document struct {
-	name, kind, text, number, vendor, fields string
-	pages                                    int
-	date                                     time.Time
+	name, kind, text, number, vendor string
+	fields                           db.DocumentFields
+	pages                            int
+	date                             time.Time
 }
 
 // document makes the n-th document: a vendor (the first of the list far
@@ -140,10 +149,14 @@ func (s *seeder) document(rng *rand.Rand, n int) document {
 	fmt.Fprintf(&b, "Summe netto %d,%02d EUR\nMwSt. 19 %% %d,%02d EUR\nGesamt %d,%02d EUR\n", net/100, net%100, tax/100, tax%100,
 		(net+tax)/100, (net+tax)%100)
 	pages := 1 + lines/10
-	fields := fmt.Sprintf(`{"documentNumber":%q,"issueDate":%q,"dueDate":null,"currency":"EUR","netAmount":"%d.%02d",`+
-		`"taxAmount":"%d.%02d","totalAmount":"%d.%02d","issuerName":%q,"issuerVatId":null,"issuerIban":null,"einvoice":null}`,
-		number, date.Format(time.DateOnly), net/100, net%100, tax/100, tax%100, (net+tax)/100, (net+tax)%100, vendor)
+	fields := db.DocumentFields{Values: map[string]string{
+		vocab.DocumentNumber: number, vocab.IssueDate: date.Format(time.DateOnly), vocab.Currency: "EUR",
+		vocab.NetAmount: cents(net), vocab.TaxAmount: cents(tax), vocab.TotalAmount: cents(net + tax), vocab.IssuerName: vendor,
+	}}
 	name := fmt.Sprintf("%s %s %s.pdf", kind.title, strings.Fields(vendor)[0], date.Format("2006-01"))
 	return document{name: name, kind: kind.kind, text: b.String(), number: number, vendor: vendor, fields: fields,
 		pages: pages, date: date}
 }
+
+// cents writes an amount in cents as the fields hold it.
+func cents(n int) string { return fmt.Sprintf("%d.%02d", n/100, n%100) }

@@ -11,6 +11,7 @@ import (
 
 	"acctapi/db"
 	"acctapi/db/seed"
+	"acctapi/document"
 )
 
 // The seeded documents are found as the API finds any: by a word of their
@@ -33,7 +34,7 @@ func TestSeedFiles(t *testing.T) {
 		}
 	}
 	f := all.Items[0]
-	if f.Analysis.Status != db.AnalysisDone || f.Kind == nil || f.Analysis.Fields == nil || f.Analysis.Fields.TotalAmount == nil {
+	if f.Analysis.Status != db.AnalysisDone || f.Kind == nil || f.Analysis.Fields == nil || f.Analysis.Fields.Value(document.TotalAmount) == nil {
 		t.Errorf("a seeded file: %+v", f)
 	}
 	if text, err := d.FindFileText(ctx, client, f.ID); err != nil || text.Text == "" {

@@ -1,0 +1,52 @@
+package docfields
+
+import (
+	"strconv"
+	"strings"
+
+	"acctapi/document"
+)
+
+// confidence says how likely each value read is right, from what checks
+// it: a sum that adds up, an IBAN's or a VAT id's check digits. Values
+// nothing checks get a modest figure.
+func (a *analysis) confidence(f *Fields) map[string]float64 {
+	c := map[string]float64{}
+	set := func(name, v string, p float64) {
+		if v != "" {
+			c[name] = p
+		}
+	}
+	sums := f.NetAmount != "" && f.TaxAmount != "" && f.TotalAmount != "" &&
+		cents(f.NetAmount)+cents(f.TaxAmount) == cents(f.TotalAmount)
+	amount := func(name, v string, alone float64) {
+		if sums {
+			set(name, v, 0.9)
+		} else {
+			set(name, v, alone)
+		}
+	}
+	amount(document.NetAmount, f.NetAmount, 0.5)
+	amount(document.TaxAmount, f.TaxAmount, 0.5)
+	amount(document.TotalAmount, f.TotalAmount, 0.6)
+	set(document.IssueDate, f.IssueDate, 0.7)
+	set(document.DueDate, f.DueDate, 0.6)
+	set(document.Currency, f.Currency, 0.8)
+	set(document.DocumentNumber, f.DocumentNumber, 0.6)
+	set(document.IssuerName, f.IssuerName, 0.5)
+	set(document.IssuerIBAN, f.IssuerIBAN, map[bool]float64{true: 0.9, false: 0.2}[ibanValid(f.IssuerIBAN)])
+	if v := f.IssuerVATID; v != "" {
+		vs := vatsIn(v)
+		set(document.IssuerVATID, v, map[bool]float64{true: 0.85, false: 0.5}[len(vs) == 1 && vs[0].checked])
+	}
+	return c
+}
+
+// cents reads an amount as the reader writes it ("-12.50").
+func cents(s string) int64 {
+	n, err := strconv.ParseInt(strings.Replace(s, ".", "", 1), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
