@@ -26,13 +26,16 @@ func kw(kind string, w float64, titled bool, words ...string) []kindWord {
 }
 
 var kindWords = concat(
-	kw(document.Invoice, 2, true, "rechnung", "invoice", "facture", "tax invoice", "rechnung nr", "handwerkerrechnung",
+	// A till receipt is headed "Tax invoice" where the law calls it so
+	// (Malaysia, Australia): a weaker title, which a receipt's shape and
+	// words outweigh.
+	kw(document.Invoice, 1, true, "tax invoice", "simplified tax invoice"),
+	kw(document.Invoice, 2, true, "rechnung", "invoice", "facture", "rechnung nr", "handwerkerrechnung",
 		"schlussrechnung", "teilrechnung", "abschlagsrechnung", "sammelrechnung", "fattura", "factuur", "invoice no",
 		"honorarrechnung", "liquidation", "rechnung / lieferschein", "mobilfunkrechnung", "telefonrechnung",
 		"handelsrechnung", "commercial invoice", "rechnung (380)", "invoice (380)", "facture (380)", "(380)", "(389)", "(384)",
 		"factuur", "facture commerciale", "fattura elettronica", "fattura differita", "fattura accompagnatoria",
-		"factura simplificada", "factura completa", "factura", "rekening", "nota fiscale",
-		"simplified tax invoice", "full tax invoice", "tax invoice/receipt", "anzahlungsrechnung",
+		"factura simplificada", "factura completa", "factura", "rekening", "nota fiscale", "full tax invoice", "tax invoice/receipt", "anzahlungsrechnung",
 		"vorauszahlungsrechnung", "endrechnung", "proformarechnung", "kundenrechnung", "gesamtrechnung",
 		"lieferrechnung", "dienstleistungsrechnung", "rechnungskorrektur", "rechnungs-korrektur", "korrekturrechnung", "rechnung/invoice", "invoice/rechnung", "facture/invoice"),
 	kw(document.Invoice, 0.4, false, "rechnungsnummer", "rechnungsdatum", "rechnungsbetrag", "invoice date", "invoice number",
@@ -56,7 +59,8 @@ var kindWords = concat(
 		"terminal", "händlerbeleg", "kontaktlos", "contactless", "espèces", "rendu", "merci de votre visite",
 		"tse-signatur", "tse signatur", "transaktionsnummer", "kassierer", "cashier", "signaturzähler", "visa",
 		"mastercard", "maestro", "trace-nr", "genehmigungsnr", "steuer-nr", "anzahl artikel", "stk", "zurück",
-		"bewirtete personen", "anlass der bewirtung"),
+		"bewirtete personen", "anlass der bewirtung", "please come again", "thank you", "goods sold are not returnable",
+		"rounding", "rounding adj", "gst summary", "total qty", "cashier", "counter", "change due"),
 	kw(document.BankStatement, 3, true, "kontoauszug", "account statement", "bank statement", "relevé de compte",
 		"relevé bancaire", "umsatzübersicht", "kontoumsätze", "statement of account", "depotauszug", "finanzstatus"),
 	kw(document.BankStatement, 1.2, false, "kontostand", "alter kontostand", "neuer kontostand", "saldo", "buchungstag",

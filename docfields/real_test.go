@@ -168,3 +168,28 @@ NET A PAYER                      200,00 EUR`, "240.00"},
 		}
 	}
 }
+
+// TestTaxInvoiceReceipt: a till receipt headed "Tax invoice", as the law
+// names it in some countries, is a receipt by its shape and words.
+func TestTaxInvoiceReceipt(t *testing.T) {
+	text := `
+KEDAI RUNCIT MAJU SDN BHD
+GST REG NO: 000123456789
+TAX INVOICE
+Date: 03/04/2018 14:22
+Cashier: 02
+Milk 1L           1   6.50    6.50
+Bread             2   2.40    4.80
+Total Incl GST :         11.30
+Rounding Adj :            0.00
+Cash :                   20.00
+Change :                  8.70
+Thank you, please come again`
+	got := Read(text)
+	if got.Kind != document.Receipt || got.Fields.TotalAmount != "11.30" {
+		t.Errorf("kind %q, total %q; want a receipt of 11.30", got.Kind, got.Fields.TotalAmount)
+	}
+	if p := got.Confidence[document.TotalAmount]; p >= 0.9 {
+		t.Errorf("a receipt's total read without a check has confidence %v, want < 0.9", p)
+	}
+}
