@@ -42,6 +42,11 @@ var layers = map[string]int{
 	// The kinds of document and the names of their fields, which every
 	// reader and the store share; imports nothing of ours.
 	"acctapi/document": 0,
+	// Reads CAMT.053 and MT940 bank statements: bytes in, entries out;
+	// imports nothing of ours.
+	"acctapi/bankstatement": 0,
+	// The rules that match bank transactions to documents, without SQL.
+	"acctapi/matching": 1,
 	// Reads e-invoice XML into header fields: bytes in, values out.
 	"acctapi/einvoice": 1,
 	// Reads fields from a document's text.
