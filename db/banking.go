@@ -15,79 +15,8 @@ import (
 // Bank statements: the client's accounts, the statements imported for them,
 // their entries as transactions, and the documents matched to each.
 
-// AmountScale is how many decimals a stored amount keeps: amounts are
-// integers in 10^-AmountScale of their currency's unit (the most decimals
-// ISO 20022 gives an amount), so that they are exact and sort as numbers.
-const AmountScale = 5
-
-// amountUnit is one unit of a currency in stored units.
-const amountUnit = 100000
-
-// ParseAmount reads a decimal string ("-49.99", "1200") into stored units.
-// It refuses more than AmountScale decimals, exponents and amounts past
-// what an int64 of stored units holds.
-func ParseAmount(s string) (int64, error) {
-	neg := strings.HasPrefix(s, "-")
-	digits := strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
-	whole, frac, _ := strings.Cut(digits, ".")
-	if whole == "" || len(frac) > AmountScale || len(whole) > 13 || !allDigits(whole) || !allDigits(frac) {
-		return 0, fmt.Errorf("amount %q is not a decimal with at most %d decimals", s, AmountScale)
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("amount %q: %w", s, err)
-	}
-	f := int64(0)
-	if frac != "" {
-		if f, err = strconv.ParseInt(frac+strings.Repeat("0", AmountScale-len(frac)), 10, 64); err != nil {
-			return 0, fmt.Errorf("amount %q: %w", s, err)
-		}
-	}
-	v := w*amountUnit + f
-	if neg {
-		v = -v
-	}
-	return v, nil
-}
-
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// currencyDigits are the currencies whose minor unit is not a hundredth
-// (ISO 4217); an amount shows at least its currency's decimals.
-var currencyDigits = map[string]int{
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
-	"RWF": 0, "UGX": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-}
-
-// FormatAmount writes stored units as a decimal string: the currency's
-// decimals (two for most), more only where the amount has them.
-func FormatAmount(units int64, currency string) string {
-	digits, ok := currencyDigits[currency]
-	if !ok {
-		digits = 2
-	}
-	sign := ""
-	if units < 0 {
-		sign, units = "-", -units
-	}
-	frac := fmt.Sprintf("%05d", units%amountUnit)
-	for len(frac) > digits && frac[len(frac)-1] == '0' {
-		frac = frac[:len(frac)-1]
-	}
-	s := sign + strconv.FormatInt(units/amountUnit, 10)
-	if frac != "" {
-		s += "." + frac
-	}
-	return s
-}
+// Amounts are int64 in 10^-5 of their currency's unit, as
+// bankstatement.Amount holds them: exact, and they sort as numbers.
 
 // The states of a transaction.
 const (
