@@ -15,8 +15,8 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"acctapi/bankstatement"
 	"acctapi/banking"
+	"acctapi/bankstatement"
 	"acctapi/db"
 )
 
