@@ -635,3 +635,130 @@ func replaceMatches(ctx context.Context, tx *txn, clientID, transactionID string
 	}
 	return nil
 }
+
+// findTransactionRow checks that the transaction is the client's. Returns
+// ENOTFOUND.
+func findTransactionRow(ctx context.Context, tx *txn, clientID, id string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_transactions WHERE client_id = ? AND id = ?`, clientID, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Errorf(ENOTFOUND, "transaction %s not found", id)
+	}
+	if err != nil {
+		return fmt.Errorf("find transaction: %w", err)
+	}
+	return nil
+}
+
+// confirmCollected confirms a file uploaded to a collect item for the
+// item's transaction, in the upload's transaction: the uploader's document
+// explains it, in place of what matching found. Emits transaction.matched
+// when it becomes matched.
+func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transactionID, fileID string, now time.Time) error {
+	t, err := findTransactionTx(ctx, tx, clientID, transactionID)
+	if err != nil {
+		return err
+	}
+	matches := slices.DeleteFunc(t.Matches, func(m TransactionMatch) bool { return m.Source == MatchAuto || m.FileID == fileID })
+	matches = append(matches, TransactionMatch{FileID: fileID, State: MatchConfirmed, Score: 1, Reasons: []string{}, Source: MatchCollect})
+	if err := replaceMatches(ctx, tx, clientID, transactionID, matches, now, false); err != nil {
+		return err
+	}
+	was := t.Status
+	t.Matches, t.Status, t.DecidedByUser, t.UpdatedAt = matches, TransactionMatched, true, now
+	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = 1, updated_at = ?
+		WHERE client_id = ? AND id = ?`, t.Status, unix(now), clientID, transactionID); err != nil {
+		return fmt.Errorf("confirm collected file: %w", err)
+	}
+	if was == TransactionMatched {
+		return nil
+	}
+	return db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t})
+}
+
+// dropCollected undoes confirmCollected when the uploader takes the file
+// back: without another document a person gave, the transaction goes back
+// to matching.
+func (db *DB) dropCollected(ctx context.Context, tx *txn, clientID, transactionID, fileID string, now time.Time) error {
+	t, err := findTransactionTx(ctx, tx, clientID, transactionID)
+	if err != nil {
+		return err
+	}
+	n := len(t.Matches)
+	matches := slices.DeleteFunc(t.Matches, func(m TransactionMatch) bool { return m.Source == MatchCollect && m.FileID == fileID })
+	if len(matches) == n {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM bank_transaction_matches WHERE client_id = ? AND transaction_id = ?
+		AND file_id = ? AND source = 'collect'`, clientID, transactionID, fileID); err != nil {
+		return fmt.Errorf("drop collected file: %w", err)
+	}
+	decided := t.Status == TransactionIgnored || len(matches) > 0
+	status := statusOf(matches, t.Status == TransactionIgnored)
+	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = ?, updated_at = ?
+		WHERE client_id = ? AND id = ?`, status, decided, unix(now), clientID, transactionID); err != nil {
+		return fmt.Errorf("drop collected file: %w", err)
+	}
+	if decided {
+		return nil
+	}
+	return queueMatching(ctx, tx, clientID, MatchStatement, t.StatementID, now)
+}
+
+// MissingReceiptsFilter selects the transactions a collect asks the
+// documents of.
+type MissingReceiptsFilter struct {
+	// IDs are transactions of the client, in the order given; when empty,
+	// the account's money-out transactions booked in the range (inclusive)
+	// that are neither matched nor ignored, oldest first.
+	IDs                            []string
+	AccountID                      string
+	BookingDateFrom, BookingDateTo string
+}
+
+// MissingReceipts returns the client's transactions f selects, at most
+// limit+1 of a range (so that a caller sees it is over). Returns
+// ENOTFOUND naming an id of IDs ("IDs", i) or the account ("AccountID").
+func (db *DB) MissingReceipts(ctx context.Context, clientID string, f MissingReceiptsFilter, limit int) ([]*Transaction, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if len(f.IDs) > 0 {
+		out := make([]*Transaction, 0, len(f.IDs))
+		for i, id := range f.IDs {
+			t, err := findTransactionTx(ctx, tx, clientID, id)
+			if err != nil {
+				return nil, withField(err, "IDs", i)
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM bank_accounts WHERE client_id = ? AND id = ?`, clientID, f.AccountID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &Error{Code: ENOTFOUND, Field: []any{"AccountID"}, Message: "bank account " + f.AccountID + " not found"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("missing receipts: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
+		WHERE client_id = ? AND account_id = ? AND booking_date BETWEEN ? AND ? AND amount < 0
+		AND status IN ('unmatched', 'suggested') ORDER BY booking_date, id LIMIT ?`,
+		clientID, f.AccountID, f.BookingDateFrom, f.BookingDateTo, limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("missing receipts: %w", err)
+	}
+	defer rows.Close()
+	out := []*Transaction{}
+	for rows.Next() {
+		t, err := scanTransaction(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

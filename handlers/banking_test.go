@@ -350,3 +350,101 @@ func TestTransactions(t *testing.T) {
 		}
 	})
 }
+
+func TestMissingReceiptsCollect(t *testing.T) {
+	api := newTestAPI(t)
+	s := api.bkMustImport(t, bkMT940(bkIBAN, "100.00",
+		bkEntry{date: "2026-03-12", amount: "-49.99", name: "Amazon EU S.à r.l.", text: "Order 302"},
+		bkEntry{date: "2026-03-13", amount: "1000.00", name: "Mueller KG", text: "RE-2026-017"},
+		bkEntry{date: "2026-03-14", amount: "-5.00", name: "Sparkasse", text: "Fee"},
+		bkEntry{date: "2026-04-02", amount: "-9.00", name: "Kiosk", text: "April"}))
+	txs := api.bkTransactions(t, "?sort=bookingDate&order=asc").Data
+	amazon, fee := txs[0], txs[2]
+	res := api.do(request{method: "PATCH", path: "/v1/transactions/" + fee.ID, key: api.accountantKey, clientID: api.client.ID,
+		body: map[string]any{"ignored": true}})
+	if res.status != http.StatusOK {
+		t.Fatalf("ignore the fee: got %d %s", res.status, res.body)
+	}
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	create := func(key string, body map[string]any) *response {
+		body["workspaceId"], body["title"] = ws, "Receipts for March"
+		return api.do(request{method: "POST", path: "/v1/collects", key: key, clientID: api.client.ID, body: body})
+	}
+	march := map[string]any{"accountId": s.AccountID, "bookingDateFrom": "2026-03-01", "bookingDateTo": "2026-03-31"}
+
+	res = create(api.clientKey, map[string]any{"fromTransactions": march})
+	if res.status != http.StatusCreated {
+		t.Fatalf("POST /v1/collects fromTransactions: got %d %s, want 201", res.status, res.body)
+	}
+	var c struct {
+		ID    string   `json:"id"`
+		Items []clItem `json:"items"`
+	}
+	res.decode(t, &c)
+	if len(c.Items) != 1 || c.Items[0].Title != "2026-03-12 · Amazon EU S.à r.l. · −49.99 EUR" ||
+		c.Items[0].TransactionID == nil || *c.Items[0].TransactionID != amazon.ID || *c.Items[0].Description != "Order 302" {
+		t.Fatalf("items: got %+v, want the Amazon payment only", c.Items)
+	}
+
+	t.Run("refused", func(t *testing.T) {
+		res := create(api.clientKey, map[string]any{"transactionIds": []string{amazon.ID}, "fromTransactions": march})
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"path":["transactionIds"]`) {
+			t.Errorf("both: got %d %s, want 422 on transactionIds", res.status, res.body)
+		}
+		res = create(api.clientKey, map[string]any{"fromTransactions": map[string]any{"accountId": s.AccountID,
+			"bookingDateFrom": "2026-05-01", "bookingDateTo": "2026-04-01"}})
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"path":["fromTransactions","bookingDateTo"]`) {
+			t.Errorf("backwards range: got %d %s, want 422 on bookingDateTo", res.status, res.body)
+		}
+		res = create(api.clientKey, map[string]any{"fromTransactions": map[string]any{"accountId": s.AccountID,
+			"bookingDateFrom": "2026-03-13", "bookingDateTo": "2026-03-14"}})
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), "nothing to ask for") {
+			t.Errorf("nothing missing: got %d %s, want 422", res.status, res.body)
+		}
+		res = create(api.clientKey, map[string]any{})
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"path":["items"]`) {
+			t.Errorf("no items: got %d %s, want 422 on items", res.status, res.body)
+		}
+		res = api.do(request{method: "POST", path: "/v1/collects", key: api.otherClientClientKey, clientID: api.otherClient.ID,
+			body: map[string]any{"workspaceId": api.mustCreateWorkspace(api.otherClient.ID, "W"), "title": "T", "transactionIds": []string{amazon.ID}}})
+		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+		res = api.do(request{method: "POST", path: "/v1/collects", key: api.accountantKey, clientID: api.otherClient.ID,
+			body: map[string]any{"workspaceId": api.mustCreateWorkspace(api.otherClient.ID, "W"), "title": "T", "fromTransactions": march}})
+		wantError(t, res, http.StatusNotFound, "not_found", "not_found", "")
+		collectsOnly := api.mustMintKey(api.firm.ID, auth.KeySpec{Permissions: []string{"collects:write"}})
+		res = create(collectsOnly, map[string]any{"transactionIds": []string{amazon.ID}})
+		wantError(t, res, http.StatusForbidden, "auth_error", "missing_scope", "")
+		res = create(api.accountantKey, map[string]any{"transactionIds": []string{fee.ID},
+			"items": []any{map[string]any{"title": "Contract"}}})
+		if res.status != http.StatusCreated || !strings.Contains(string(res.body), `"transactionId":"`+fee.ID+`"`) {
+			t.Errorf("transactionIds with items: got %d %s, want 201", res.status, res.body)
+		}
+	})
+
+	// The uploader sees the item like any other, with its transaction; a
+	// file uploaded to it is the transaction's document.
+	session := api.do(request{method: "POST", path: "/v1/collects/" + c.ID + "/sessions", key: api.accountantKey,
+		clientID: api.client.ID, body: map[string]any{}})
+	var link clSession
+	session.decode(t, &link)
+	_, view := api.clView(t, link.Token)
+	if len(view.Collect.Items) != 1 || view.Collect.Items[0].TransactionID == nil || *view.Collect.Items[0].TransactionID != amazon.ID {
+		t.Errorf("the uploader's view: got %+v, want the item with its transaction", view.Collect.Items)
+	}
+	file := api.clMustUpload(t, link.Token, c.Items[0].ID, flFilePart("amazon.pdf", "application/pdf", []byte("%PDF-1.4 amazon")))
+	res = api.do(request{method: "GET", path: "/v1/transactions/" + amazon.ID, key: api.accountantKey, clientID: api.client.ID})
+	var got transactionResponse
+	res.decode(t, &got)
+	if got.Status != "matched" || len(got.Matches) != 1 || got.Matches[0].FileID != file.ID || got.Matches[0].Source != "collect" {
+		t.Errorf("after the upload: got %s, want matched to %s from the collect", res.body, file.ID)
+	}
+	res = api.do(request{method: "DELETE", path: "/v1/collect-sessions/" + link.Token + "/items/" + c.Items[0].ID + "/files/" + file.ID})
+	if res.status != http.StatusOK {
+		t.Fatalf("take the file back: got %d %s", res.status, res.body)
+	}
+	res = api.do(request{method: "GET", path: "/v1/transactions/" + amazon.ID, key: api.accountantKey, clientID: api.client.ID})
+	res.decode(t, &got)
+	if got.Status != "unmatched" || len(got.Matches) != 0 {
+		t.Errorf("after taking the file back: got %s, want unmatched", res.body)
+	}
+}
