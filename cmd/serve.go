@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/analysis"
-	"acctapi/banking"
 	"acctapi/auth"
+	"acctapi/banking"
 	"acctapi/certs"
 	"acctapi/db"
 	"acctapi/db/seed"
