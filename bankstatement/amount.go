@@ -36,6 +36,10 @@ func parseDecimal(s string, sep byte) (Amount, bool) {
 		s = s[1:]
 	}
 	whole, frac, hasSep := strings.Cut(s, string(sep))
+	if len(whole) > 1 {
+		// MT940 pads amounts with leading zeros.
+		whole = strings.TrimLeft(whole[:len(whole)-1], "0") + whole[len(whole)-1:]
+	}
 	if whole == "" || len(whole) > maxIntDigits || !allDigits(whole) || !allDigits(frac) || (hasSep && sep == '.' && frac == "") {
 		return 0, false
 	}

@@ -98,6 +98,11 @@ func refuse(format string, args ...any) *Error {
 // It returns an *Error when data is not a statement, is over a limit, or
 // has balances that do not add up.
 func Parse(data []byte) ([]Statement, error) {
+	return parse(data, MaxEntries)
+}
+
+// parse is Parse with an entry limit that tests can lower.
+func parse(data []byte, maxEntries int) ([]Statement, error) {
 	if len(data) > MaxSize {
 		return nil, refuse("the file is %d bytes, over the %d bytes a statement file may have", len(data), MaxSize)
 	}
@@ -110,9 +115,9 @@ func Parse(data []byte) ([]Statement, error) {
 		err error
 	)
 	if body[0] == '<' {
-		sts, err = parseCAMT(body)
+		sts, err = parseCAMT(body, maxEntries)
 	} else {
-		sts, err = parseMT940(body)
+		sts, err = parseMT940(body, maxEntries)
 	}
 	if err != nil {
 		return nil, err

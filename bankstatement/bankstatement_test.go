@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -197,7 +198,11 @@ func TestParseRefusals(t *testing.T) {
 		{"camt.052", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.052.001.08"/>`, "camt.052"},
 		{"doctype", `<!DOCTYPE x [<!ENTITY a "b">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`, "DOCTYPE"},
 		{"broken", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>`, "ends before"},
+		{"crossed tags", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt></Document></BkToCstmrStmt>`, "closes no open element"},
+		{"stray end tag", `</Document>`, "not well-formed"},
+		{"camt.053 namespace on another prefix", `<a:Document xmlns:a="urn:x" xmlns:b="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`, "not a CAMT.053"},
 		{"no statement", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt/></Document>`, "no statement"},
+		{"entity", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&xxe;</BkToCstmrStmt></Document>`, "not well-formed"},
 		{"deep", `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">` + strings.Repeat("<a>", 100), "deep"},
 		{"balances", camtDoc("08", "2000.00", "2650.00", sampleEntries), "do not add up: opening 2000.00 plus 4 entries totalling 650.01 is 2650.01, but the closing balance is 2650.00"},
 		{"bad amount", camtDoc("08", "", "", []genEntry{{amount: "1,5", ind: "DBIT", booking: "2026-03-01", value: "2026-03-01"}}), "not an amount"},
@@ -217,6 +222,19 @@ func TestParseRefusals(t *testing.T) {
 				t.Errorf("got reason %q, want it to hold %q", e.Reason, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseTooManyEntries(t *testing.T) {
+	for name, data := range map[string][]byte{"camt": []byte(camtDoc("08", "", "", sampleEntries)), "mt940": []byte(mt940Sample)} {
+		_, err := parse(data, 3)
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != "the file has more than 3 entries" {
+			t.Errorf("%s: got %v, want a refusal over 3 entries", name, err)
+		}
+		if _, err := parse(data, 4); err != nil {
+			t.Errorf("%s: got %v under the limit", name, err)
+		}
 	}
 }
 
@@ -274,5 +292,99 @@ func TestSniff(t *testing.T) {
 		if f != tc.want || ok != tc.ok {
 			t.Errorf("Sniff(%.30q) = %q, %v; want %q, %v", tc.data, f, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestCAMTOtherID reads an IBAN given as another kind of account id, and
+// keeps an id that is not an IBAN as the account's number.
+// TestCAMTPrefixed reads a document whose elements carry a namespace
+// prefix, as some generators write them.
+func TestCAMTPrefixed(t *testing.T) {
+	doc := camtDoc("04", "2000.00", "2650.01", sampleEntries)
+	doc = strings.Replace(doc, `<Document xmlns="`, `<ns2:Document xmlns:ns2="`, 1)
+	doc = regexp.MustCompile(`<(/?)([A-Z])`).ReplaceAllString(doc, "<${1}ns2:$2")
+	sts, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 1 || len(sts[0].Entries) != 4 || sts[0].Account.IBAN != "DE89370400440532013000" {
+		t.Errorf("got %+v", sts)
+	}
+}
+
+func TestCAMTOtherID(t *testing.T) {
+	for _, tc := range []struct{ id, iban, number string }{
+		{"DE89370400440532013000", "DE89370400440532013000", ""},
+		{"0532013000", "", "0532013000"},
+	} {
+		doc := strings.Replace(camtDoc("04", "", "", nil), "<IBAN>DE89370400440532013000</IBAN>", "<Othr><Id>"+tc.id+"</Id></Othr>", 1)
+		sts, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := sts[0].Account; a.IBAN != tc.iban || a.Number != tc.number {
+			t.Errorf("Othr/Id %q: got IBAN %q, number %q; want %q, %q", tc.id, a.IBAN, a.Number, tc.iban, tc.number)
+		}
+	}
+}
+
+// TestCAMTEntries reads the entries that are not one Ntry with one TxDtls.
+func TestCAMTEntries(t *testing.T) {
+	tx := func(amount, name, rem string) genTx { return genTx{amount: amount, name: name, ustrd: []string{rem}} }
+	for _, tc := range []struct {
+		name    string
+		entries []genEntry
+		want    []string // amount, counterparty, remittance and bank reference of each entry
+	}{
+		{"pending left out", []genEntry{
+			{amount: "5.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", status: "PDNG", txs: []genTx{tx("", "A", "pending")}},
+			{amount: "7.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "B", "booked")}},
+		}, []string{"7.00 B booked "}},
+		{"details that do not add up stay one entry", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("100.00", "A", "RE-1"), tx("150.00", "B", "RE-2")}},
+		}, []string{"-300.00 A RE-1 RE-2 "}},
+		{"batch parts without references", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", ref: "BATCH-9", txs: []genTx{tx("100.00", "A", "RE-1"), tx("200.00", "B", "RE-2")}},
+		}, []string{"-100.00 A RE-1 BATCH-9/1", "-200.00 B RE-2 BATCH-9/2"}},
+		{"details without amounts stay one entry", []genEntry{
+			{amount: "300.00", ind: "DBIT", booking: "2026-03-02", value: "2026-03-02", txs: []genTx{tx("", "A", "RE-1"), tx("", "B", "RE-2")}},
+		}, []string{"-300.00 A RE-1 RE-2 "}},
+		{"no details", []genEntry{{amount: "1.00", ind: "CRDT", booking: "2026-03-02", value: "2026-03-03"}}, []string{"1.00   "}},
+	} {
+		for _, v := range []string{"02", "13"} {
+			t.Run(tc.name+" "+v, func(t *testing.T) {
+				sts, err := Parse([]byte(camtDoc(v, "", "", tc.entries)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, e := range sts[0].Entries {
+					got = append(got, e.Amount.String()+" "+e.CounterpartyName+" "+e.RemittanceInfo+" "+e.BankReference)
+				}
+				if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+					t.Errorf("got %q, want %q", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestCAMTEncodings(t *testing.T) {
+	for _, tc := range []struct{ label, name string }{{"ISO-8859-1", "M\xfcller"}, {"windows-1252", "M\xfcller \x80"}, {"ISO-8859-15", "M\xfcller \xa4"}} {
+		doc := strings.Replace(camtDoc("08", "", "", nil), `encoding="UTF-8"`, `encoding="`+tc.label+`"`, 1)
+		doc = strings.Replace(doc, "<Nm>Bäckerei Schmidt GmbH</Nm>", "<Nm>"+tc.name+"</Nm>", 1)
+		sts, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.label, err)
+		}
+		want := map[string]string{"ISO-8859-1": "Müller", "windows-1252": "Müller €", "ISO-8859-15": "Müller €"}[tc.label]
+		if got := sts[0].Account.OwnerName; got != want {
+			t.Errorf("%s: got %q, want %q", tc.label, got, want)
+		}
+	}
+	_, err := Parse([]byte(strings.Replace(camtDoc("08", "", "", nil), `encoding="UTF-8"`, `encoding="EBCDIC"`, 1)))
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Reason, "EBCDIC") {
+		t.Errorf("got %v, want a refusal naming the encoding", err)
 	}
 }

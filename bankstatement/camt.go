@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // camtNamespace is the prefix of the namespaces of camt.053.001.02 to .13.
@@ -41,6 +43,7 @@ type camtTx struct {
 	info                string
 }
 
+// camtBalance is one Bal as read.
 type camtBalance struct {
 	code      string
 	amount    Amount
@@ -63,27 +66,31 @@ type camtReader struct {
 	long    bool
 	attrCcy string
 
-	sts      []Statement
-	st       *Statement
-	opening  *Balance
-	prcd     *Balance
-	b        camtBalance
-	e        camtEntry
-	entryNo  int
-	total    int
-	firstCcy string
+	sts        []Statement
+	st         *Statement
+	opening    *Balance
+	prcd       *Balance
+	b          camtBalance
+	e          camtEntry
+	entryNo    int
+	total      int
+	maxEntries int
+	firstCcy   string
 }
 
-func parseCAMT(data []byte) ([]Statement, error) {
+func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
 	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
 		return nil, refuse("the XML is in UTF-16, which is not read; statements are UTF-8")
 	}
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
 	d.CharsetReader = charsetReader
-	r := camtReader{}
+	r := camtReader{maxEntries: maxEntries}
+	// RawToken leaves the names' prefixes as written and the pairing of
+	// tags to us, and allocates far less than Token: the paths are of local
+	// names, and only the root's namespace is looked at.
 	for {
-		tok, err := d.Token()
+		tok, err := d.RawToken()
 		if err != nil {
 			return nil, r.broken(err)
 		}
@@ -94,10 +101,16 @@ func parseCAMT(data []byte) ([]Statement, error) {
 			if len(r.stack) == MaxDepth {
 				return nil, refuse("the XML nests elements more than %d deep", MaxDepth)
 			}
+			if len(r.stack) == 0 {
+				t.Name.Space = namespaceOf(t)
+			}
 			if err := r.start(t); err != nil {
 				return nil, err
 			}
 		case xml.EndElement:
+			if !r.closes(t.Name.Local) {
+				return nil, refuse("the XML is not well-formed: </%s> closes no open element of that name", truncate(t.Name.Local, 40))
+			}
 			done, err := r.end()
 			if err != nil {
 				return nil, err
@@ -116,6 +129,32 @@ func parseCAMT(data []byte) ([]Statement, error) {
 			}
 		}
 	}
+}
+
+// namespaceOf gives the namespace of the root element from its own
+// declarations.
+func namespaceOf(t xml.StartElement) string {
+	for _, a := range t.Attr {
+		if t.Name.Space == "" && a.Name.Space == "" && a.Name.Local == "xmlns" ||
+			t.Name.Space != "" && a.Name.Space == "xmlns" && a.Name.Local == t.Name.Space {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// closes reports whether an end tag of local name closes the innermost open
+// element.
+func (r *camtReader) closes(local string) bool {
+	n := len(r.stack)
+	if n == 0 {
+		return false
+	}
+	start := r.stack[n-1]
+	if n > 1 {
+		start++ // past the '/'
+	}
+	return string(r.path[start:]) == local
 }
 
 func (r *camtReader) broken(err error) error {
@@ -249,7 +288,12 @@ func (r *camtReader) statementLeaf(p, s string) error {
 	case "Acct/Id/IBAN":
 		st.Account.IBAN = compact(s)
 	case "Acct/Id/Othr/Id":
-		st.Account.Number = s
+		// Some banks give the IBAN as another kind of id.
+		if iban := validIBAN(s); iban != "" {
+			st.Account.IBAN = iban
+		} else {
+			st.Account.Number = s
+		}
 	case "Acct/Ccy":
 		st.Account.Currency = strings.ToUpper(s)
 	case "Acct/Ownr/Nm":
@@ -281,16 +325,16 @@ func (r *camtReader) entryLeaf(p, s string) error {
 	var err error
 	switch p {
 	case "Amt":
-		e.amount, err = r.amount(s, fmt.Sprintf("entry %d", r.entryNo))
+		e.amount, err = r.amount(s, "entry %d")
 		e.hasAmount, e.currency = err == nil, r.attrCcy
 	case "CdtDbtInd":
 		e.indicator = s
 	case "Sts", "Sts/Cd":
 		e.status = strings.ToUpper(s)
 	case "BookgDt/Dt", "BookgDt/DtTm":
-		e.booking, err = r.date(s, fmt.Sprintf("the booking date of entry %d", r.entryNo))
+		e.booking, err = r.date(s, "the booking date of entry %d")
 	case "ValDt/Dt", "ValDt/DtTm":
-		e.value, err = r.date(s, fmt.Sprintf("the value date of entry %d", r.entryNo))
+		e.value, err = r.date(s, "the value date of entry %d")
 	case "AcctSvcrRef":
 		e.bankRef = s
 	case "AddtlNtryInf":
@@ -305,7 +349,7 @@ func (r *camtReader) txLeaf(p, s string) error {
 	switch p {
 	case "Amt", "AmtDtls/TxAmt/Amt":
 		if !t.hasAmount {
-			t.amount, err = r.amount(s, fmt.Sprintf("a transaction of entry %d", r.entryNo))
+			t.amount, err = r.amount(s, "a transaction of entry %d")
 			t.hasAmount, t.currency = err == nil, r.attrCcy
 		}
 	case "CdtDbtInd":
@@ -334,21 +378,32 @@ func (r *camtReader) txLeaf(p, s string) error {
 	return err
 }
 
+// amount reads a CAMT amount; what names it in the refusal, with the
+// entry's number in place of a %d.
 func (r *camtReader) amount(s, what string) (Amount, error) {
 	a, ok := parseDecimal(s, '.')
 	if !ok || a < 0 {
-		return 0, refuse("the amount of %s in statement %q is not an amount: %q", what, r.st.ID, truncate(s, 40))
+		return 0, refuse("the amount of %s in statement %q is not an amount: %q", r.name(what), r.st.ID, truncate(s, 40))
 	}
 	return a, nil
 }
 
+// date reads a CAMT date or date-time as the day written; what is as for
+// amount.
 func (r *camtReader) date(s, what string) (time.Time, error) {
 	if len(s) >= 10 {
 		if t, err := time.Parse(time.DateOnly, s[:10]); err == nil && (len(s) == 10 || s[10] == 'T' || s[10] == '+' || s[10] == 'Z' || s[10] == '-') {
 			return t, nil
 		}
 	}
-	return time.Time{}, refuse("%s in statement %q is not a date: %q", what, r.st.ID, truncate(s, 40))
+	return time.Time{}, refuse("%s in statement %q is not a date: %q", r.name(what), r.st.ID, truncate(s, 40))
+}
+
+func (r *camtReader) name(what string) string {
+	if strings.Contains(what, "%d") {
+		return fmt.Sprintf(what, r.entryNo)
+	}
+	return what
 }
 
 // signed gives an amount the sign of its credit/debit indicator.
@@ -404,7 +459,13 @@ func (r *camtReader) flushEntry() error {
 		e.currency = r.st.Account.Currency
 	}
 	if r.split(total) {
-		for _, t := range e.txs {
+		for k, t := range e.txs {
+			// The parts of a batch are told apart by the bank's reference:
+			// a part without its own takes the batch's with its position,
+			// the same on every import of the file.
+			if t.bankRef == "" && e.bankRef != "" {
+				t.bankRef = fmt.Sprintf("%s/%d", e.bankRef, k+1)
+			}
 			if err := r.add(r.entry(t.amount, t.currency, []camtTx{t})); err != nil {
 				return err
 			}
@@ -487,8 +548,8 @@ func (r *camtReader) entry(amount Amount, currency string, txs []camtTx) Entry {
 
 func (r *camtReader) add(e Entry) error {
 	r.total++
-	if r.total > MaxEntries {
-		return refuse("the file has more than %d entries", MaxEntries)
+	if r.total > r.maxEntries {
+		return refuse("the file has more than %d entries", r.maxEntries)
 	}
 	if e.BookingDate.IsZero() {
 		return refuse("entry %d of statement %q has no booking date", r.entryNo, r.st.ID)
@@ -553,12 +614,11 @@ func charsetReader(label string, input io.Reader) (io.Reader, error) {
 	case "us-ascii", "ascii":
 		return input, nil
 	case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1":
-		// The input is bounded by MaxSize, and the decoder reads it all.
-		b, err := io.ReadAll(input)
-		if err != nil {
-			return nil, err
-		}
-		return bytes.NewReader(latin1(b)), nil
+		return charmap.ISO8859_1.NewDecoder().Reader(input), nil
+	case "iso-8859-15", "iso8859-15", "latin-9", "latin9":
+		return charmap.ISO8859_15.NewDecoder().Reader(input), nil
+	case "windows-1252", "cp1252":
+		return charmap.Windows1252.NewDecoder().Reader(input), nil
 	}
 	return nil, fmt.Errorf("the encoding %q is not read; statements are UTF-8", label)
 }

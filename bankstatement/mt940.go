@@ -35,7 +35,7 @@ func mt940Start(data []byte) (head, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
-func parseMT940(data []byte) ([]Statement, error) {
+func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, refuse("the file is neither CAMT.053 XML nor MT940 text: it holds binary data")
 	}
@@ -55,7 +55,10 @@ func parseMT940(data []byte) ([]Statement, error) {
 		tref  string
 		total int
 	)
+	prev := ""
 	for _, f := range fields {
+		tag := prev
+		prev = f.tag
 		if f.tag == "" {
 			st = nil
 			continue
@@ -97,12 +100,14 @@ func parseMT940(data []byte) ([]Statement, error) {
 				return nil, err
 			}
 			total++
-			if total > MaxEntries {
-				return nil, refuse("the file has more than %d entries", MaxEntries)
+			if total > maxEntries {
+				return nil, refuse("the file has more than %d entries", maxEntries)
 			}
 			st.Entries = append(st.Entries, e)
 		case "86":
-			if n := len(st.Entries); n > 0 && st.Entries[n-1].RemittanceInfo == "" && st.Entries[n-1].CounterpartyName == "" {
+			// Details follow their :61:; after the closing balance they
+			// are the statement's, not an entry's.
+			if n := len(st.Entries); n > 0 && tag == "61" {
 				mt940Details(&st.Entries[n-1], f.lines)
 			}
 		}
@@ -135,14 +140,16 @@ func splitFields(s string, lineNo int) []field {
 		n := lineNo
 		lineNo++
 		switch {
-		case trimmed == "-" || trimmed == "-}" || strings.HasPrefix(trimmed, "-}{"):
+		case trimmed == "-" || strings.HasPrefix(trimmed, "-}"):
 			out = append(out, field{line: n})
 			open = false
 			continue
 		case strings.HasPrefix(trimmed, "{") && !open:
 			continue
 		}
-		if tag, rest, ok := cutTag(line); ok {
+		// A wrapped line may start like a tag (":12:11" of a time cut
+		// after its hour): inside a field only the tags of MT940 count.
+		if tag, rest, ok := cutTag(line); ok && (!open || mt940Tags[tag]) {
 			out = append(out, field{tag: tag, lines: []string{rest}, line: n})
 			open = true
 			continue
@@ -153,6 +160,13 @@ func splitFields(s string, lineNo int) []field {
 		}
 	}
 	return out
+}
+
+// mt940Tags are the tags of MT940 and of the MT942 interim report.
+var mt940Tags = map[string]bool{
+	"13": true, "13D": true, "20": true, "21": true, "25": true, "25P": true, "28": true, "28C": true,
+	"34F": true, "60F": true, "60M": true, "61": true, "62F": true, "62M": true, "64": true, "65": true,
+	"86": true, "90C": true, "90D": true,
 }
 
 // cutTag splits ":61:rest" into "61" and "rest".
@@ -231,15 +245,18 @@ func yymmdd(s string) (time.Time, bool) {
 	return monthDay(y, s[2:6])
 }
 
-// monthDay reads MMDD in year y.
+// monthDay reads MMDD in year y. A day past the month's end is its last
+// day: German banks write interest and fee bookings on 30 February.
 func monthDay(y int, s string) (time.Time, bool) {
 	m := time.Month(int(s[0]-'0')*10 + int(s[1]-'0'))
 	d := int(s[2]-'0')*10 + int(s[3]-'0')
-	t := day(y, m, d)
-	if m < 1 || m > 12 || d < 1 || t.Day() != d {
+	if m < 1 || m > 12 || d < 1 || d > 31 {
 		return time.Time{}, false
 	}
-	return t, true
+	if last := day(y, m+1, 0).Day(); d > last {
+		d = last
+	}
+	return day(y, m, d), true
 }
 
 // mt940Entry reads :61:, value date YYMMDD, [entry date MMDD], mark C, D,
@@ -260,6 +277,9 @@ func mt940Entry(f field) (Entry, error) {
 	}
 	s := v[6:]
 	booking := value
+	if len(s) >= 4 && strings.TrimSpace(s[:4]) == "" {
+		s = s[4:] // some banks leave the optional entry date blank
+	}
 	if len(s) >= 4 && allDigits(s[:4]) {
 		booking, ok = entryDate(value, s[:4])
 		if !ok {
@@ -367,7 +387,9 @@ func mt940Details(e *Entry, lines []string) {
 	e.RemittanceInfo = collapse(rem.String())
 	e.CounterpartyName = collapse(name.String())
 	if ref := sepaPart(e.RemittanceInfo, "EREF+"); ref != "" && !strings.EqualFold(ref, "NOTPROVIDED") {
-		e.EndToEndID = ref
+		// A SEPA end-to-end id has at most 35 characters; text after them
+		// is not the id.
+		e.EndToEndID = strings.TrimSpace(ref[:min(len(ref), 35)])
 	}
 }
 

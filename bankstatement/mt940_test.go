@@ -136,3 +136,52 @@ func TestEntryDate(t *testing.T) {
 		}
 	}
 }
+
+// TestMT940Quirks reads what banks write beside the standard.
+func TestMT940Quirks(t *testing.T) {
+	head := ":20:STARTUMSE\n:25:12345678/1020304050\n:28C:00000/001\n:60F:C160229EUR1200,00\n"
+	for _, tc := range []struct {
+		name, data string
+		want       Entry
+	}{
+		{"30 February", head + ":61:1602300301DR6,00N024NONREF\n:86:805?00ENTGELTABSCHLUSS?20Pauschalen\n:62F:C160301EUR1194,00\n-",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 2, 29), Amount: -600000, Currency: "EUR", RemittanceInfo: "Pauschalen"}},
+		{"blank entry date", head + ":61:160301    D6,00NMSCNONREF\n:62F:C160301EUR1194,00\n-",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 3, 1), Amount: -600000, Currency: "EUR"}},
+		{"leading zeros", head + ":61:160301D000000000006,00NMSCNONREF\n:62F:C160301EUR00001194,00\n-",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 3, 1), Amount: -600000, Currency: "EUR"}},
+		{"time wrapped like a tag", head + ":61:160301D6,00NMSCNONREF\n:86:805?20Kartenzahlung 2016-03-01T13\n:12:11 Bäckerei\n:62F:C160301EUR1194,00\n-",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 3, 1), Amount: -600000, Currency: "EUR", RemittanceInfo: "Kartenzahlung 2016-03-01T13:12:11 Bäckerei"}},
+		{"separator with the next block", head + ":61:160301D6,00NMSCNONREF\n:62F:C160301EUR1194,00\n-}\x03\x01{1:F01COBADEFFAXXX0000000000}{2:I940COBADEFFXXXXN}{4:",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 3, 1), Amount: -600000, Currency: "EUR"}},
+		{"long end-to-end id", head + ":61:160301D6,00NMSCNONREF\n:86:105?20EREF+123/123/12345-----L110?21Steuer 2016 Finanzamt Muenchen\n:62F:C160301EUR1194,00\n-",
+			Entry{BookingDate: day(2016, 3, 1), ValueDate: day(2016, 3, 1), Amount: -600000, Currency: "EUR",
+				RemittanceInfo: "EREF+123/123/12345-----L110Steuer 2016 Finanzamt Muenchen", EndToEndID: "123/123/12345-----L110Steuer 2016 F"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sts, err := Parse([]byte(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sts) != 1 || len(sts[0].Entries) != 1 {
+				t.Fatalf("got %+v, want one statement of one entry", sts)
+			}
+			if got := sts[0].Entries[0]; got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMT940StatementDetails keeps a :86: after the closing balance off the
+// last entry.
+func TestMT940StatementDetails(t *testing.T) {
+	data := ":20:X\n:25:12345678/1020304050\n:28C:1\n:60F:C160229EUR10,00\n:61:160301D6,00NMSCNONREF\n:62F:C160301EUR4,00\n:86:Kontostand am Monatsende\n-"
+	sts, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := sts[0].Entries[0]; e.RemittanceInfo != "" {
+		t.Errorf("got remittance %q, want none", e.RemittanceInfo)
+	}
+}

@@ -4,7 +4,8 @@
 // a person. It reads no database; the caller brings the transactions and
 // documents.
 //
-// A document is a candidate for a transaction when both hold:
+// A document other than a bank statement is a candidate for a transaction
+// when both hold:
 //
 //   - amount: its total equals the transaction's amount in the same
 //     currency, in the direction the document explains: an invoice, a
@@ -71,6 +72,10 @@ type Transaction struct {
 	CounterpartyName string
 	CounterpartyIBAN string
 	RemittanceInfo   string
+	// OwnAccount marks a transfer between two accounts of the same
+	// client (the caller knows its accounts): no document explains it, so
+	// it has no candidates, whatever a document's misread IBAN says.
+	OwnAccount bool
 }
 
 // Document is a document that may explain a transaction, with the fields
@@ -109,44 +114,92 @@ type Result struct {
 // Candidates lists the documents that may explain tx, best first, at most
 // MaxCandidates: only those whose amount and date agree.
 func Candidates(tx Transaction, docs []Document) []Candidate {
-	c := candidates(newTx(tx), docs)
+	c := candidates(newTx(tx), newIndex(docs))
 	return c[:min(len(c), MaxCandidates)]
 }
 
 // Decide says, for a batch of transactions, which are matched without a
-// person: a transaction is matched when exactly one of its candidates is
-// certain, that document is certain for no other transaction of the batch,
-// and it is not in taken (the documents already confirmed for another
-// transaction). Every other transaction keeps its candidates as
-// suggestions. Results are in the order of txs.
+// person. A transaction is matched to a document when:
+//
+//   - the document is its strongest certain candidate, and the only one that
+//     strong: the only candidate whose number is in the remittance, or, when
+//     no candidate's number is and the remittance names no other document,
+//     the only one certain by IBAN; documents in taken (those already
+//     confirmed for another transaction) are never picked and do not count;
+//   - no other transaction of the batch has as strong a claim to it: a
+//     payment naming the document beats one merely from its issuer's IBAN,
+//     and two of equal strength leave both to a person.
+//
+// Every transaction keeps its candidates, at most MaxCandidates, as
+// suggestions. Results are in the order of txs. docs should hold every
+// document of the client that may be named in a remittance, not only those
+// of the transactions' amounts: the first rule looks for their numbers.
 func Decide(txs []Transaction, docs []Document, taken map[string]bool) []Result {
 	all := make([][]Candidate, len(txs))
-	certainFor := map[string]int{}
+	pick := make([]int, len(txs)) // index into all[i], or -1
+	// claims lists, for each document, the strength of every transaction's
+	// claim to it.
+	claims := map[string][]int{}
+	ix := newIndex(docs)
 	for i, tx := range txs {
-		all[i] = candidates(newTx(tx), docs)
-		for _, c := range all[i] {
-			if c.Certain {
-				certainFor[c.FileID]++
+		view := newTx(tx)
+		all[i] = candidates(view, ix)
+		pick[i] = -1
+		best, n := 0, 0
+		for k, c := range all[i] {
+			if taken[c.FileID] {
+				// A document confirmed for another transaction is paid:
+				// it is still shown, but neither matched nor a rival.
+				continue
 			}
+			s := strength(c)
+			if s > 0 {
+				claims[c.FileID] = append(claims[c.FileID], s)
+			}
+			switch {
+			case s > best:
+				best, n, pick[i] = s, 1, k
+			case s == best && s > 0:
+				n++
+			}
+		}
+		// A payment naming some document is for that one: when the named
+		// one is not a candidate, the IBAN alone does not pick another.
+		if n != 1 || best == 1 && ix.namesDocument(view.tokens) {
+			pick[i] = -1
 		}
 	}
 	out := make([]Result, len(txs))
 	for i, tx := range txs {
-		r := Result{TransactionID: tx.ID, Candidates: all[i][:min(len(all[i]), MaxCandidates)]}
-		certain := ""
-		n := 0
-		for _, c := range all[i] {
-			if c.Certain {
-				certain = c.FileID
-				n++
+		out[i] = Result{TransactionID: tx.ID, Candidates: all[i][:min(len(all[i]), MaxCandidates)]}
+		if pick[i] < 0 {
+			continue
+		}
+		c := all[i][pick[i]]
+		s, rivals := strength(c), 0
+		for _, other := range claims[c.FileID] {
+			if other >= s {
+				rivals++ // this transaction's own claim counts once
 			}
 		}
-		if n == 1 && certainFor[certain] == 1 && !taken[certain] {
-			r.Matched = certain
+		if rivals == 1 {
+			out[i].Matched = c.FileID
 		}
-		out[i] = r
 	}
 	return out
+}
+
+// strength ranks how certain a candidate is: 2 when its number is in the
+// remittance, 1 when only the IBAN makes it certain, 0 when it is not
+// certain.
+func strength(c Candidate) int {
+	switch {
+	case !c.Certain:
+		return 0
+	case slices.Contains(c.Reasons, ReasonDocumentNumber):
+		return 2
+	}
+	return 1
 }
 
 // txView is a transaction with what the rules compare prepared once.
@@ -166,9 +219,71 @@ func newTx(tx Transaction) txView {
 	}
 }
 
-func candidates(tx txView, docs []Document) []Candidate {
-	var out []Candidate
+// docView is a document with what the rules compare prepared once.
+type docView struct {
+	Document
+	number string // the number's tokens joined
+	iban   string
+	name   []string
+}
+
+// index holds the documents by the magnitude of their totals, which a
+// candidate's must equal, and the numbers of them all.
+type index struct {
+	byAmount map[bankstatement.Amount][]docView
+	numbers  map[string]bool // tokens joined
+}
+
+func newIndex(docs []Document) index {
+	ix := index{byAmount: map[bankstatement.Amount][]docView{}, numbers: map[string]bool{}}
 	for _, d := range docs {
+		// A statement's total is a balance, which pays for nothing.
+		if d.Kind == document.BankStatement {
+			continue
+		}
+		v := docView{Document: d, number: strings.Join(tokens(d.Number), ""), iban: compactIBAN(d.IssuerIBAN), name: nameTokens(d.IssuerName)}
+		if len(v.number) >= MinNumberLength {
+			ix.numbers[v.number] = true
+		}
+		if d.Total != 0 {
+			ix.byAmount[magnitude(d.Total)] = append(ix.byAmount[magnitude(d.Total)], v)
+		}
+	}
+	return ix
+}
+
+// namesDocument reports whether the remittance tokens hold the number of
+// any document, as numberFound finds one.
+func (ix index) namesDocument(remittance []string) bool {
+	for i := range remittance {
+		got := ""
+		for j := i; j < len(remittance) && j < i+maxNumberTokens; j++ {
+			got += remittance[j]
+			if ix.numbers[got] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxNumberTokens bounds the tokens one document number is looked for in;
+// real numbers have fewer.
+const maxNumberTokens = 8
+
+func magnitude(a bankstatement.Amount) bankstatement.Amount {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+func candidates(tx txView, ix index) []Candidate {
+	if tx.OwnAccount {
+		return nil
+	}
+	var out []Candidate
+	for _, d := range ix.byAmount[magnitude(tx.Amount)] {
 		if c, ok := score(tx, d); ok {
 			out = append(out, c)
 		}
@@ -187,26 +302,26 @@ func candidates(tx txView, docs []Document) []Candidate {
 
 // score rates d as an explanation of tx; ok is false when the amount or
 // the date disagrees.
-func score(tx txView, d Document) (Candidate, bool) {
-	if !amountAgrees(tx.Transaction, d) {
+func score(tx txView, d docView) (Candidate, bool) {
+	if !amountAgrees(tx.Transaction, d.Document) {
 		return Candidate{}, false
 	}
-	inWindow, timely := dateAgrees(tx.BookingDate, d)
+	inWindow, timely := dateAgrees(tx.BookingDate, d.Document)
 	if !inWindow {
 		return Candidate{}, false
 	}
 	c := Candidate{FileID: d.FileID, Score: ScoreAmount, Reasons: []string{ReasonAmount}}
-	number := numberFound(tx.tokens, d.Number)
+	number := numberFound(tx.tokens, d.number)
 	if number {
 		c.Score += ScoreNumber
 		c.Reasons = append(c.Reasons, ReasonDocumentNumber)
 	}
-	iban := tx.iban != "" && tx.iban == compactIBAN(d.IssuerIBAN)
+	iban := tx.iban != "" && tx.iban == d.iban
 	if iban {
 		c.Score += ScoreIBAN
 		c.Reasons = append(c.Reasons, ReasonIBAN)
 	}
-	if sim := similarity(tx.name, nameTokens(d.IssuerName)); sim >= NameThreshold {
+	if sim := similarity(tx.name, d.name); sim >= NameThreshold {
 		c.Score += ScoreName * sim
 		c.Reasons = append(c.Reasons, ReasonName)
 	}

@@ -1,7 +1,9 @@
 package matching
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +38,7 @@ func TestNumberFound(t *testing.T) {
 		{"12 Stück", "12", false},
 		{"Rechnung Nr. 1/2026", "1-2026", true},
 	} {
-		if got := numberFound(tokens(tc.remittance), tc.number); got != tc.want {
+		if got := numberFound(tokens(tc.remittance), strings.Join(tokens(tc.number), "")); got != tc.want {
 			t.Errorf("numberFound(%q, %q) = %v, want %v", tc.remittance, tc.number, got, tc.want)
 		}
 	}
@@ -94,5 +96,83 @@ func TestCandidates(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestDecide(t *testing.T) {
+	supplierIBAN := "DE75512108001245126199"
+	a := Document{FileID: "a", Kind: document.Invoice, Number: "ZN-501", Currency: "EUR", IssuerIBAN: supplierIBAN, Date: day(2026, 3, 2), Total: amt(t, "450.00")}
+	b := Document{FileID: "b", Kind: document.Invoice, Number: "ZN-502", Currency: "EUR", IssuerIBAN: supplierIBAN, Date: day(2026, 3, 9), Total: amt(t, "450.00")}
+	c := Document{FileID: "c", Kind: document.Invoice, Number: "ZN-503", Currency: "EUR", IssuerIBAN: supplierIBAN, Date: day(2026, 3, 9), Total: amt(t, "99.00")}
+	pay := func(id, remittance, iban, amount string) Transaction {
+		return Transaction{ID: id, BookingDate: day(2026, 3, 20), Amount: amt(t, amount), Currency: "EUR", RemittanceInfo: remittance, CounterpartyIBAN: iban}
+	}
+	for _, tc := range []struct {
+		name  string
+		txs   []Transaction
+		docs  []Document
+		taken map[string]bool
+		want  []string // the matched FileID of each transaction
+	}{
+		{"number picks one of two", []Transaction{pay("t1", "ZN-502", supplierIBAN, "-450.00")}, []Document{a, b}, nil, []string{"b"}},
+		{"two open invoices, payment naming neither", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00")}, []Document{a, b}, nil, []string{""}},
+		{"one invoice, two payments", []Transaction{pay("t1", "", supplierIBAN, "-99.00"), pay("t2", "", supplierIBAN, "-99.00")}, []Document{c}, nil, []string{"", ""}},
+		{"one invoice, two payments, one naming it", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "", "", "-99.00")}, []Document{c}, nil, []string{"c", ""}},
+		{"taken by another transaction", []Transaction{pay("t1", "ZN-503", supplierIBAN, "-99.00")}, []Document{c}, map[string]bool{"c": true}, []string{""}},
+		{"a named document beats an IBAN's claim", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00"), pay("t2", "ZN-502", supplierIBAN, "-450.00")}, []Document{a, b}, nil, []string{"", "b"}},
+		{"two payments naming one document", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, nil, []string{"", ""}},
+		{"a payment naming another document", []Transaction{pay("t1", "ZN-502 Teilzahlung", supplierIBAN, "-99.00")}, []Document{b, c}, nil, []string{""}},
+		{"an invoice confirmed elsewhere leaves the other open one", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00")}, []Document{a, b}, map[string]bool{"a": true}, []string{"b"}},
+		{"a bank statement explains nothing", []Transaction{pay("t1", "ZN-503", supplierIBAN, "-99.00")}, []Document{func() Document { d := c; d.Kind = document.BankStatement; return d }()}, nil, []string{""}},
+		{"amount alone", []Transaction{pay("t1", "", "", "-99.00")}, []Document{c}, nil, []string{""}},
+		{"own account", []Transaction{func() Transaction { tx := pay("t1", "", supplierIBAN, "-99.00"); tx.OwnAccount = true; return tx }()}, []Document{c}, nil, []string{""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Decide(tc.txs, tc.docs, tc.taken)
+			if len(res) != len(tc.txs) {
+				t.Fatalf("got %d results, want %d", len(res), len(tc.txs))
+			}
+			for i, r := range res {
+				if r.TransactionID != tc.txs[i].ID || r.Matched != tc.want[i] {
+					t.Errorf("result %d: got %s matched %q, want %s matched %q", i, r.TransactionID, r.Matched, tc.txs[i].ID, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestCandidatesAtMostFive(t *testing.T) {
+	var docs []Document
+	for i := range 8 {
+		docs = append(docs, Document{FileID: fmt.Sprintf("f%d", i), Kind: document.Receipt, Currency: "EUR", Date: day(2026, 3, 1+i), Total: amt(t, "10.00")})
+	}
+	got := Candidates(Transaction{BookingDate: day(2026, 3, 20), Amount: amt(t, "-10.00"), Currency: "EUR"}, docs)
+	if len(got) != MaxCandidates {
+		t.Fatalf("got %d candidates, want %d", len(got), MaxCandidates)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].Score > got[i-1].Score {
+			t.Errorf("candidate %d scores %v, over %v before it", i, got[i].Score, got[i-1].Score)
+		}
+	}
+}
+
+// BenchmarkDecide matches a year of a busy client: 10,000 transactions
+// against 5,000 documents.
+func BenchmarkDecide(b *testing.B) {
+	var docs []Document
+	for i := range 5000 {
+		docs = append(docs, Document{FileID: fmt.Sprintf("f%d", i), Kind: document.Invoice, Number: fmt.Sprintf("RE-2026-%05d", i),
+			Currency: "EUR", IssuerName: fmt.Sprintf("Lieferant %d GmbH", i%200), IssuerIBAN: fmt.Sprintf("DE%020d", i%200),
+			Date: day(2026, 1, 1).AddDate(0, 0, i%330), Total: bankstatement.Amount(100_000 * (10 + i%997))})
+	}
+	var txs []Transaction
+	for i := range 10_000 {
+		txs = append(txs, Transaction{ID: fmt.Sprint(i), BookingDate: day(2026, 1, 15).AddDate(0, 0, i%330), Amount: -bankstatement.Amount(100_000 * (10 + i%997)),
+			Currency: "EUR", CounterpartyName: fmt.Sprintf("LIEFERANT %d", i%200), RemittanceInfo: fmt.Sprintf("Rechnung RE-2026-%05d", i%5000)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Decide(txs, docs, nil)
 	}
 }

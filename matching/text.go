@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -48,12 +47,11 @@ func tokens(s string) []string {
 	return out
 }
 
-// numberFound reports whether the document number appears in the
-// remittance tokens as whole tokens: its tokens joined equal a run of
-// remittance tokens joined, so "RE-12" is found in "Rechnung RE 12" and
+// numberFound reports whether a document number, given as its tokens
+// joined, appears in the remittance tokens as whole tokens: it equals a run
+// of remittance tokens joined, so "RE-12" is found in "Rechnung RE 12" and
 // "re12" but not in "RE-123".
-func numberFound(remittance []string, number string) bool {
-	want := strings.Join(tokens(number), "")
+func numberFound(remittance []string, want string) bool {
 	if len(want) < MinNumberLength {
 		return false
 	}
@@ -81,7 +79,8 @@ var legalForms = map[string]bool{
 	"EV": true, "SE": true, "CO": true, "HAFTUNGSBESCHRAENKT": true, "LTD": true, "LIMITED": true, "LLC": true,
 	"INC": true, "CORP": true, "PLC": true, "LLP": true, "SARL": true, "SAS": true, "SA": true, "SCA": true,
 	"SRL": true, "SPA": true, "BV": true, "NV": true, "AB": true, "AS": true, "OY": true, "APS": true,
-	"KFT": true, "ZOO": true, "UND": true, "AND": true, "THE": true,
+	"KFT": true, "ZOO": true, "UND": true, "AND": true, "THE": true, "EG": true, "MBB": true, "PARTG": true,
+	"GGMBH": true, "VVAG": true, "AOER": true,
 }
 
 // nameTokens are the words of a name that say which company it is:
@@ -126,9 +125,18 @@ var umlauts = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "Ä", "Ae"
 // "Mueller" and "MUELLER" compare equal, and "Café" and "Cafe".
 func fold(s string) string {
 	s = umlauts.Replace(s)
-	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
-	if err != nil {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
 		return s
 	}
-	return out
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
