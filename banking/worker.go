@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"acctapi/bankstatement"
@@ -197,38 +196,34 @@ func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error
 	return err == nil, err
 }
 
-// match decides the transactions against the client's documents of their
-// amounts and records what changed.
+// match decides the transactions against every document of the client
+// with a total (a remittance may name any of them) and records what
+// changed.
 func (w *Worker) match(ctx context.Context, clientID string, txs []*db.Transaction) error {
 	if len(txs) == 0 {
 		return nil
 	}
-	docs := map[string]matching.Document{}
+	candidates, err := w.store.MatchDocuments(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	ibans, err := w.store.AccountIBANs(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	docs := make([]matching.Document, 0, len(candidates))
 	taken := map[string]bool{}
-	byAmount := map[int64]bool{}
+	for _, c := range candidates {
+		docs = append(docs, documentOf(c))
+		taken[c.FileID] = len(c.ConfirmedFor) > 0
+	}
 	batch := make([]matching.Transaction, 0, len(txs))
 	for _, t := range txs {
-		batch = append(batch, transactionOf(t))
-		amount := max(t.Amount, -t.Amount)
-		if byAmount[amount] {
-			continue
-		}
-		byAmount[amount] = true
-		candidates, err := w.store.MatchCandidates(ctx, clientID, amount)
-		if err != nil {
-			return err
-		}
-		for _, c := range candidates {
-			docs[c.FileID] = documentOf(c)
-			taken[c.FileID] = len(c.ConfirmedFor) > 0
-		}
+		m := transactionOf(t)
+		m.OwnAccount = m.CounterpartyIBAN != "" && slices.Contains(ibans, m.CounterpartyIBAN)
+		batch = append(batch, m)
 	}
-	all := make([]matching.Document, 0, len(docs))
-	for _, d := range docs {
-		all = append(all, d)
-	}
-	slices.SortFunc(all, func(a, b matching.Document) int { return strings.Compare(a.FileID, b.FileID) })
-	for i, r := range matching.Decide(batch, all, taken) {
+	for i, r := range matching.Decide(batch, docs, taken) {
 		matches := matchesOf(r)
 		if sameMatches(txs[i].Matches, matches) {
 			continue

@@ -170,34 +170,35 @@ func (db *DB) TransactionsToMatch(ctx context.Context, j *MatchingJob) ([]*Trans
 	return txs, loadMatches(ctx, tx, j.ClientID, txs)
 }
 
-// MatchCandidate is a document that may explain a transaction: a file of
-// the client whose total equals the transaction's amount, either sign.
+// MatchCandidate is a document of the client with a total: one that may
+// explain a transaction, or be named in one's remittance.
 type MatchCandidate struct {
 	FileID       string
 	Kind         *string
 	DocumentDate time.Time
 	Fields       DocumentFields
 	TotalAmount  int64
-	// ConfirmedFor are the other transactions the document is confirmed
-	// for: a document that explains one is not certain for another.
+	// ConfirmedFor are the transactions the document is confirmed for: a
+	// document that explains one is not certain for another.
 	ConfirmedFor []string
 }
 
-// MatchCandidates returns the client's documents whose total is the amount
-// or its opposite, by the index of totals.
-func (db *DB) MatchCandidates(ctx context.Context, clientID string, amount int64) ([]*MatchCandidate, error) {
+// MatchDocuments returns the client's documents with a total, by the index
+// of totals, with the transactions each is confirmed for.
+func (db *DB) MatchDocuments(ctx context.Context, clientID string) ([]*MatchCandidate, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT `+fileColumns+`, total_amount FROM files
-		WHERE client_id = ? AND total_amount IN (?, ?) ORDER BY id`, clientID, amount, -amount)
+		WHERE client_id = ? AND total_amount IS NOT NULL ORDER BY id`, clientID)
 	if err != nil {
-		return nil, fmt.Errorf("match candidates: %w", err)
+		return nil, fmt.Errorf("match documents: %w", err)
 	}
 	defer rows.Close()
 	var out []*MatchCandidate
+	byID := map[string]*MatchCandidate{}
 	for rows.Next() {
 		var total int64
 		var c MatchCandidate
@@ -210,30 +211,50 @@ func (db *DB) MatchCandidates(ctx context.Context, clientID string, amount int64
 			c.Fields = *f.Analysis.Fields
 		}
 		out = append(out, &c)
+		byID[c.FileID] = &c
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("match candidates: %w", err)
+		return nil, fmt.Errorf("match documents: %w", err)
 	}
 	rows.Close()
-	for _, c := range out {
-		confirmed, err := tx.QueryContext(ctx, `SELECT transaction_id FROM bank_transaction_matches
-			WHERE client_id = ? AND file_id = ? AND state = 'confirmed' ORDER BY transaction_id`, clientID, c.FileID)
-		if err != nil {
-			return nil, fmt.Errorf("match candidates: %w", err)
+	confirmed, err := tx.QueryContext(ctx, `SELECT file_id, transaction_id FROM bank_transaction_matches
+		WHERE client_id = ? AND state = 'confirmed' ORDER BY file_id, transaction_id`, clientID)
+	if err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
+	defer confirmed.Close()
+	for confirmed.Next() {
+		var fileID, transactionID string
+		if err := confirmed.Scan(&fileID, &transactionID); err != nil {
+			return nil, fmt.Errorf("match documents: %w", err)
 		}
-		for confirmed.Next() {
-			var id string
-			if err := confirmed.Scan(&id); err != nil {
-				confirmed.Close()
-				return nil, fmt.Errorf("match candidates: %w", err)
-			}
-			c.ConfirmedFor = append(c.ConfirmedFor, id)
-		}
-		if err := errors.Join(confirmed.Err(), confirmed.Close()); err != nil {
-			return nil, fmt.Errorf("match candidates: %w", err)
+		if c := byID[fileID]; c != nil {
+			c.ConfirmedFor = append(c.ConfirmedFor, transactionID)
 		}
 	}
+	if err := confirmed.Err(); err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
 	return out, nil
+}
+
+// AccountIBANs returns the IBANs of the client's bank accounts: a transfer
+// between two of them needs no document.
+func (db *DB) AccountIBANs(ctx context.Context, clientID string) ([]string, error) {
+	rows, err := db.query(ctx, `SELECT iban FROM bank_accounts WHERE client_id = ? AND iban IS NOT NULL ORDER BY iban`, clientID)
+	if err != nil {
+		return nil, fmt.Errorf("account IBANs: %w", err)
+	}
+	defer rows.Close()
+	var ibans []string
+	for rows.Next() {
+		var iban string
+		if err := rows.Scan(&iban); err != nil {
+			return nil, fmt.Errorf("account IBANs: %w", err)
+		}
+		ibans = append(ibans, iban)
+	}
+	return ibans, rows.Err()
 }
 
 // scanTotal scans a file's columns and the total after them.
