@@ -268,14 +268,16 @@ func transactionOf(t *db.Transaction) matching.Transaction {
 }
 
 // documentOf is a candidate as the rules read it. A document that states
-// no date of its own is taken to be of its file's date (given at upload,
-// else the upload's).
+// no date of its own is taken to be of the date a person gave its file;
+// the upload time says nothing of it.
 func documentOf(c *db.MatchCandidate) matching.Document {
 	d := matching.Document{FileID: c.FileID, Kind: value(c.Kind), Number: value(c.Fields.DocumentNumber),
 		Currency: value(c.Fields.Currency), IssuerName: value(c.Fields.IssuerName), IssuerIBAN: value(c.Fields.IssuerIBAN),
-		Total: bankstatement.Amount(c.TotalAmount), Date: c.DocumentDate}
+		Total: bankstatement.Amount(c.TotalAmount)}
 	if date, err := time.Parse(time.DateOnly, value(c.Fields.IssueDate)); err == nil {
 		d.Date = date
+	} else if c.DocumentDate != nil {
+		d.Date = *c.DocumentDate
 	}
 	if due, err := time.Parse(time.DateOnly, value(c.Fields.DueDate)); err == nil {
 		d.DueDate = due

@@ -173,9 +173,10 @@ func (db *DB) TransactionsToMatch(ctx context.Context, j *MatchingJob) ([]*Trans
 // MatchCandidate is a document of the client with a total: one that may
 // explain a transaction, or be named in one's remittance.
 type MatchCandidate struct {
-	FileID       string
-	Kind         *string
-	DocumentDate time.Time
+	FileID string
+	Kind   *string
+	// DocumentDate is the file's date when a person gave it, else nil.
+	DocumentDate *time.Time
 	Fields       DocumentFields
 	TotalAmount  int64
 	// ConfirmedFor are the transactions the document is confirmed for: a
@@ -206,7 +207,10 @@ func (db *DB) MatchDocuments(ctx context.Context, clientID string) ([]*MatchCand
 		if err != nil {
 			return nil, err
 		}
-		c.FileID, c.Kind, c.DocumentDate, c.TotalAmount = f.ID, f.Kind, f.DocumentDate, total
+		c.FileID, c.Kind, c.TotalAmount = f.ID, f.Kind, total
+		if f.DocumentDateSource != nil && *f.DocumentDateSource == SourceUser {
+			c.DocumentDate = &f.DocumentDate
+		}
 		if f.Analysis.Fields != nil {
 			c.Fields = *f.Analysis.Fields
 		}
