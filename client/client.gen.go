@@ -2561,8 +2561,22 @@ type Collect struct {
 
 // CollectCreate defines model for CollectCreate.
 type CollectCreate struct {
-	DueDate *time.Time          `json:"dueDate,omitempty"`
-	Items   []CollectItemCreate `json:"items"`
+	DueDate *time.Time `json:"dueDate,omitempty"`
+
+	// FromTransactions Missing receipts: one item, as for transactionIds, per money-out transaction of the account booked in the range (inclusive) that is neither matched nor ignored, oldest first. None (and no items): 422; more than the collect's 50 items: 422, narrow the range. Needs banking:read besides.
+	FromTransactions *struct {
+		// AccountId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+		AccountId Cuid `json:"accountId"`
+
+		// BookingDateFrom A calendar date, YYYY-MM-DD.
+		BookingDateFrom Date `json:"bookingDateFrom"`
+
+		// BookingDateTo A calendar date, YYYY-MM-DD.
+		BookingDateTo Date `json:"bookingDateTo"`
+	} `json:"fromTransactions,omitempty"`
+
+	// Items Required unless transactionIds or fromTransactions is sent; their items follow these.
+	Items *[]CollectItemCreate `json:"items,omitempty"`
 
 	// Locale The language of the upload page and the mails; the firm's locale (GET /v1/firm) when absent.
 	Locale  *CollectLocale `json:"locale,omitempty"`
@@ -2573,6 +2587,9 @@ type CollectCreate struct {
 
 	// Title Trimmed; at least one character.
 	Title string `json:"title"`
+
+	// TransactionIds Missing receipts: one item per transaction of the client (else 404), in this order, titled by date, counterparty and amount ("2026-03-12 · Amazon EU S.à r.l. · −49.99 EUR"), its remittance as description, carrying its transactionId. Needs banking:read besides. Not with fromTransactions.
+	TransactionIds *[]Cuid `json:"transactionIds,omitempty"`
 
 	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	WorkspaceId Cuid `json:"workspaceId"`
@@ -2626,6 +2643,9 @@ type CollectItem struct {
 	// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 	Status CollectItemStatus `json:"status"`
 	Title  string            `json:"title"`
+
+	// TransactionId The bank transaction whose document the item asks for (a collect made from transactionIds or fromTransactions); null for other items. A file uploaded for it is confirmed for the transaction (match source collect).
+	TransactionId *Cuid `json:"transactionId"`
 }
 
 // CollectItemCreate defines model for CollectItemCreate.
@@ -2864,7 +2884,7 @@ type CollectSessionRevokedDeleted bool
 // CollectSessionRevokedObject defines model for CollectSessionRevoked.Object.
 type CollectSessionRevokedObject string
 
-// CollectSessionView What the uploader sees: only this collect, its items and their files, without ids of anything else.
+// CollectSessionView What the uploader sees: only this collect, its items and their files, without ids of anything else but the bank transaction an item asks the document of.
 type CollectSessionView struct {
 	ClientName string `json:"clientName"`
 	Collect    struct {
@@ -2887,6 +2907,9 @@ type CollectSessionView struct {
 			// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 			Status CollectItemStatus `json:"status"`
 			Title  string            `json:"title"`
+
+			// TransactionId The bank transaction whose document the item asks for; null for other items.
+			TransactionId *Cuid `json:"transactionId"`
 		} `json:"items"`
 		Message *string                         `json:"message"`
 		Status  CollectSessionViewCollectStatus `json:"status"`
