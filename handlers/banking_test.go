@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"acctapi/auth"
 	"acctapi/bankstatement"
 )
@@ -447,4 +449,40 @@ func TestMissingReceiptsCollect(t *testing.T) {
 	if got.Status != "unmatched" || len(got.Matches) != 0 {
 		t.Errorf("after taking the file back: got %s, want unmatched", res.body)
 	}
+}
+
+// TestMissingReceiptsPageInBrowser: the upload page shows a collect of
+// missing receipts like any other, on a phone too, with long counterparty
+// names.
+func TestMissingReceiptsPageInBrowser(t *testing.T) {
+	browser := chromiumPath(t, "the collect page of missing receipts")
+	api := newTestAPI(t)
+	s := api.bkMustImport(t, bkMT940(bkIBAN, "500.00",
+		bkEntry{date: "2026-03-12", amount: "-49.99", name: "Amazon EU S.à r.l.", text: "Order 302-1234567-7654321"},
+		bkEntry{date: "2026-03-18", amount: "-1249.50", name: "Müller Mehl GmbH und Söhne Großhandel für Bäckereibedarf", text: "RE-2026-0117"},
+		bkEntry{date: "2026-03-25", amount: "-9.90", name: "METRO", text: "Kassenbon 0815"}))
+	ws := api.mustCreateWorkspace(api.client.ID, "Receipts")
+	res := api.do(request{method: "POST", path: "/v1/collects", key: api.accountantKey, clientID: api.client.ID,
+		body: map[string]any{"workspaceId": ws, "title": "Receipts for March", "fromTransactions": map[string]any{
+			"accountId": s.AccountID, "bookingDateFrom": "2026-03-01", "bookingDateTo": "2026-03-31"}}})
+	var c struct {
+		ID    string   `json:"id"`
+		Items []clItem `json:"items"`
+	}
+	res.decode(t, &c)
+	if res.status != http.StatusCreated || len(c.Items) != 3 {
+		t.Fatalf("collect: got %d %s, want 3 items", res.status, res.body)
+	}
+	var link clSession
+	api.do(request{method: "POST", path: "/v1/collects/" + c.ID + "/sessions", key: api.accountantKey, clientID: api.client.ID,
+		body: map[string]any{}}).decode(t, &link)
+
+	allocCtx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
+	defer cancel()
+	tab := openTab(t, allocCtx, true, "")
+	tab.navigate(t, api.server.URL, "/collect/"+link.Token, http.StatusOK)
+	tab.wantText(t, "#item-"+c.Items[0].ID+" h3", "2026-03-12 · Amazon EU S.à r.l. · −49.99 EUR")
+	tab.shoot(t, screenshotDir(t), "missing-receipts")
+	tab.wantClean(t, api.server.URL)
 }
