@@ -223,17 +223,27 @@ func (w *Worker) match(ctx context.Context, clientID string, txs []*db.Transacti
 		m.OwnAccount = m.CounterpartyIBAN != "" && slices.Contains(ibans, m.CounterpartyIBAN)
 		batch = append(batch, m)
 	}
+	var decisions []db.MatchDecision
 	for i, r := range matching.Decide(batch, docs, taken) {
 		matches := matchesOf(r)
-		if sameMatches(txs[i].Matches, matches) {
-			continue
+		if !sameMatches(txs[i].Matches, matches) {
+			decisions = append(decisions, db.MatchDecision{TransactionID: r.TransactionID, Matches: matches})
 		}
-		if _, _, err := w.store.RecordMatches(ctx, clientID, r.TransactionID, matches); err != nil {
+	}
+	// Written in batches: one transaction each, short enough not to hold
+	// the single writer long.
+	for len(decisions) > 0 {
+		n := min(len(decisions), recordBatch)
+		if err := w.store.RecordMatches(ctx, clientID, decisions[:n]); err != nil {
 			return err
 		}
+		decisions = decisions[n:]
 	}
 	return nil
 }
+
+// recordBatch is how many transactions' matches one write records.
+const recordBatch = 500
 
 // matchesOf is what the store records of a decision: the document matched,
 // confirmed, or the candidates, suggested.

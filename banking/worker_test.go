@@ -22,7 +22,7 @@ type fixture struct {
 	ws       string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -118,7 +118,7 @@ func (f *fixture) mustImport(t *testing.T, data []byte) *db.BankStatement {
 
 // mustDocument stores a file and records its reading as the analysis
 // does, with the fields given.
-func (f *fixture) mustDocument(t *testing.T, kind string, fields db.DocumentFields) string {
+func (f *fixture) mustDocument(t testing.TB, kind string, fields db.DocumentFields) string {
 	t.Helper()
 	ctx := context.Background()
 	id := f.mustStore(t, "invoice.pdf", []byte("%PDF-1.4 "+db.NewID()))
@@ -137,7 +137,7 @@ func (f *fixture) mustDocument(t *testing.T, kind string, fields db.DocumentFiel
 	return id
 }
 
-func (f *fixture) mustStore(t *testing.T, name string, content []byte) string {
+func (f *fixture) mustStore(t testing.TB, name string, content []byte) string {
 	t.Helper()
 	pending, err := f.files.Write(bytes.NewReader(content), 1<<30)
 	if err != nil {
@@ -155,10 +155,10 @@ func (f *fixture) mustStore(t *testing.T, name string, content []byte) string {
 }
 
 // drain works the queue until it is empty.
-func (f *fixture) drain(t *testing.T) {
+func (f *fixture) drain(t testing.TB) {
 	t.Helper()
 	for i := 0; f.worker.RunOnce(context.Background()) > 0; i++ {
-		if i == 20 {
+		if i == 1000 {
 			t.Fatal("the matching queue does not empty")
 		}
 	}
@@ -307,5 +307,43 @@ func TestRun(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run: got %v, want nil", err)
+	}
+}
+
+// BenchmarkImportAndMatch imports a statement of 10,000 entries and matches
+// them against 2,000 documents, 1,000 of them named by a payment.
+func BenchmarkImportAndMatch(b *testing.B) {
+	var entries []entry
+	for i := range 10_000 {
+		entries = append(entries, entry{date: fmt.Sprintf("2026-03-%02d", 1+i%28), amount: fmt.Sprintf("-%d.%02d", 10+i%500, i%100),
+			ref: fmt.Sprintf("R%d", i), name: fmt.Sprintf("Supplier %d", i%300), text: fmt.Sprintf("INV-%05d", i)})
+	}
+	data := mt940(account, "1000000.00", entries...)
+	for b.Loop() {
+		b.StopTimer()
+		f := newFixture(b)
+		for i := range 2_000 {
+			e := entries[i*5]
+			f.mustDocument(b, "invoice", db.DocumentFields{DocumentNumber: ptr(fmt.Sprintf("INV-%05d", i*5+i%2)),
+				IssueDate: ptr("2026-02-20"), TotalAmount: ptr(strings.TrimPrefix(e.amount, "-"))})
+		}
+		f.drain(b)
+		b.StartTimer()
+		in, err := banking.Import(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.store.ImportStatement(context.Background(), f.clientID, *in, nil); err != nil {
+			b.Fatal(err)
+		}
+		f.drain(b)
+		b.StopTimer()
+		page, err := f.store.ListTransactions(context.Background(), f.clientID, db.TransactionFilter{Status: db.TransactionMatched},
+			db.PageRequest{Limit: 1, Sort: "bookingDate"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(page.Total), "matched")
+		b.StartTimer()
 	}
 }

@@ -269,38 +269,51 @@ type scanTotal struct {
 
 func (s scanTotal) Scan(dest ...any) error { return s.row.Scan(append(dest, s.total)...) }
 
-// RecordMatches writes what matching found for the client's transaction,
-// in place of what it found before, unless a person decided the
-// transaction meanwhile (then ok is false and nothing changes). Emits
-// transaction.matched when it becomes matched.
-func (db *DB) RecordMatches(ctx context.Context, clientID, id string, matches []TransactionMatch) (t *Transaction, ok bool, err error) {
-	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
-		if t, err = findTransactionTx(ctx, tx, clientID, id); err != nil {
-			return err
-		}
-		if t.DecidedByUser || t.Status == TransactionIgnored {
-			return nil
-		}
-		ok = true
-		for i := range matches {
-			matches[i].Source = MatchAuto
-		}
+// MatchDecision is what matching found for one transaction.
+type MatchDecision struct {
+	TransactionID string
+	Matches       []TransactionMatch
+}
+
+// RecordMatches writes what matching found for the client's transactions,
+// in one transaction, each in place of what it found before, but for the
+// transactions a person decided meanwhile, which stay as they are. Emits
+// transaction.matched for each that becomes matched.
+func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []MatchDecision) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
 		now := db.now().UTC().Truncate(time.Second)
-		if err := replaceMatches(ctx, tx, clientID, id, matches, now, false); err != nil {
-			return err
-		}
-		was := t.Status
-		t.Matches, t.Status, t.UpdatedAt = matches, statusOf(matches, false), now
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
-			t.Status, unix(now), clientID, id); err != nil {
-			return fmt.Errorf("match transaction: %w", err)
-		}
-		if t.Status == TransactionMatched && was != TransactionMatched {
-			return db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t})
+		for _, d := range decisions {
+			t, err := findTransactionTx(ctx, tx, clientID, d.TransactionID)
+			if ErrorCode(err) == ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if t.DecidedByUser || t.Status == TransactionIgnored {
+				continue
+			}
+			matches := d.Matches
+			for i := range matches {
+				matches[i].Source = MatchAuto
+			}
+			if err := replaceMatches(ctx, tx, clientID, t.ID, matches, now, false); err != nil {
+				return err
+			}
+			was := t.Status
+			t.Matches, t.Status, t.UpdatedAt = matches, statusOf(matches, false), now
+			if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
+				t.Status, unix(now), clientID, t.ID); err != nil {
+				return fmt.Errorf("match transaction: %w", err)
+			}
+			if t.Status == TransactionMatched && was != TransactionMatched {
+				if err := db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t}); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
-	return t, ok, err
 }
 
 // StatementImported reports whether a statement was imported from the
