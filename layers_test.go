@@ -26,8 +26,11 @@ var layers = map[string]int{
 	"acctapi/mail":     2,
 	// Reads the stored files in the background with the document readers.
 	"acctapi/analysis": 2,
-	"acctapi/auth":     2,
-	"acctapi/certs":    2,
+	// Imports stored bank statements and matches transactions to documents
+	// in the background.
+	"acctapi/banking": 2,
+	"acctapi/auth":    2,
+	"acctapi/certs":   2,
 	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,

@@ -29,6 +29,73 @@ CREATE TABLE api_keys (
     created_at           INTEGER NOT NULL
 );
 
+CREATE TABLE bank_accounts (
+    id           TEXT    NOT NULL PRIMARY KEY,
+    client_id    TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    account_ref  TEXT    NOT NULL,
+    iban         TEXT,
+    bic          TEXT,
+    currency     TEXT    NOT NULL,
+    owner_name   TEXT,
+    balance      INTEGER,
+    balance_date TEXT,
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    UNIQUE (client_id, account_ref)
+);
+
+CREATE TABLE bank_statements (
+    id                TEXT    NOT NULL PRIMARY KEY,
+    client_id         TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    account_id        TEXT    NOT NULL REFERENCES bank_accounts (id) ON DELETE CASCADE,
+    format            TEXT    NOT NULL CHECK (format IN ('camt.053', 'mt940')),
+    from_date         TEXT    NOT NULL,
+    to_date           TEXT    NOT NULL,
+    currency          TEXT    NOT NULL,
+    opening_balance   INTEGER,
+    closing_balance   INTEGER,
+    transaction_count INTEGER NOT NULL,
+    duplicate_count   INTEGER NOT NULL,
+    file_id           TEXT    UNIQUE REFERENCES files (id) ON DELETE SET NULL,
+    created_at        INTEGER NOT NULL
+);
+
+CREATE TABLE bank_transaction_matches (
+    transaction_id TEXT    NOT NULL REFERENCES bank_transactions (id) ON DELETE CASCADE,
+    file_id        TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    client_id      TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    state          TEXT    NOT NULL CHECK (state IN ('confirmed', 'suggested')),
+    score          REAL    NOT NULL,
+    reasons        TEXT    NOT NULL,
+    source         TEXT    NOT NULL CHECK (source IN ('auto', 'user', 'collect')),
+    position       INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL,
+    PRIMARY KEY (transaction_id, file_id)
+);
+
+CREATE TABLE bank_transactions (
+    id                TEXT    NOT NULL PRIMARY KEY,
+    client_id         TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    account_id        TEXT    NOT NULL REFERENCES bank_accounts (id) ON DELETE CASCADE,
+    statement_id      TEXT    NOT NULL REFERENCES bank_statements (id) ON DELETE CASCADE,
+    booking_date      TEXT    NOT NULL,
+    value_date        TEXT,
+    amount            INTEGER NOT NULL,
+    currency          TEXT    NOT NULL,
+    counterparty_name TEXT,
+    counterparty_iban TEXT,
+    remittance_info   TEXT,
+    end_to_end_id     TEXT,
+    bank_reference    TEXT,
+    dedup_key         TEXT    NOT NULL,
+    status            TEXT    NOT NULL CHECK (status IN ('unmatched', 'suggested', 'matched', 'ignored')),
+    decided_by_user   INTEGER NOT NULL DEFAULT 0 CHECK (decided_by_user IN (0, 1)),
+    note              TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    UNIQUE (account_id, dedup_key)
+);
+
 CREATE TABLE clients (
     id                   TEXT    NOT NULL PRIMARY KEY,
     firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
@@ -71,7 +138,7 @@ CREATE TABLE collect_items (
     rejection_reason TEXT,
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL, kind TEXT
-    CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract')),
+    CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract')), transaction_id TEXT,
     UNIQUE (collect_id, position)
 );
 
@@ -157,7 +224,10 @@ CREATE TABLE files (
 , kind TEXT
     CHECK (kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), kind_source TEXT CHECK (kind_source IN ('user', 'analysis')), document_date_source TEXT CHECK (document_date_source IN ('user', 'analysis')), analysis_status TEXT NOT NULL DEFAULT 'pending'
     CHECK (analysis_status IN ('pending', 'done', 'failed', 'skipped')), analysis_source TEXT CHECK (analysis_source IN ('einvoice', 'text', 'ocr')), analysis_reason TEXT, analysis_language TEXT, analyzed_at INTEGER, analysis_fields TEXT, analysis_kind TEXT
-    CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), analysis_confidence TEXT, analysis_warnings TEXT, user_fields TEXT);
+    CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), analysis_confidence TEXT, analysis_warnings TEXT, user_fields TEXT, total_amount INTEGER
+    GENERATED ALWAYS AS (CAST(round(CASE WHEN json_type(user_fields, '$.totalAmount') IS NOT NULL
+        THEN json_extract(user_fields, '$.totalAmount') ELSE json_extract(analysis_fields, '$.totalAmount') END
+        * 100000) AS INTEGER)) VIRTUAL);
 
 CREATE TABLE firms (
     id         TEXT    NOT NULL PRIMARY KEY,
@@ -225,6 +295,17 @@ CREATE TABLE mail_outbox (
     sent_at         INTEGER, counted_at INTEGER,
     CHECK ((kind = 'collect_reminder') = (remind_before IS NOT NULL)),
     CHECK (kind NOT IN ('collect_link', 'collect_reminder') OR session_id IS NOT NULL)
+);
+
+CREATE TABLE matching_jobs (
+    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file')),
+    target_id       TEXT    NOT NULL,
+    client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    claimed_at      INTEGER,
+    next_attempt_at INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (target, target_id)
 );
 
 CREATE TABLE roles (
@@ -392,6 +473,20 @@ CREATE INDEX analysis_jobs_turns ON analysis_jobs (lane, claimed_at, turn, next_
 
 CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
 
+CREATE INDEX bank_accounts_client_created ON bank_accounts (client_id, created_at, id);
+
+CREATE INDEX bank_statements_account_created ON bank_statements (client_id, account_id, created_at, id);
+
+CREATE INDEX bank_statements_client_created ON bank_statements (client_id, created_at, id);
+
+CREATE INDEX bank_transaction_matches_file ON bank_transaction_matches (file_id, state);
+
+CREATE INDEX bank_transactions_client_amount ON bank_transactions (client_id, amount, id);
+
+CREATE INDEX bank_transactions_client_booking ON bank_transactions (client_id, booking_date, id);
+
+CREATE INDEX bank_transactions_statement ON bank_transactions (statement_id);
+
 CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
 
 CREATE INDEX clients_firm_name ON clients (firm_id, name, id);
@@ -444,6 +539,8 @@ CREATE INDEX files_client_name ON files (client_id, name, id);
 
 CREATE INDEX files_client_size ON files (client_id, size, id);
 
+CREATE INDEX files_client_total_amount ON files (client_id, total_amount) WHERE total_amount IS NOT NULL;
+
 CREATE INDEX files_client_updated ON files (client_id, updated_at, id);
 
 CREATE INDEX files_folder ON files (folder_id);
@@ -473,6 +570,8 @@ CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
 CREATE INDEX mail_outbox_quota ON mail_outbox (firm_id, counted_at);
 
 CREATE INDEX mail_outbox_session ON mail_outbox (session_id, kind);
+
+CREATE INDEX matching_jobs_due ON matching_jobs (claimed_at, next_attempt_at);
 
 CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'custom';
 
@@ -561,6 +660,14 @@ END;
 
 CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BEGIN
     DELETE FROM file_search WHERE rowid = old.seq;
+END;
+
+CREATE TRIGGER files_matching_after_update AFTER UPDATE OF analysis_status, analysis_fields, user_fields, kind ON files
+WHEN new.analysis_status = 'done' BEGIN
+    INSERT INTO matching_jobs (target, target_id, client_id, next_attempt_at, created_at)
+    VALUES ('file', new.id, new.client_id, new.updated_at, new.updated_at)
+    ON CONFLICT (target, target_id) DO UPDATE SET attempts = 0, claimed_at = NULL,
+        next_attempt_at = excluded.next_attempt_at;
 END;
 
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN

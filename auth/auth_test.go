@@ -174,8 +174,8 @@ func TestNewKeyParseKey(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	t.Run("client", func(t *testing.T) {
 		perms := auth.PermissionsFor(auth.Client)
-		if len(perms) != 13 {
-			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 13)
+		if len(perms) != 15 {
+			t.Errorf("len(PermissionsFor(Client)): got %v, want %v", len(perms), 15)
 		}
 		if !slices.Contains(perms, auth.MailSend) || slices.Contains(auth.DefaultPermissions(auth.Client), auth.MailSend) {
 			t.Errorf("a client key may hold mail:send, but only when minted with it: %v, default %v", perms, auth.DefaultPermissions(auth.Client))
@@ -197,7 +197,7 @@ func TestPermissions(t *testing.T) {
 			auth.MembersRead, auth.MembersWrite, auth.UsersRead, auth.UsersWrite,
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
 			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
-			auth.CollectsRead, auth.CollectsWrite, auth.MailSend, auth.FirmRead, auth.FirmWrite,
+			auth.CollectsRead, auth.CollectsWrite, auth.MailSend, auth.FirmRead, auth.FirmWrite, auth.BankingRead, auth.BankingWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {

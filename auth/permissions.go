@@ -33,6 +33,8 @@ const (
 	CollectsWrite        Permission = "collects:write"
 	FirmRead             Permission = "firm:read"
 	FirmWrite            Permission = "firm:write"
+	BankingRead          Permission = "banking:read"
+	BankingWrite         Permission = "banking:write"
 	// MailSend lets a request mail in the firm's name: a collect link to an
 	// address, an invitation.
 	MailSend Permission = "mail:send"
@@ -51,7 +53,7 @@ var accountantPermissions = []Permission{
 	TasksRead, TasksWrite, WorkspacesRead, WorkspacesWrite, MembersRead, MembersWrite,
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
 	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
-	CollectsRead, CollectsWrite, MailSend, FirmRead, FirmWrite,
+	CollectsRead, CollectsWrite, MailSend, FirmRead, FirmWrite, BankingRead, BankingWrite,
 }
 
 // firmOnlyResources are the resources of the firm as a whole, which client

@@ -102,6 +102,39 @@ func (e AccountantUserUpdatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for BankStatementFormat.
+const (
+	BankStatementFormatCamt053 BankStatementFormat = "camt.053"
+	BankStatementFormatMt940   BankStatementFormat = "mt940"
+)
+
+// Valid indicates whether the value is a known member of the BankStatementFormat enum.
+func (e BankStatementFormat) Valid() bool {
+	switch e {
+	case BankStatementFormatCamt053:
+		return true
+	case BankStatementFormatMt940:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BankStatementImportedEventType.
+const (
+	BankStatementImportedEventTypeBankStatementImported BankStatementImportedEventType = "bank_statement.imported"
+)
+
+// Valid indicates whether the value is a known member of the BankStatementImportedEventType enum.
+func (e BankStatementImportedEventType) Valid() bool {
+	switch e {
+	case BankStatementImportedEventTypeBankStatementImported:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClientCreatedEventType.
 const (
 	ClientCreatedEventTypeClientCreated ClientCreatedEventType = "client.created"
@@ -1048,6 +1081,8 @@ func (e MemberRemovedObject) Valid() bool {
 const (
 	PrincipalPermissionsAccountantUsersRead  PrincipalPermissions = "accountant_users:read"
 	PrincipalPermissionsAccountantUsersWrite PrincipalPermissions = "accountant_users:write"
+	PrincipalPermissionsBankingRead          PrincipalPermissions = "banking:read"
+	PrincipalPermissionsBankingWrite         PrincipalPermissions = "banking:write"
 	PrincipalPermissionsClientsRead          PrincipalPermissions = "clients:read"
 	PrincipalPermissionsClientsWrite         PrincipalPermissions = "clients:write"
 	PrincipalPermissionsCollectsRead         PrincipalPermissions = "collects:read"
@@ -1075,6 +1110,10 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsAccountantUsersRead:
 		return true
 	case PrincipalPermissionsAccountantUsersWrite:
+		return true
+	case PrincipalPermissionsBankingRead:
+		return true
+	case PrincipalPermissionsBankingWrite:
 		return true
 	case PrincipalPermissionsClientsRead:
 		return true
@@ -1299,6 +1338,111 @@ func (e TaskWithAssetsActorType) Valid() bool {
 	}
 }
 
+// Defines values for TransactionMatchReasons.
+const (
+	TransactionMatchReasonsAmount         TransactionMatchReasons = "amount"
+	TransactionMatchReasonsDate           TransactionMatchReasons = "date"
+	TransactionMatchReasonsDocumentNumber TransactionMatchReasons = "documentNumber"
+	TransactionMatchReasonsIban           TransactionMatchReasons = "iban"
+	TransactionMatchReasonsName           TransactionMatchReasons = "name"
+)
+
+// Valid indicates whether the value is a known member of the TransactionMatchReasons enum.
+func (e TransactionMatchReasons) Valid() bool {
+	switch e {
+	case TransactionMatchReasonsAmount:
+		return true
+	case TransactionMatchReasonsDate:
+		return true
+	case TransactionMatchReasonsDocumentNumber:
+		return true
+	case TransactionMatchReasonsIban:
+		return true
+	case TransactionMatchReasonsName:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionMatchSource.
+const (
+	TransactionMatchSourceAuto    TransactionMatchSource = "auto"
+	TransactionMatchSourceCollect TransactionMatchSource = "collect"
+	TransactionMatchSourceUser    TransactionMatchSource = "user"
+)
+
+// Valid indicates whether the value is a known member of the TransactionMatchSource enum.
+func (e TransactionMatchSource) Valid() bool {
+	switch e {
+	case TransactionMatchSourceAuto:
+		return true
+	case TransactionMatchSourceCollect:
+		return true
+	case TransactionMatchSourceUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionMatchState.
+const (
+	TransactionMatchStateConfirmed TransactionMatchState = "confirmed"
+	TransactionMatchStateSuggested TransactionMatchState = "suggested"
+)
+
+// Valid indicates whether the value is a known member of the TransactionMatchState enum.
+func (e TransactionMatchState) Valid() bool {
+	switch e {
+	case TransactionMatchStateConfirmed:
+		return true
+	case TransactionMatchStateSuggested:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionMatchedEventType.
+const (
+	TransactionMatchedEventTypeTransactionMatched TransactionMatchedEventType = "transaction.matched"
+)
+
+// Valid indicates whether the value is a known member of the TransactionMatchedEventType enum.
+func (e TransactionMatchedEventType) Valid() bool {
+	switch e {
+	case TransactionMatchedEventTypeTransactionMatched:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionStatus.
+const (
+	TransactionStatusIgnored   TransactionStatus = "ignored"
+	TransactionStatusMatched   TransactionStatus = "matched"
+	TransactionStatusSuggested TransactionStatus = "suggested"
+	TransactionStatusUnmatched TransactionStatus = "unmatched"
+)
+
+// Valid indicates whether the value is a known member of the TransactionStatus enum.
+func (e TransactionStatus) Valid() bool {
+	switch e {
+	case TransactionStatusIgnored:
+		return true
+	case TransactionStatusMatched:
+		return true
+	case TransactionStatusSuggested:
+		return true
+	case TransactionStatusUnmatched:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserInvitedEventType.
 const (
 	UserInvitedEventTypeUserInvited UserInvitedEventType = "user.invited"
@@ -1397,6 +1541,7 @@ const (
 	WebhookEventFilterAccountantUserInvited  WebhookEventFilter = "accountant_user.invited"
 	WebhookEventFilterAccountantUserUpdated  WebhookEventFilter = "accountant_user.updated"
 	WebhookEventFilterAsterisk               WebhookEventFilter = "*"
+	WebhookEventFilterBankStatementImported  WebhookEventFilter = "bank_statement.imported"
 	WebhookEventFilterClientCreated          WebhookEventFilter = "client.created"
 	WebhookEventFilterClientUpdated          WebhookEventFilter = "client.updated"
 	WebhookEventFilterCollectCreated         WebhookEventFilter = "collect.created"
@@ -1411,6 +1556,7 @@ const (
 	WebhookEventFilterTaskCreated            WebhookEventFilter = "task.created"
 	WebhookEventFilterTaskDeleted            WebhookEventFilter = "task.deleted"
 	WebhookEventFilterTaskUpdated            WebhookEventFilter = "task.updated"
+	WebhookEventFilterTransactionMatched     WebhookEventFilter = "transaction.matched"
 	WebhookEventFilterUserInvited            WebhookEventFilter = "user.invited"
 	WebhookEventFilterUserUpdated            WebhookEventFilter = "user.updated"
 	WebhookEventFilterWorkspaceCreated       WebhookEventFilter = "workspace.created"
@@ -1427,6 +1573,8 @@ func (e WebhookEventFilter) Valid() bool {
 	case WebhookEventFilterAccountantUserUpdated:
 		return true
 	case WebhookEventFilterAsterisk:
+		return true
+	case WebhookEventFilterBankStatementImported:
 		return true
 	case WebhookEventFilterClientCreated:
 		return true
@@ -1456,6 +1604,8 @@ func (e WebhookEventFilter) Valid() bool {
 		return true
 	case WebhookEventFilterTaskUpdated:
 		return true
+	case WebhookEventFilterTransactionMatched:
+		return true
 	case WebhookEventFilterUserInvited:
 		return true
 	case WebhookEventFilterUserUpdated:
@@ -1477,6 +1627,7 @@ func (e WebhookEventFilter) Valid() bool {
 const (
 	WebhookEventTypeAccountantUserInvited  WebhookEventType = "accountant_user.invited"
 	WebhookEventTypeAccountantUserUpdated  WebhookEventType = "accountant_user.updated"
+	WebhookEventTypeBankStatementImported  WebhookEventType = "bank_statement.imported"
 	WebhookEventTypeClientCreated          WebhookEventType = "client.created"
 	WebhookEventTypeClientUpdated          WebhookEventType = "client.updated"
 	WebhookEventTypeCollectCreated         WebhookEventType = "collect.created"
@@ -1491,6 +1642,7 @@ const (
 	WebhookEventTypeTaskCreated            WebhookEventType = "task.created"
 	WebhookEventTypeTaskDeleted            WebhookEventType = "task.deleted"
 	WebhookEventTypeTaskUpdated            WebhookEventType = "task.updated"
+	WebhookEventTypeTransactionMatched     WebhookEventType = "transaction.matched"
 	WebhookEventTypeUserInvited            WebhookEventType = "user.invited"
 	WebhookEventTypeUserUpdated            WebhookEventType = "user.updated"
 	WebhookEventTypeWorkspaceCreated       WebhookEventType = "workspace.created"
@@ -1505,6 +1657,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeAccountantUserInvited:
 		return true
 	case WebhookEventTypeAccountantUserUpdated:
+		return true
+	case WebhookEventTypeBankStatementImported:
 		return true
 	case WebhookEventTypeClientCreated:
 		return true
@@ -1533,6 +1687,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeTaskDeleted:
 		return true
 	case WebhookEventTypeTaskUpdated:
+		return true
+	case WebhookEventTypeTransactionMatched:
 		return true
 	case WebhookEventTypeUserInvited:
 		return true
@@ -1734,6 +1890,72 @@ func (e ListAccountantUsersParamsOrder) Valid() bool {
 	}
 }
 
+// Defines values for ListBankAccountsParamsSort.
+const (
+	ListBankAccountsParamsSortCreatedAt ListBankAccountsParamsSort = "createdAt"
+)
+
+// Valid indicates whether the value is a known member of the ListBankAccountsParamsSort enum.
+func (e ListBankAccountsParamsSort) Valid() bool {
+	switch e {
+	case ListBankAccountsParamsSortCreatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBankAccountsParamsOrder.
+const (
+	ListBankAccountsParamsOrderAsc  ListBankAccountsParamsOrder = "asc"
+	ListBankAccountsParamsOrderDesc ListBankAccountsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListBankAccountsParamsOrder enum.
+func (e ListBankAccountsParamsOrder) Valid() bool {
+	switch e {
+	case ListBankAccountsParamsOrderAsc:
+		return true
+	case ListBankAccountsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBankStatementsParamsSort.
+const (
+	ListBankStatementsParamsSortCreatedAt ListBankStatementsParamsSort = "createdAt"
+)
+
+// Valid indicates whether the value is a known member of the ListBankStatementsParamsSort enum.
+func (e ListBankStatementsParamsSort) Valid() bool {
+	switch e {
+	case ListBankStatementsParamsSortCreatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBankStatementsParamsOrder.
+const (
+	ListBankStatementsParamsOrderAsc  ListBankStatementsParamsOrder = "asc"
+	ListBankStatementsParamsOrderDesc ListBankStatementsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListBankStatementsParamsOrder enum.
+func (e ListBankStatementsParamsOrder) Valid() bool {
+	switch e {
+	case ListBankStatementsParamsOrderAsc:
+		return true
+	case ListBankStatementsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListCollectsParamsSort.
 const (
 	ListCollectsParamsSortCreatedAt ListCollectsParamsSort = "createdAt"
@@ -1896,6 +2118,60 @@ func (e ListTasksParamsOrder) Valid() bool {
 	case ListTasksParamsOrderAsc:
 		return true
 	case ListTasksParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTransactionsParamsDirection.
+const (
+	ListTransactionsParamsDirectionIn  ListTransactionsParamsDirection = "in"
+	ListTransactionsParamsDirectionOut ListTransactionsParamsDirection = "out"
+)
+
+// Valid indicates whether the value is a known member of the ListTransactionsParamsDirection enum.
+func (e ListTransactionsParamsDirection) Valid() bool {
+	switch e {
+	case ListTransactionsParamsDirectionIn:
+		return true
+	case ListTransactionsParamsDirectionOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTransactionsParamsSort.
+const (
+	ListTransactionsParamsSortAmount      ListTransactionsParamsSort = "amount"
+	ListTransactionsParamsSortBookingDate ListTransactionsParamsSort = "bookingDate"
+)
+
+// Valid indicates whether the value is a known member of the ListTransactionsParamsSort enum.
+func (e ListTransactionsParamsSort) Valid() bool {
+	switch e {
+	case ListTransactionsParamsSortAmount:
+		return true
+	case ListTransactionsParamsSortBookingDate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTransactionsParamsOrder.
+const (
+	ListTransactionsParamsOrderAsc  ListTransactionsParamsOrder = "asc"
+	ListTransactionsParamsOrderDesc ListTransactionsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListTransactionsParamsOrder enum.
+func (e ListTransactionsParamsOrder) Valid() bool {
+	switch e {
+	case ListTransactionsParamsOrderAsc:
+		return true
+	case ListTransactionsParamsOrderDesc:
 		return true
 	default:
 		return false
@@ -2201,6 +2477,108 @@ type ApiError struct {
 	Type string `json:"type"`
 }
 
+// BankAccount A client's bank account, created by the first statement that names it.
+type BankAccount struct {
+	// Balance The closing balance of the newest statement that gave one.
+	Balance *Decimal `json:"balance"`
+
+	// BalanceDate The end of that statement.
+	BalanceDate *Date `json:"balanceDate"`
+
+	// Bic The bank's BIC, when a statement gave it.
+	Bic *string `json:"bic"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Currency ISO 4217, from the first statement.
+	Currency string `json:"currency"`
+
+	// Iban The account's IBAN; for an MT940 account named otherwise (bank code/account number), that id.
+	Iban string `json:"iban"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id        Cuid    `json:"id"`
+	OwnerName *string `json:"ownerName"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+}
+
+// BankAccountList defines model for BankAccountList.
+type BankAccountList struct {
+	Data       []BankAccount `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+}
+
+// BankStatement A statement as imported. The statements of one file (all of one account) are imported as one: from the earliest start to the latest end, with the first opening and the last closing balance.
+type BankStatement struct {
+	// AccountId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	AccountId      Cuid     `json:"accountId"`
+	ClosingBalance *Decimal `json:"closingBalance"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+	Currency  string   `json:"currency"`
+
+	// DuplicateCount Entries known before (by the bank's reference, else by date, amount, counterparty and remittance), skipped.
+	DuplicateCount int `json:"duplicateCount"`
+
+	// FileId The File the statement is kept as, when one is.
+	FileId *Cuid               `json:"fileId"`
+	Format BankStatementFormat `json:"format"`
+
+	// From A calendar date, YYYY-MM-DD.
+	From Date `json:"from"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id             Cuid     `json:"id"`
+	OpeningBalance *Decimal `json:"openingBalance"`
+
+	// To A calendar date, YYYY-MM-DD.
+	To Date `json:"to"`
+
+	// TransactionCount Entries imported as new transactions.
+	TransactionCount int `json:"transactionCount"`
+}
+
+// BankStatementFormat defines model for BankStatement.Format.
+type BankStatementFormat string
+
+// BankStatementImportedEvent A bank statement was imported (POST /v1/bank-statements, or a statement file uploaded as a File). data: the statement.
+type BankStatementImportedEvent struct {
+	// ClientId The client whose bank account it is.
+	ClientId Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Data A statement as imported. The statements of one file (all of one account) are imported as one: from the earliest start to the latest end, with the first opening and the last closing balance.
+	Data BankStatement `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                           `json:"id"`
+	Type BankStatementImportedEventType `json:"type"`
+}
+
+// BankStatementImportedEventType defines model for BankStatementImportedEvent.Type.
+type BankStatementImportedEventType string
+
+// BankStatementList defines model for BankStatementList.
+type BankStatementList struct {
+	Data       []BankStatement `json:"data"`
+	Pagination Pagination      `json:"pagination"`
+}
+
+// BankStatementUpload defines model for BankStatementUpload.
+type BankStatementUpload struct {
+	// File ISO 20022 CAMT.053 (camt.053.001.02 to .13) or SWIFT MT940, at most 20 MiB and 100,000 entries, of one account (several statements of it may follow each other).
+	File openapi_types.File `json:"file"`
+
+	// WorkspaceId Also keep the file as a File of this workspace, kind bank_statement, recorded with the import.
+	WorkspaceId *Cuid `json:"workspaceId,omitempty"`
+}
+
 // ClientCreate defines model for ClientCreate.
 type ClientCreate struct {
 	// Address Stored, never returned. null clears a field.
@@ -2363,8 +2741,22 @@ type Collect struct {
 
 // CollectCreate defines model for CollectCreate.
 type CollectCreate struct {
-	DueDate *time.Time          `json:"dueDate,omitempty"`
-	Items   []CollectItemCreate `json:"items"`
+	DueDate *time.Time `json:"dueDate,omitempty"`
+
+	// FromTransactions Missing receipts: one item, as for transactionIds, per money-out transaction of the account booked in the range (inclusive) that is neither matched nor ignored, oldest first. None (and no items): 422; more than the collect's 50 items: 422, narrow the range. Needs banking:read besides.
+	FromTransactions *struct {
+		// AccountId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+		AccountId Cuid `json:"accountId"`
+
+		// BookingDateFrom A calendar date, YYYY-MM-DD.
+		BookingDateFrom Date `json:"bookingDateFrom"`
+
+		// BookingDateTo A calendar date, YYYY-MM-DD.
+		BookingDateTo Date `json:"bookingDateTo"`
+	} `json:"fromTransactions,omitempty"`
+
+	// Items Required unless transactionIds or fromTransactions is sent; their items follow these.
+	Items *[]CollectItemCreate `json:"items,omitempty"`
 
 	// Locale The language of the upload page and the mails; the firm's locale (GET /v1/firm) when absent.
 	Locale  *CollectLocale `json:"locale,omitempty"`
@@ -2375,6 +2767,9 @@ type CollectCreate struct {
 
 	// Title Trimmed; at least one character.
 	Title string `json:"title"`
+
+	// TransactionIds Missing receipts: one item per transaction of the client (else 404), in this order, titled by date, counterparty and amount ("2026-03-12 · Amazon EU S.à r.l. · −49.99 EUR"), its remittance as description, carrying its transactionId. Needs banking:read besides. Not with fromTransactions.
+	TransactionIds *[]Cuid `json:"transactionIds,omitempty"`
 
 	// WorkspaceId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	WorkspaceId Cuid `json:"workspaceId"`
@@ -2428,6 +2823,9 @@ type CollectItem struct {
 	// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 	Status CollectItemStatus `json:"status"`
 	Title  string            `json:"title"`
+
+	// TransactionId The bank transaction whose document the item asks for (a collect made from transactionIds or fromTransactions); null for other items. A file uploaded for it is confirmed for the transaction (match source collect).
+	TransactionId *Cuid `json:"transactionId"`
 }
 
 // CollectItemCreate defines model for CollectItemCreate.
@@ -2666,7 +3064,7 @@ type CollectSessionRevokedDeleted bool
 // CollectSessionRevokedObject defines model for CollectSessionRevoked.Object.
 type CollectSessionRevokedObject string
 
-// CollectSessionView What the uploader sees: only this collect, its items and their files, without ids of anything else.
+// CollectSessionView What the uploader sees: only this collect, its items and their files, without ids of anything else but the bank transaction an item asks the document of.
 type CollectSessionView struct {
 	ClientName string `json:"clientName"`
 	Collect    struct {
@@ -2689,6 +3087,9 @@ type CollectSessionView struct {
 			// Status PENDING: no file yet. RECEIVED: at least one file. REJECTED: the accountant asked for it again (rejectionReason says why); a new upload makes it RECEIVED.
 			Status CollectItemStatus `json:"status"`
 			Title  string            `json:"title"`
+
+			// TransactionId The bank transaction whose document the item asks for; null for other items.
+			TransactionId *Cuid `json:"transactionId"`
 		} `json:"items"`
 		Message *string                         `json:"message"`
 		Status  CollectSessionViewCollectStatus `json:"status"`
@@ -2810,11 +3211,17 @@ type CollectViewFile struct {
 // Cuid A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 type Cuid = string
 
+// Date A calendar date, YYYY-MM-DD.
+type Date = openapi_types.Date
+
 // DateFilter A bound of a date filter: an RFC 3339 date-time, or a plain date (YYYY-MM-DD) that stands for the whole day in UTC.
 type DateFilter = string
 
 // DateTime UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 type DateTime = time.Time
+
+// Decimal A decimal string with a dot; negative is money out.
+type Decimal = string
 
 // Delivery defines model for Delivery.
 type Delivery struct {
@@ -3644,6 +4051,105 @@ type TaskWithAssets struct {
 // TaskWithAssetsActorType defines model for TaskWithAssets.ActorType.
 type TaskWithAssetsActorType string
 
+// Transaction An entry of a bank statement with the documents that explain it.
+type Transaction struct {
+	// AccountId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	AccountId Cuid `json:"accountId"`
+
+	// Amount A decimal string with a dot; negative is money out.
+	Amount        Decimal `json:"amount"`
+	BankReference *string `json:"bankReference"`
+
+	// BookingDate A calendar date, YYYY-MM-DD.
+	BookingDate      Date    `json:"bookingDate"`
+	CounterpartyIban *string `json:"counterpartyIban"`
+	CounterpartyName *string `json:"counterpartyName"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt  DateTime `json:"createdAt"`
+	Currency   string   `json:"currency"`
+	EndToEndId *string  `json:"endToEndId"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Matches Confirmed first, then suggestions by score (at most five).
+	Matches        []TransactionMatch `json:"matches"`
+	Note           *string            `json:"note"`
+	RemittanceInfo *string            `json:"remittanceInfo"`
+
+	// StatementId The statement that first brought it.
+	StatementId Cuid `json:"statementId"`
+
+	// Status unmatched: no document found; suggested: candidates await a person; matched: a document is confirmed; ignored: a person said none is needed.
+	Status TransactionStatus `json:"status"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+	ValueDate *Date    `json:"valueDate"`
+}
+
+// TransactionList defines model for TransactionList.
+type TransactionList struct {
+	Data       []Transaction `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+}
+
+// TransactionMatch defines model for TransactionMatch.
+type TransactionMatch struct {
+	// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	FileId Cuid `json:"fileId"`
+
+	// Reasons What agrees: the amount, the document number in the remittance, the IBAN, the name, a timely date.
+	Reasons []TransactionMatchReasons `json:"reasons"`
+	Score   float32                   `json:"score"`
+
+	// Source auto: matching; user: a person (PATCH); collect: uploaded to the transaction's collect item.
+	Source TransactionMatchSource `json:"source"`
+	State  TransactionMatchState  `json:"state"`
+}
+
+// TransactionMatchReasons defines model for TransactionMatch.Reasons.
+type TransactionMatchReasons string
+
+// TransactionMatchSource auto: matching; user: a person (PATCH); collect: uploaded to the transaction's collect item.
+type TransactionMatchSource string
+
+// TransactionMatchState defines model for TransactionMatch.State.
+type TransactionMatchState string
+
+// TransactionMatchedEvent A transaction became matched: by matching, by a person (PATCH /v1/transactions/{id}) or by an upload to its collect item. data: the transaction.
+type TransactionMatchedEvent struct {
+	// ClientId The client whose bank account it is.
+	ClientId Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Data An entry of a bank statement with the documents that explain it.
+	Data Transaction `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                        `json:"id"`
+	Type TransactionMatchedEventType `json:"type"`
+}
+
+// TransactionMatchedEventType defines model for TransactionMatchedEvent.Type.
+type TransactionMatchedEventType string
+
+// TransactionStatus unmatched: no document found; suggested: candidates await a person; matched: a document is confirmed; ignored: a person said none is needed.
+type TransactionStatus string
+
+// TransactionUpdate A person's decision: matching never overrides it.
+type TransactionUpdate struct {
+	// FileIds The documents that explain the transaction, each confirmed (source user); every other match is dropped. [] clears them all, and the transaction stays without documents until a person sets some.
+	FileIds *[]Cuid `json:"fileIds,omitempty"`
+
+	// Ignored true: the transaction needs no document (a bank fee). false: it does again; without documents a person confirmed, matching takes it up again.
+	Ignored *bool   `json:"ignored,omitempty"`
+	Note    *string `json:"note,omitempty"`
+}
+
 // UserInvitedEvent A client user was invited (POST /v1/users). data: the user.
 type UserInvitedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
@@ -4104,6 +4610,70 @@ type UpdateAccountantUserParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListBankAccountsParams defines parameters for ListBankAccounts.
+type ListBankAccountsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor                      `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Sort   *ListBankAccountsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order  *ListBankAccountsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListBankAccountsParamsSort defines parameters for ListBankAccounts.
+type ListBankAccountsParamsSort string
+
+// ListBankAccountsParamsOrder defines parameters for ListBankAccounts.
+type ListBankAccountsParamsOrder string
+
+// GetBankAccountParams defines parameters for GetBankAccount.
+type GetBankAccountParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListBankStatementsParams defines parameters for ListBankStatements.
+type ListBankStatementsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// AccountId Only statements of this account.
+	AccountId *Cuid                          `form:"accountId,omitempty" json:"accountId,omitempty"`
+	Sort      *ListBankStatementsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order     *ListBankStatementsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListBankStatementsParamsSort defines parameters for ListBankStatements.
+type ListBankStatementsParamsSort string
+
+// ListBankStatementsParamsOrder defines parameters for ListBankStatements.
+type ListBankStatementsParamsOrder string
+
+// ImportBankStatementParams defines parameters for ImportBankStatement.
+type ImportBankStatementParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetBankStatementParams defines parameters for GetBankStatement.
+type GetBankStatementParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
 // ListCollectsParams defines parameters for ListCollects.
 type ListCollectsParams struct {
 	// Limit Page size, 1 to 100.
@@ -4381,6 +4951,68 @@ type UpdateTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListTransactionsParams defines parameters for ListTransactions.
+type ListTransactionsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// AccountId Only transactions of this account.
+	AccountId *Cuid `form:"accountId,omitempty" json:"accountId,omitempty"`
+
+	// StatementId Only transactions this statement brought.
+	StatementId *Cuid `form:"statementId,omitempty" json:"statementId,omitempty"`
+
+	// BookingDateFrom Only transactions booked on or after this date.
+	BookingDateFrom *Date `form:"bookingDateFrom,omitempty" json:"bookingDateFrom,omitempty"`
+
+	// BookingDateTo Only transactions booked on or before this date.
+	BookingDateTo *Date `form:"bookingDateTo,omitempty" json:"bookingDateTo,omitempty"`
+
+	// Status Only transactions in this state.
+	Status *TransactionStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Direction in: money in (amount above zero); out: money out.
+	Direction *ListTransactionsParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
+	// FileId Only transactions this file is matched to, confirmed or suggested.
+	FileId *Cuid `form:"fileId,omitempty" json:"fileId,omitempty"`
+
+	// Q Only transactions whose counterparty name, remittance information, bank reference or end-to-end id holds this text (ASCII case ignored).
+	Q     *string                      `form:"q,omitempty" json:"q,omitempty"`
+	Sort  *ListTransactionsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order *ListTransactionsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListTransactionsParamsDirection defines parameters for ListTransactions.
+type ListTransactionsParamsDirection string
+
+// ListTransactionsParamsSort defines parameters for ListTransactions.
+type ListTransactionsParamsSort string
+
+// ListTransactionsParamsOrder defines parameters for ListTransactions.
+type ListTransactionsParamsOrder string
+
+// GetTransactionParams defines parameters for GetTransaction.
+type GetTransactionParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// UpdateTransactionParams defines parameters for UpdateTransaction.
+type UpdateTransactionParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // InviteUserParams defines parameters for InviteUser.
 type InviteUserParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
@@ -4598,6 +5230,18 @@ type OnAccountantUserUpdatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnBankStatementImportedParams defines parameters for OnBankStatementImported.
+type OnBankStatementImportedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnClientCreatedParams defines parameters for OnClientCreated.
 type OnClientCreatedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -4766,6 +5410,18 @@ type OnTaskUpdatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnTransactionMatchedParams defines parameters for OnTransactionMatched.
+type OnTransactionMatchedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnUserInvitedParams defines parameters for OnUserInvited.
 type OnUserInvitedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -4850,6 +5506,9 @@ type InviteAccountantUserJSONRequestBody = AccountantUserInvite
 // UpdateAccountantUserJSONRequestBody defines body for UpdateAccountantUser for application/json ContentType.
 type UpdateAccountantUserJSONRequestBody = AccountantUserUpdate
 
+// ImportBankStatementMultipartRequestBody defines body for ImportBankStatement for multipart/form-data ContentType.
+type ImportBankStatementMultipartRequestBody = BankStatementUpload
+
 // UploadCollectFileMultipartRequestBody defines body for UploadCollectFile for multipart/form-data ContentType.
 type UploadCollectFileMultipartRequestBody = CollectFileUpload
 
@@ -4882,6 +5541,9 @@ type CreateTaskJSONRequestBody = TaskCreate
 
 // UpdateTaskJSONRequestBody defines body for UpdateTask for application/json ContentType.
 type UpdateTaskJSONRequestBody = TaskUpdate
+
+// UpdateTransactionJSONRequestBody defines body for UpdateTransaction for application/json ContentType.
+type UpdateTransactionJSONRequestBody = TransactionUpdate
 
 // InviteUserJSONRequestBody defines body for InviteUser for application/json ContentType.
 type InviteUserJSONRequestBody = ClientUserInvite
@@ -4918,6 +5580,9 @@ type OnAccountantUserInvitedJSONRequestBody = AccountantUserInvitedEvent
 
 // OnAccountantUserUpdatedJSONRequestBody defines body for OnAccountantUserUpdated for application/json ContentType.
 type OnAccountantUserUpdatedJSONRequestBody = AccountantUserUpdatedEvent
+
+// OnBankStatementImportedJSONRequestBody defines body for OnBankStatementImported for application/json ContentType.
+type OnBankStatementImportedJSONRequestBody = BankStatementImportedEvent
 
 // OnClientCreatedJSONRequestBody defines body for OnClientCreated for application/json ContentType.
 type OnClientCreatedJSONRequestBody = ClientCreatedEvent
@@ -4960,6 +5625,9 @@ type OnTaskDeletedJSONRequestBody = TaskDeletedEvent
 
 // OnTaskUpdatedJSONRequestBody defines body for OnTaskUpdated for application/json ContentType.
 type OnTaskUpdatedJSONRequestBody = TaskUpdatedEvent
+
+// OnTransactionMatchedJSONRequestBody defines body for OnTransactionMatched for application/json ContentType.
+type OnTransactionMatchedJSONRequestBody = TransactionMatchedEvent
 
 // OnUserInvitedJSONRequestBody defines body for OnUserInvited for application/json ContentType.
 type OnUserInvitedJSONRequestBody = UserInvitedEvent
@@ -5497,6 +6165,43 @@ type ClientInterface interface {
 	// Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 	UpdateAccountantUser(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListBankAccounts List the client's bank accounts
+	//
+	// Needs banking:read. Newest first by default.
+	//
+	// Corresponds with GET /bank-accounts (the `ListBankAccounts` operationId).
+	ListBankAccounts(ctx context.Context, params *ListBankAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBankAccount Read a bank account
+	//
+	// Needs banking:read.
+	//
+	// Corresponds with GET /bank-accounts/{id} (the `GetBankAccount` operationId).
+	GetBankAccount(ctx context.Context, id Id, params *GetBankAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBankStatements List the client's bank statements
+	//
+	// Needs banking:read. Newest import first by default.
+	//
+	// Corresponds with GET /bank-statements (the `ListBankStatements` operationId).
+	ListBankStatements(ctx context.Context, params *ListBankStatementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportBankStatementWithBody Import a bank statement
+	//
+	// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /bank-statements (the `ImportBankStatement` operationId).
+	ImportBankStatementWithBody(ctx context.Context, params *ImportBankStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBankStatement Read a bank statement
+	//
+	// Needs banking:read.
+	//
+	// Corresponds with GET /bank-statements/{id} (the `GetBankStatement` operationId).
+	GetBankStatement(ctx context.Context, id Id, params *GetBankStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OpenCollectSession The uploader's view of a link
 	//
 	// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
@@ -5830,6 +6535,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /tasks/{id} (the `UpdateTask` operationId).
 	UpdateTask(ctx context.Context, id Id, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTransactions List the client's bank transactions
+	//
+	// Needs banking:read. Sorted by bookingDate, newest first, unless sort and order say otherwise; ties by id.
+	//
+	// Corresponds with GET /transactions (the `ListTransactions` operationId).
+	ListTransactions(ctx context.Context, params *ListTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTransaction Read a bank transaction
+	//
+	// Needs banking:read.
+	//
+	// Corresponds with GET /transactions/{id} (the `GetTransaction` operationId).
+	GetTransaction(ctx context.Context, id Id, params *GetTransactionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTransactionWithBody Decide a bank transaction
+	//
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+	UpdateTransactionWithBody(ctx context.Context, id Id, params *UpdateTransactionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTransaction Decide a bank transaction
+	//
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+	UpdateTransaction(ctx context.Context, id Id, params *UpdateTransactionParams, body UpdateTransactionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InviteUserWithBody Invite a user to the client
 	//
@@ -6292,6 +7029,93 @@ func (c *Client) UpdateAccountantUserWithBody(ctx context.Context, id Id, params
 // Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 func (c *Client) UpdateAccountantUser(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateAccountantUserRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBankAccounts List the client's bank accounts
+//
+// Needs banking:read. Newest first by default.
+//
+// Corresponds with GET /bank-accounts (the `ListBankAccounts` operationId).
+func (c *Client) ListBankAccounts(ctx context.Context, params *ListBankAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBankAccountsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBankAccount Read a bank account
+//
+// Needs banking:read.
+//
+// Corresponds with GET /bank-accounts/{id} (the `GetBankAccount` operationId).
+func (c *Client) GetBankAccount(ctx context.Context, id Id, params *GetBankAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBankAccountRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBankStatements List the client's bank statements
+//
+// Needs banking:read. Newest import first by default.
+//
+// Corresponds with GET /bank-statements (the `ListBankStatements` operationId).
+func (c *Client) ListBankStatements(ctx context.Context, params *ListBankStatementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBankStatementsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportBankStatementWithBody Import a bank statement
+//
+// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /bank-statements (the `ImportBankStatement` operationId).
+func (c *Client) ImportBankStatementWithBody(ctx context.Context, params *ImportBankStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportBankStatementRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBankStatement Read a bank statement
+//
+// Needs banking:read.
+//
+// Corresponds with GET /bank-statements/{id} (the `GetBankStatement` operationId).
+func (c *Client) GetBankStatement(ctx context.Context, id Id, params *GetBankStatementParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBankStatementRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7046,6 +7870,78 @@ func (c *Client) UpdateTaskWithBody(ctx context.Context, id Id, params *UpdateTa
 // Corresponds with PATCH /tasks/{id} (the `UpdateTask` operationId).
 func (c *Client) UpdateTask(ctx context.Context, id Id, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateTaskRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTransactions List the client's bank transactions
+//
+// Needs banking:read. Sorted by bookingDate, newest first, unless sort and order say otherwise; ties by id.
+//
+// Corresponds with GET /transactions (the `ListTransactions` operationId).
+func (c *Client) ListTransactions(ctx context.Context, params *ListTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTransactionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTransaction Read a bank transaction
+//
+// Needs banking:read.
+//
+// Corresponds with GET /transactions/{id} (the `GetTransaction` operationId).
+func (c *Client) GetTransaction(ctx context.Context, id Id, params *GetTransactionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTransactionRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTransactionWithBody Decide a bank transaction
+//
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+func (c *Client) UpdateTransactionWithBody(ctx context.Context, id Id, params *UpdateTransactionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTransaction Decide a bank transaction
+//
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+func (c *Client) UpdateTransaction(ctx context.Context, id Id, params *UpdateTransactionParams, body UpdateTransactionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8082,6 +8978,371 @@ func NewUpdateAccountantUserRequestWithBody(server string, id Id, params *Update
 
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
+
+	}
+
+	return req, nil
+}
+
+// NewListBankAccountsRequest constructs an http.Request for the ListBankAccounts method
+func NewListBankAccountsRequest(server string, params *ListBankAccountsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bank-accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetBankAccountRequest constructs an http.Request for the GetBankAccount method
+func NewGetBankAccountRequest(server string, id Id, params *GetBankAccountParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bank-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewListBankStatementsRequest constructs an http.Request for the ListBankStatements method
+func NewListBankStatementsRequest(server string, params *ListBankStatementsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bank-statements")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AccountId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "accountId", *params.AccountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewImportBankStatementRequestWithBody constructs an http.Request for the ImportBankStatement method, with any body, and a specified content type
+func NewImportBankStatementRequestWithBody(server string, params *ImportBankStatementParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bank-statements")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBankStatementRequest constructs an http.Request for the GetBankStatement method
+func NewGetBankStatementRequest(server string, id Id, params *GetBankStatementParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bank-statements/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
 
 	}
 
@@ -10170,6 +11431,323 @@ func NewUpdateTaskRequestWithBody(server string, id Id, params *UpdateTaskParams
 	return req, nil
 }
 
+// NewListTransactionsRequest constructs an http.Request for the ListTransactions method
+func NewListTransactionsRequest(server string, params *ListTransactionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/transactions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AccountId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "accountId", *params.AccountId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StatementId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "statementId", *params.StatementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BookingDateFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "bookingDateFrom", *params.BookingDateFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BookingDateTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "bookingDateTo", *params.BookingDateTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FileId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fileId", *params.FileId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetTransactionRequest constructs an http.Request for the GetTransaction method
+func NewGetTransactionRequest(server string, id Id, params *GetTransactionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/transactions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateTransactionRequest calls the generic UpdateTransaction builder with application/json body
+func NewUpdateTransactionRequest(server string, id Id, params *UpdateTransactionParams, body UpdateTransactionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTransactionRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateTransactionRequestWithBody constructs an http.Request for the UpdateTransaction method, with any body, and a specified content type
+func NewUpdateTransactionRequestWithBody(server string, id Id, params *UpdateTransactionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/transactions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewInviteUserRequest calls the generic InviteUser builder with application/json body
 func NewInviteUserRequest(server string, params *InviteUserParams, body InviteUserJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11712,6 +13290,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /admin/users/{id} (the `UpdateAccountantUser` operationId).
 	UpdateAccountantUserWithResponse(ctx context.Context, id Id, params *UpdateAccountantUserParams, body UpdateAccountantUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountantUserResponse, error)
 
+	// ListBankAccountsWithResponse List the client's bank accounts
+	//
+	// Needs banking:read. Newest first by default.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bank-accounts (the `ListBankAccounts` operationId).
+	ListBankAccountsWithResponse(ctx context.Context, params *ListBankAccountsParams, reqEditors ...RequestEditorFn) (*ListBankAccountsResponse, error)
+
+	// GetBankAccountWithResponse Read a bank account
+	//
+	// Needs banking:read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bank-accounts/{id} (the `GetBankAccount` operationId).
+	GetBankAccountWithResponse(ctx context.Context, id Id, params *GetBankAccountParams, reqEditors ...RequestEditorFn) (*GetBankAccountResponse, error)
+
+	// ListBankStatementsWithResponse List the client's bank statements
+	//
+	// Needs banking:read. Newest import first by default.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bank-statements (the `ListBankStatements` operationId).
+	ListBankStatementsWithResponse(ctx context.Context, params *ListBankStatementsParams, reqEditors ...RequestEditorFn) (*ListBankStatementsResponse, error)
+
+	// ImportBankStatementWithBodyWithResponse Import a bank statement
+	//
+	// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /bank-statements (the `ImportBankStatement` operationId).
+	ImportBankStatementWithBodyWithResponse(ctx context.Context, params *ImportBankStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportBankStatementResponse, error)
+
+	// GetBankStatementWithResponse Read a bank statement
+	//
+	// Needs banking:read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bank-statements/{id} (the `GetBankStatement` operationId).
+	GetBankStatementWithResponse(ctx context.Context, id Id, params *GetBankStatementParams, reqEditors ...RequestEditorFn) (*GetBankStatementResponse, error)
+
 	// OpenCollectSessionWithResponse The uploader's view of a link
 	//
 	// No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
@@ -12089,6 +13712,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /tasks/{id} (the `UpdateTask` operationId).
 	UpdateTaskWithResponse(ctx context.Context, id Id, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
+
+	// ListTransactionsWithResponse List the client's bank transactions
+	//
+	// Needs banking:read. Sorted by bookingDate, newest first, unless sort and order say otherwise; ties by id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /transactions (the `ListTransactions` operationId).
+	ListTransactionsWithResponse(ctx context.Context, params *ListTransactionsParams, reqEditors ...RequestEditorFn) (*ListTransactionsResponse, error)
+
+	// GetTransactionWithResponse Read a bank transaction
+	//
+	// Needs banking:read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /transactions/{id} (the `GetTransaction` operationId).
+	GetTransactionWithResponse(ctx context.Context, id Id, params *GetTransactionParams, reqEditors ...RequestEditorFn) (*GetTransactionResponse, error)
+
+	// UpdateTransactionWithBodyWithResponse Decide a bank transaction
+	//
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+	UpdateTransactionWithBodyWithResponse(ctx context.Context, id Id, params *UpdateTransactionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionResponse, error)
+
+	// UpdateTransactionWithResponse Decide a bank transaction
+	//
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+	UpdateTransactionWithResponse(ctx context.Context, id Id, params *UpdateTransactionParams, body UpdateTransactionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionResponse, error)
 
 	// InviteUserWithBodyWithResponse Invite a user to the client
 	//
@@ -13520,6 +15179,723 @@ func (r UpdateAccountantUserResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateAccountantUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBankAccountsResponse200Headers the declared response headers of an HTTP 200 response for ListBankAccounts
+type ListBankAccountsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListBankAccountsResponse405Headers the declared response headers of an HTTP 405 response for ListBankAccounts
+type ListBankAccountsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListBankAccountsResponse429Headers the declared response headers of an HTTP 429 response for ListBankAccounts
+type ListBankAccountsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListBankAccountsResponse503Headers the declared response headers of an HTTP 503 response for ListBankAccounts
+type ListBankAccountsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListBankAccountsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BankAccountList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBankAccountsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListBankAccountsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBankAccountsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBankAccountsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBankAccountsResponse) GetJSON200() *BankAccountList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBankAccountsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBankAccountsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBankAccountsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListBankAccountsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListBankAccountsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBankAccountsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBankAccountsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBankAccountsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBankAccountsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBankAccountsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBankAccountsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBankAccountsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBankAccountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBankAccountResponse200Headers the declared response headers of an HTTP 200 response for GetBankAccount
+type GetBankAccountResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetBankAccountResponse405Headers the declared response headers of an HTTP 405 response for GetBankAccount
+type GetBankAccountResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetBankAccountResponse429Headers the declared response headers of an HTTP 429 response for GetBankAccount
+type GetBankAccountResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetBankAccountResponse503Headers the declared response headers of an HTTP 503 response for GetBankAccount
+type GetBankAccountResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetBankAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BankAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBankAccountResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetBankAccountResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBankAccountResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBankAccountResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBankAccountResponse) GetJSON200() *BankAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBankAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBankAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBankAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBankAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetBankAccountResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetBankAccountResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBankAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBankAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBankAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBankAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBankAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBankAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBankAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBankStatementsResponse200Headers the declared response headers of an HTTP 200 response for ListBankStatements
+type ListBankStatementsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListBankStatementsResponse405Headers the declared response headers of an HTTP 405 response for ListBankStatements
+type ListBankStatementsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListBankStatementsResponse429Headers the declared response headers of an HTTP 429 response for ListBankStatements
+type ListBankStatementsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListBankStatementsResponse503Headers the declared response headers of an HTTP 503 response for ListBankStatements
+type ListBankStatementsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListBankStatementsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BankStatementList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBankStatementsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListBankStatementsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBankStatementsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBankStatementsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBankStatementsResponse) GetJSON200() *BankStatementList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBankStatementsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBankStatementsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBankStatementsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListBankStatementsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListBankStatementsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBankStatementsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBankStatementsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBankStatementsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBankStatementsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBankStatementsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBankStatementsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBankStatementsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBankStatementsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ImportBankStatementResponse201Headers the declared response headers of an HTTP 201 response for ImportBankStatement
+type ImportBankStatementResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ImportBankStatementResponse405Headers the declared response headers of an HTTP 405 response for ImportBankStatement
+type ImportBankStatementResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ImportBankStatementResponse429Headers the declared response headers of an HTTP 429 response for ImportBankStatement
+type ImportBankStatementResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ImportBankStatementResponse503Headers the declared response headers of an HTTP 503 response for ImportBankStatement
+type ImportBankStatementResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ImportBankStatementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *BankStatement
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *UploadTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *ImportBankStatementResponse201Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ImportBankStatementResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ImportBankStatementResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportBankStatementResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ImportBankStatementResponse) GetJSON201() *BankStatement {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ImportBankStatementResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ImportBankStatementResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ImportBankStatementResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ImportBankStatementResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ImportBankStatementResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ImportBankStatementResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ImportBankStatementResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ImportBankStatementResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ImportBankStatementResponse) GetJSON429() *UploadTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ImportBankStatementResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ImportBankStatementResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r ImportBankStatementResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportBankStatementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportBankStatementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportBankStatementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportBankStatementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBankStatementResponse200Headers the declared response headers of an HTTP 200 response for GetBankStatement
+type GetBankStatementResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetBankStatementResponse405Headers the declared response headers of an HTTP 405 response for GetBankStatement
+type GetBankStatementResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetBankStatementResponse429Headers the declared response headers of an HTTP 429 response for GetBankStatement
+type GetBankStatementResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetBankStatementResponse503Headers the declared response headers of an HTTP 503 response for GetBankStatement
+type GetBankStatementResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetBankStatementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BankStatement
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBankStatementResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetBankStatementResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBankStatementResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBankStatementResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBankStatementResponse) GetJSON200() *BankStatement {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBankStatementResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBankStatementResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBankStatementResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBankStatementResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetBankStatementResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetBankStatementResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBankStatementResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBankStatementResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBankStatementResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBankStatementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBankStatementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBankStatementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBankStatementResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18197,6 +20573,445 @@ func (r UpdateTaskResponse) ContentType() string {
 	return ""
 }
 
+// ListTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListTransactions
+type ListTransactionsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListTransactionsResponse405Headers the declared response headers of an HTTP 405 response for ListTransactions
+type ListTransactionsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListTransactions
+type ListTransactionsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListTransactions
+type ListTransactionsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TransactionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTransactionsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListTransactionsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTransactionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTransactionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTransactionsResponse) GetJSON200() *TransactionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListTransactionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTransactionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListTransactionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListTransactionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListTransactionsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListTransactionsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTransactionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListTransactionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTransactionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTransactionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTransactionResponse200Headers the declared response headers of an HTTP 200 response for GetTransaction
+type GetTransactionResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetTransactionResponse405Headers the declared response headers of an HTTP 405 response for GetTransaction
+type GetTransactionResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetTransactionResponse429Headers the declared response headers of an HTTP 429 response for GetTransaction
+type GetTransactionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetTransaction
+type GetTransactionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetTransactionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Transaction
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTransactionResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetTransactionResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTransactionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTransactionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTransactionResponse) GetJSON200() *Transaction {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTransactionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTransactionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTransactionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTransactionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetTransactionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetTransactionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTransactionResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTransactionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTransactionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTransactionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTransactionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTransactionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTransactionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateTransactionResponse200Headers the declared response headers of an HTTP 200 response for UpdateTransaction
+type UpdateTransactionResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateTransactionResponse405Headers the declared response headers of an HTTP 405 response for UpdateTransaction
+type UpdateTransactionResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateTransactionResponse429Headers the declared response headers of an HTTP 429 response for UpdateTransaction
+type UpdateTransactionResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateTransactionResponse503Headers the declared response headers of an HTTP 503 response for UpdateTransaction
+type UpdateTransactionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateTransactionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Transaction
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateTransactionResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateTransactionResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateTransactionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTransactionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTransactionResponse) GetJSON200() *Transaction {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateTransactionResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateTransactionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateTransactionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateTransactionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateTransactionResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateTransactionResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateTransactionResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateTransactionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateTransactionResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateTransactionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTransactionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateTransactionResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTransactionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTransactionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTransactionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTransactionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // InviteUserResponse201Headers the declared response headers of an HTTP 201 response for InviteUser
 type InviteUserResponse201Headers struct {
 	IdempotentReplayed *string
@@ -21371,6 +24186,81 @@ func (c *ClientWithResponses) UpdateAccountantUserWithResponse(ctx context.Conte
 	return ParseUpdateAccountantUserResponse(rsp)
 }
 
+// ListBankAccountsWithResponse List the client's bank accounts
+//
+// Needs banking:read. Newest first by default.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bank-accounts (the `ListBankAccounts` operationId).
+func (c *ClientWithResponses) ListBankAccountsWithResponse(ctx context.Context, params *ListBankAccountsParams, reqEditors ...RequestEditorFn) (*ListBankAccountsResponse, error) {
+	rsp, err := c.ListBankAccounts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBankAccountsResponse(rsp)
+}
+
+// GetBankAccountWithResponse Read a bank account
+//
+// Needs banking:read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bank-accounts/{id} (the `GetBankAccount` operationId).
+func (c *ClientWithResponses) GetBankAccountWithResponse(ctx context.Context, id Id, params *GetBankAccountParams, reqEditors ...RequestEditorFn) (*GetBankAccountResponse, error) {
+	rsp, err := c.GetBankAccount(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBankAccountResponse(rsp)
+}
+
+// ListBankStatementsWithResponse List the client's bank statements
+//
+// Needs banking:read. Newest import first by default.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bank-statements (the `ListBankStatements` operationId).
+func (c *ClientWithResponses) ListBankStatementsWithResponse(ctx context.Context, params *ListBankStatementsParams, reqEditors ...RequestEditorFn) (*ListBankStatementsResponse, error) {
+	rsp, err := c.ListBankStatements(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBankStatementsResponse(rsp)
+}
+
+// ImportBankStatementWithBodyWithResponse Import a bank statement
+//
+// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /bank-statements (the `ImportBankStatement` operationId).
+func (c *ClientWithResponses) ImportBankStatementWithBodyWithResponse(ctx context.Context, params *ImportBankStatementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportBankStatementResponse, error) {
+	rsp, err := c.ImportBankStatementWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportBankStatementResponse(rsp)
+}
+
+// GetBankStatementWithResponse Read a bank statement
+//
+// Needs banking:read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bank-statements/{id} (the `GetBankStatement` operationId).
+func (c *ClientWithResponses) GetBankStatementWithResponse(ctx context.Context, id Id, params *GetBankStatementParams, reqEditors ...RequestEditorFn) (*GetBankStatementResponse, error) {
+	rsp, err := c.GetBankStatement(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBankStatementResponse(rsp)
+}
+
 // OpenCollectSessionWithResponse The uploader's view of a link
 //
 // No API key and no x-client-id: the token is the only credential, and it reaches this one collect. Metered per link (120 requests a minute, RateLimit-* headers) and, for tokens that are not found, per address.
@@ -21999,6 +24889,66 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, id Id,
 		return nil, err
 	}
 	return ParseUpdateTaskResponse(rsp)
+}
+
+// ListTransactionsWithResponse List the client's bank transactions
+//
+// Needs banking:read. Sorted by bookingDate, newest first, unless sort and order say otherwise; ties by id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /transactions (the `ListTransactions` operationId).
+func (c *ClientWithResponses) ListTransactionsWithResponse(ctx context.Context, params *ListTransactionsParams, reqEditors ...RequestEditorFn) (*ListTransactionsResponse, error) {
+	rsp, err := c.ListTransactions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTransactionsResponse(rsp)
+}
+
+// GetTransactionWithResponse Read a bank transaction
+//
+// Needs banking:read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /transactions/{id} (the `GetTransaction` operationId).
+func (c *ClientWithResponses) GetTransactionWithResponse(ctx context.Context, id Id, params *GetTransactionParams, reqEditors ...RequestEditorFn) (*GetTransactionResponse, error) {
+	rsp, err := c.GetTransaction(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTransactionResponse(rsp)
+}
+
+// UpdateTransactionWithBodyWithResponse Decide a bank transaction
+//
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+func (c *ClientWithResponses) UpdateTransactionWithBodyWithResponse(ctx context.Context, id Id, params *UpdateTransactionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionResponse, error) {
+	rsp, err := c.UpdateTransactionWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionResponse(rsp)
+}
+
+// UpdateTransactionWithResponse Decide a bank transaction
+//
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id} (the `UpdateTransaction` operationId).
+func (c *ClientWithResponses) UpdateTransactionWithResponse(ctx context.Context, id Id, params *UpdateTransactionParams, body UpdateTransactionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionResponse, error) {
+	rsp, err := c.UpdateTransaction(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionResponse(rsp)
 }
 
 // InviteUserWithBodyWithResponse Invite a user to the client
@@ -23963,6 +26913,939 @@ func ParseUpdateAccountantUserResponse(rsp *http.Response) (*UpdateAccountantUse
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateAccountantUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBankAccountsResponse parses an HTTP response from a ListBankAccountsWithResponse call
+func ParseListBankAccountsResponse(rsp *http.Response) (*ListBankAccountsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBankAccountsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BankAccountList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBankAccountsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListBankAccountsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBankAccountsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBankAccountsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBankAccountResponse parses an HTTP response from a GetBankAccountWithResponse call
+func ParseGetBankAccountResponse(rsp *http.Response) (*GetBankAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBankAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BankAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBankAccountResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetBankAccountResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBankAccountResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBankAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBankStatementsResponse parses an HTTP response from a ListBankStatementsWithResponse call
+func ParseListBankStatementsResponse(rsp *http.Response) (*ListBankStatementsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBankStatementsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BankStatementList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBankStatementsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListBankStatementsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBankStatementsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBankStatementsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseImportBankStatementResponse parses an HTTP response from a ImportBankStatementWithResponse call
+func ParseImportBankStatementResponse(rsp *http.Response) (*ImportBankStatementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportBankStatementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest BankStatement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest UploadTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers ImportBankStatementResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 405:
+		var headers ImportBankStatementResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ImportBankStatementResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportBankStatementResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBankStatementResponse parses an HTTP response from a GetBankStatementWithResponse call
+func ParseGetBankStatementResponse(rsp *http.Response) (*GetBankStatementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBankStatementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BankStatement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBankStatementResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetBankStatementResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBankStatementResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBankStatementResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -30294,6 +34177,577 @@ func ParseUpdateTaskResponse(rsp *http.Response) (*UpdateTaskResponse, error) {
 	return response, nil
 }
 
+// ParseListTransactionsResponse parses an HTTP response from a ListTransactionsWithResponse call
+func ParseListTransactionsResponse(rsp *http.Response) (*ListTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TransactionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListTransactionsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTransactionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTransactionResponse parses an HTTP response from a GetTransactionWithResponse call
+func ParseGetTransactionResponse(rsp *http.Response) (*GetTransactionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTransactionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Transaction
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTransactionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetTransactionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTransactionResponse parses an HTTP response from a UpdateTransactionWithResponse call
+func ParseUpdateTransactionResponse(rsp *http.Response) (*UpdateTransactionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTransactionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Transaction
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateTransactionResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateTransactionResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseInviteUserResponse parses an HTTP response from a InviteUserWithResponse call
 func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -34270,6 +38724,11 @@ type WebhookInitiatorInterface interface {
 
 	OnAccountantUserUpdated(ctx context.Context, targetURL string, params *OnAccountantUserUpdatedParams, body OnAccountantUserUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnBankStatementImportedWithBody fires the bank_statement.imported webhook with any body
+	OnBankStatementImportedWithBody(ctx context.Context, targetURL string, params *OnBankStatementImportedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnBankStatementImported(ctx context.Context, targetURL string, params *OnBankStatementImportedParams, body OnBankStatementImportedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnClientCreatedWithBody fires the client.created webhook with any body
 	OnClientCreatedWithBody(ctx context.Context, targetURL string, params *OnClientCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -34340,6 +38799,11 @@ type WebhookInitiatorInterface interface {
 
 	OnTaskUpdated(ctx context.Context, targetURL string, params *OnTaskUpdatedParams, body OnTaskUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnTransactionMatchedWithBody fires the transaction.matched webhook with any body
+	OnTransactionMatchedWithBody(ctx context.Context, targetURL string, params *OnTransactionMatchedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnTransactionMatched(ctx context.Context, targetURL string, params *OnTransactionMatchedParams, body OnTransactionMatchedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnUserInvitedWithBody fires the user.invited webhook with any body
 	OnUserInvitedWithBody(ctx context.Context, targetURL string, params *OnUserInvitedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -34409,6 +38873,30 @@ func (p *WebhookInitiator) OnAccountantUserUpdatedWithBody(ctx context.Context, 
 
 func (p *WebhookInitiator) OnAccountantUserUpdated(ctx context.Context, targetURL string, params *OnAccountantUserUpdatedParams, body OnAccountantUserUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnAccountantUserUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnBankStatementImportedWithBody(ctx context.Context, targetURL string, params *OnBankStatementImportedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBankStatementImportedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnBankStatementImported(ctx context.Context, targetURL string, params *OnBankStatementImportedParams, body OnBankStatementImportedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBankStatementImportedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -34755,6 +39243,30 @@ func (p *WebhookInitiator) OnTaskUpdated(ctx context.Context, targetURL string, 
 	return p.Client.Do(req)
 }
 
+func (p *WebhookInitiator) OnTransactionMatchedWithBody(ctx context.Context, targetURL string, params *OnTransactionMatchedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionMatchedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionMatched(ctx context.Context, targetURL string, params *OnTransactionMatchedParams, body OnTransactionMatchedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionMatchedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
 func (p *WebhookInitiator) OnUserInvitedWithBody(ctx context.Context, targetURL string, params *OnUserInvitedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnUserInvitedWebhookRequestWithBody(targetURL, params, contentType, body)
 	if err != nil {
@@ -34973,6 +39485,67 @@ func NewOnAccountantUserUpdatedWebhookRequest(targetURL string, params *OnAccoun
 
 // NewOnAccountantUserUpdatedWebhookRequestWithBody builds a POST request for the accountant_user.updated webhook with any body
 func NewOnAccountantUserUpdatedWebhookRequestWithBody(targetURL string, params *OnAccountantUserUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnBankStatementImportedWebhookRequest builds a application/json POST request for the bank_statement.imported webhook
+func NewOnBankStatementImportedWebhookRequest(targetURL string, params *OnBankStatementImportedParams, body OnBankStatementImportedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnBankStatementImportedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnBankStatementImportedWebhookRequestWithBody builds a POST request for the bank_statement.imported webhook with any body
+func NewOnBankStatementImportedWebhookRequestWithBody(targetURL string, params *OnBankStatementImportedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 
@@ -35827,6 +40400,67 @@ func NewOnTaskUpdatedWebhookRequest(targetURL string, params *OnTaskUpdatedParam
 
 // NewOnTaskUpdatedWebhookRequestWithBody builds a POST request for the task.updated webhook with any body
 func NewOnTaskUpdatedWebhookRequestWithBody(targetURL string, params *OnTaskUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnTransactionMatchedWebhookRequest builds a application/json POST request for the transaction.matched webhook
+func NewOnTransactionMatchedWebhookRequest(targetURL string, params *OnTransactionMatchedParams, body OnTransactionMatchedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnTransactionMatchedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnTransactionMatchedWebhookRequestWithBody builds a POST request for the transaction.matched webhook with any body
+func NewOnTransactionMatchedWebhookRequestWithBody(targetURL string, params *OnTransactionMatchedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

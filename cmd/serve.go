@@ -19,6 +19,7 @@ import (
 
 	"acctapi/analysis"
 	"acctapi/auth"
+	"acctapi/banking"
 	"acctapi/certs"
 	"acctapi/db"
 	"acctapi/db/seed"
@@ -121,6 +122,9 @@ type Server struct {
 	// analysis reads the stored files while Run runs, with reader.
 	analysis *analysis.Worker
 	reader   *docread.Reader
+	// matching imports stored statements and matches bank transactions
+	// while Run runs.
+	matching *banking.Worker
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -242,6 +246,9 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	s.matching = banking.New(banking.Options{Store: store, Files: s.files,
+		Now:    cfg.Now, // the store's clock, as the worker requires
+		Logger: logger})
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
 	}
@@ -407,10 +414,12 @@ func (s *Server) Run(ctx context.Context) error {
 	// The PDF engine compiles (seconds on a first start) while the server
 	// already answers; a PDF read meanwhile waits for it.
 	go s.warmReader(dispatchCtx)
+	matching := make(chan error, 1)
+	go func() { matching <- s.matching.Run(dispatchCtx) }()
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
-	err = errors.Join(err, <-reading)
+	err = errors.Join(err, <-reading, <-matching)
 	return errors.Join(err, <-dispatched, <-mailed)
 }
 

@@ -190,7 +190,7 @@ var allPermissions = []string{
 	"tasks:read", "tasks:write", "workspaces:read", "workspaces:write", "members:read", "members:write",
 	"users:read", "users:write", "files:read", "files:write", "clients:read", "clients:write",
 	"accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write",
-	"collects:read", "collects:write", "mail:send", "firm:read", "firm:write",
+	"collects:read", "collects:write", "mail:send", "firm:read", "firm:write", "banking:read", "banking:write",
 }
 
 // keyID returns the id part of a key string ak_<id>_<secret>.

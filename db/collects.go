@@ -68,6 +68,9 @@ type CollectItem struct {
 	// Kind is the kind of document the item asks for (one of ItemKinds),
 	// or nil for any.
 	Kind *string
+	// TransactionID is the bank transaction whose document the item asks
+	// for: a file uploaded to it is confirmed for the transaction.
+	TransactionID *string
 	// FileIDs are the files uploaded to the item, oldest first.
 	FileIDs []string
 }
@@ -90,6 +93,8 @@ type CollectItemCreate struct {
 	Required    bool
 	FolderID    *string
 	Kind        *string
+	// TransactionID asks for the document of the client's transaction.
+	TransactionID *string
 }
 
 // CollectCreate holds the fields of a new collect.
@@ -284,7 +289,7 @@ func (e *MissingItemsError) Unwrap() error {
 const collectColumns = `id, client_id, workspace_id, task_id, title, message, due_date, status, locale,
 	created_at, updated_at, submitted_at`
 
-const collectItemColumns = `id, collect_id, title, description, required, folder_id, status, rejection_reason, kind`
+const collectItemColumns = `id, collect_id, title, description, required, folder_id, status, rejection_reason, kind, transaction_id`
 
 const collectSessionColumns = `id, collect_id, client_id, label, expires_at, created_at, revoked_at, last_used_at,
 	email, reminders`
@@ -329,6 +334,11 @@ func (db *DB) CreateCollect(ctx context.Context, clientID string, in CollectCrea
 					return nil, err
 				}
 			}
+			if it.TransactionID != nil {
+				if err := findTransactionRow(ctx, tx, clientID, *it.TransactionID); err != nil {
+					return nil, withField(err, "Items", i, "TransactionID")
+				}
+			}
 		}
 		now := db.now().UTC().Truncate(time.Second)
 		c := &Collect{
@@ -357,13 +367,13 @@ func (db *DB) CreateCollect(ctx context.Context, clientID string, in CollectCrea
 func insertCollectItem(ctx context.Context, tx *txn, c *Collect, position int, in CollectItemCreate, now time.Time) (*CollectItem, error) {
 	item := &CollectItem{
 		ID: NewID(), CollectID: c.ID, Title: in.Title, Description: in.Description, Required: in.Required,
-		FolderID: in.FolderID, Status: ItemPending, Kind: in.Kind, FileIDs: []string{},
+		FolderID: in.FolderID, Status: ItemPending, Kind: in.Kind, TransactionID: in.TransactionID, FileIDs: []string{},
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO collect_items (id, client_id, collect_id, position, title, description,
-		required, folder_id, status, rejection_reason, kind, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+		required, folder_id, status, rejection_reason, kind, transaction_id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
 		item.ID, c.ClientID, c.ID, position, item.Title, item.Description, item.Required, item.FolderID, item.Status,
-		item.Kind, unix(now), unix(now)); err != nil {
+		item.Kind, item.TransactionID, unix(now), unix(now)); err != nil {
 		return nil, fmt.Errorf("create collect item: %w", err)
 	}
 	return item, nil
@@ -419,12 +429,13 @@ func loadCollectItems(ctx context.Context, tx *txn, clientID string, collects []
 	items := map[string]*CollectItem{}
 	for rows.Next() {
 		var it CollectItem
-		var description, folder, reason, kind sql.NullString
-		if err := rows.Scan(&it.ID, &it.CollectID, &it.Title, &description, &it.Required, &folder, &it.Status, &reason, &kind); err != nil {
+		var description, folder, reason, kind, transaction sql.NullString
+		if err := rows.Scan(&it.ID, &it.CollectID, &it.Title, &description, &it.Required, &folder, &it.Status, &reason, &kind,
+			&transaction); err != nil {
 			return fmt.Errorf("scan collect item: %w", err)
 		}
 		it.Description, it.FolderID, it.RejectionReason = nullString(description), nullString(folder), nullString(reason)
-		it.Kind = nullString(kind)
+		it.Kind, it.TransactionID = nullString(kind), nullString(transaction)
 		it.FileIDs = []string{}
 		items[it.ID] = &it
 		byID[it.CollectID].Items = append(byID[it.CollectID].Items, &it)
@@ -598,6 +609,11 @@ func (db *DB) AddCollectItem(ctx context.Context, clientID, collectID string, in
 		if in.FolderID != nil {
 			if err := findInWorkspace(ctx, tx, clientID, c.WorkspaceID, *in.FolderID, itemFolder("FolderID")); err != nil {
 				return nil, err
+			}
+		}
+		if in.TransactionID != nil {
+			if err := findTransactionRow(ctx, tx, clientID, *in.TransactionID); err != nil {
+				return nil, withField(err, "TransactionID")
 			}
 		}
 		var position int
@@ -1018,6 +1034,11 @@ func (db *DB) ReceiveCollectFile(ctx context.Context, tokenHash []byte, itemID s
 		if err := touchCollect(ctx, tx, c, now); err != nil {
 			return nil, err
 		}
+		if it.TransactionID != nil {
+			if err := db.confirmCollected(ctx, tx, c.ClientID, *it.TransactionID, f.ID, now); err != nil {
+				return nil, err
+			}
+		}
 		return f, db.emit(ctx, tx, event{typ: EventCollectItemReceived, clientID: &c.ClientID,
 			record: &CollectItemReceived{Collect: c, ItemID: it.ID, FileID: f.ID}})
 	})
@@ -1067,6 +1088,11 @@ func (db *DB) RemoveCollectFile(ctx context.Context, tokenHash []byte, itemID, f
 		}
 		if err := touchCollect(ctx, tx, c, now); err != nil {
 			return nil, err
+		}
+		if it.TransactionID != nil {
+			if err := db.dropCollected(ctx, tx, c.ClientID, *it.TransactionID, fileID, now); err != nil {
+				return nil, err
+			}
 		}
 		if err := db.emit(ctx, tx, event{typ: EventCollectItemFileRemoved, clientID: &c.ClientID,
 			record: &CollectItemFileRemoved{Collect: c, ItemID: it.ID, FileID: fileID}}); err != nil {

@@ -31,6 +31,8 @@ const (
 	EventCollectSubmitted       = "collect.submitted"
 	EventFirmUpdated            = "firm.updated"
 	EventCollectItemFileRemoved = "collect.item_file_removed"
+	EventBankStatementImported  = "bank_statement.imported"
+	EventTransactionMatched     = "transaction.matched"
 )
 
 // EventTypes lists every event type, in the catalogue's order.
@@ -40,7 +42,7 @@ var EventTypes = []string{
 	EventUserInvited, EventUserUpdated, EventClientCreated, EventClientUpdated,
 	EventAccountantUserInvited, EventAccountantUserUpdated,
 	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectItemFileRemoved, EventCollectSubmitted,
-	EventFirmUpdated,
+	EventFirmUpdated, EventBankStatementImported, EventTransactionMatched,
 }
 
 // Event is a change the store records, in the transaction of the change,
@@ -53,7 +55,8 @@ type Event struct {
 	ClientID *string
 	// Record is the record as the change left it: a *Task, *File,
 	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect,
-	// *CollectItemReceived, *CollectItemFileRemoved or *Firm.
+	// *CollectItemReceived, *CollectItemFileRemoved, *Firm, *BankStatement or
+	// *Transaction.
 	Record any
 	// Changes names the fields an update set, as the store's types name
 	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.

@@ -201,6 +201,19 @@ func TestWebhookEvents(t *testing.T) {
 	if _, err := store.UpdateFirm(ctx, firm.ID, db.FirmUpdate{Name: db.Update[string]{Set: true, Value: &firmName}}); err != nil {
 		t.Fatal(err)
 	}
+	statement, err := store.ImportStatement(ctx, client.ID, db.StatementImport{Format: "mt940", Account: db.AccountImport{Ref: "DE89370400440532013000"},
+		From: "2026-03-01", To: "2026-03-31", Currency: "EUR", Entries: []db.EntryImport{{BookingDate: "2026-03-12", Amount: -4999000, Currency: "EUR"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txs, err := store.ListTransactions(ctx, client.ID, db.TransactionFilter{StatementID: statement.ID}, db.PageRequest{Limit: 1, Sort: "bookingDate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UpdateTransaction(ctx, client.ID, txs.Items[0].ID, db.TransactionUpdate{
+		FileIDs: db.Update[[]string]{Set: true, Value: &[]string{wrong.ID}}}); err != nil {
+		t.Fatal(err)
+	}
 	// A write that fails writes no event.
 	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: "cnosuchworkspace000000000", Title: "x"}); err == nil {
 		t.Fatal("CreateTask in a missing workspace succeeded")
@@ -233,6 +246,8 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventCollectItemFileRemoved, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventCollectSubmitted, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventFirmUpdated, Changes: []string{"Name"}, To: []string{all.ID}},
+		{Type: db.EventBankStatementImported, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventTransactionMatched, ClientID: &client.ID, To: []string{all.ID}},
 	}
 	got := whEvents(t, store)
 	if len(got) != len(want) {

@@ -166,6 +166,12 @@ func (db *DB) runBatch(batch []*writeJob) {
 		default:
 		}
 	}
+	if t.matchingQueued {
+		select {
+		case db.matchingQueued <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // runJob runs one job's function, and records the idempotency key of its

@@ -1,14 +1,17 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
 	"acctapi/auth"
+	"acctapi/bankstatement"
 	"acctapi/db"
 )
 
@@ -60,6 +63,7 @@ type collectItemResponse struct {
 	Status          string   `json:"status"`
 	RejectionReason *string  `json:"rejectionReason"`
 	Kind            *string  `json:"kind"`
+	TransactionID   *string  `json:"transactionId"`
 	FileIDs         []string `json:"fileIds"`
 }
 
@@ -72,7 +76,7 @@ func newCollectResponse(c *db.Collect) collectResponse {
 		}
 		items[i] = collectItemResponse{
 			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required, FolderID: it.FolderID,
-			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, FileIDs: fileIDs,
+			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, TransactionID: it.TransactionID, FileIDs: fileIDs,
 		}
 	}
 	return collectResponse{
@@ -146,15 +150,32 @@ func collectListQuery(values url.Values) (db.CollectFilter, db.PageRequest, erro
 // createCollect answers POST /v1/collects.
 func (h *Handler) createCollect(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	var in db.CollectCreate
-	if !h.readBody(w, r, func(body *object) { in = collectCreate(body) }) {
+	var receipts *db.MissingReceiptsFilter
+	if !h.readBody(w, r, func(body *object) { in, receipts = collectCreate(body) }) {
 		return
 	}
-	c, err := h.store.CreateCollect(r.Context(), stateOf(r).clientID, in)
+	clientID := stateOf(r).clientID
+	if receipts != nil {
+		// The items' titles show the transactions.
+		if !stateOf(r).principal.Can(auth.BankingRead) {
+			h.fail(w, r, errMissingScope(auth.BankingRead))
+			return
+		}
+		items, err := h.receiptItems(r, clientID, *receipts, len(in.Items))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		in.Items = append(in.Items, items...)
+	}
+	c, err := h.store.CreateCollect(r.Context(), clientID, in)
 	respond(h, w, r, http.StatusCreated, c, err, newCollectResponse)
 }
 
-// collectCreate reads the fields of a new collect and its items.
-func collectCreate(body *object) db.CollectCreate {
+// collectCreate reads the fields of a new collect and its items, and the
+// transactions whose missing receipts it asks for, if any (then items may
+// be left out).
+func collectCreate(body *object) (db.CollectCreate, *db.MissingReceiptsFilter) {
 	workspaceID := body.id("workspaceId", required)
 	title := body.string("title", newCollectTitle)
 	message := body.string("message", collectMessage)
@@ -165,12 +186,118 @@ func collectCreate(body *object) db.CollectCreate {
 		WorkspaceID: workspaceID.Value, TaskID: valueOrNil(taskID), Title: title.Value,
 		Message: valueOrNil(message), DueDate: valueOrNil(due), Locale: locale.Value,
 	}
-	items, _ := body.objects("items", required, 1, maxCollectItems)
+	receipts := missingReceipts(body)
+	itemsPresence := required
+	if receipts != nil {
+		itemsPresence = optional
+	}
+	items, _ := body.objects("items", itemsPresence, 1, maxCollectItems)
 	for _, item := range items {
 		in.Items = append(in.Items, collectItemCreate(item))
 	}
-	return in
+	return in, receipts
 }
+
+// missingReceipts reads transactionIds or fromTransactions; nil when the
+// request sends neither (or they are invalid).
+func missingReceipts(body *object) *db.MissingReceiptsFilter {
+	ids := body.stringArray("transactionIds", optional, 1, maxCollectItems, func(path []any, s string) (string, bool) {
+		return checkID(body.v, path, s)
+	})
+	from, sent := body.object("fromTransactions", optional)
+	var f *db.MissingReceiptsFilter
+	if sent {
+		accountID := from.id("accountId", required)
+		first, last := from.date("bookingDateFrom", required), from.date("bookingDateTo", required)
+		if accountID.Set && first.Set && last.Set {
+			if first.Value > last.Value {
+				body.v.add(issue{Code: "custom", Path: from.at("bookingDateTo"), Message: "bookingDateTo is before bookingDateFrom"})
+			}
+			f = &db.MissingReceiptsFilter{AccountID: accountID.Value, BookingDateFrom: first.Value, BookingDateTo: last.Value}
+		}
+	}
+	if ids.Set {
+		if sent {
+			body.v.add(issue{Code: "custom", Path: body.at("transactionIds"), Message: "send transactionIds or fromTransactions, not both"})
+			return nil
+		}
+		return &db.MissingReceiptsFilter{IDs: ids.Value}
+	}
+	return f
+}
+
+// date reads a YYYY-MM-DD date field.
+func (o *object) date(name string, p presence) field[string] {
+	raw, _, ok := o.get(name, "string", p&^nullable)
+	if !ok {
+		return field[string]{}
+	}
+	s, ok := o.decodeString(name, raw)
+	if !ok {
+		return field[string]{}
+	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != len(time.DateOnly) {
+		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: "date", Message: "Invalid date (YYYY-MM-DD)"})
+		return field[string]{}
+	}
+	return field[string]{Set: true, Value: s}
+}
+
+// receiptItems are the items that ask for the documents of the
+// transactions f selects, after the given number of items of the request.
+func (h *Handler) receiptItems(r *http.Request, clientID string, f db.MissingReceiptsFilter, given int) ([]db.CollectItemCreate, error) {
+	room := db.MaxCollectItems - given
+	txs, err := h.store.MissingReceipts(r.Context(), clientID, f, room)
+	if err != nil {
+		return nil, err
+	}
+	path := []any{"fromTransactions"}
+	if len(f.IDs) > 0 {
+		path = []any{"transactionIds"}
+	}
+	switch {
+	case len(txs) > room:
+		return nil, &validationError{issues: []issue{{Code: "custom", Path: path,
+			Message: fmt.Sprintf("a collect holds at most %d items: the range has more transactions without documents; narrow it", db.MaxCollectItems)}}}
+	case len(txs) == 0 && given == 0:
+		return nil, &validationError{issues: []issue{{Code: "custom", Path: path,
+			Message: "no money-out transaction of the range lacks a document: there is nothing to ask for"}}}
+	}
+	items := make([]db.CollectItemCreate, len(txs))
+	for i, t := range txs {
+		items[i] = db.CollectItemCreate{Title: receiptTitle(t), Description: t.RemittanceInfo, Required: true, TransactionID: &t.ID}
+		if d := items[i].Description; d != nil && utf8.RuneCountInString(*d) > maxItemDescription {
+			items[i].Description = ptrTo(string([]rune(*d)[:maxItemDescription]))
+		}
+	}
+	return items, nil
+}
+
+// maxReceiptName bounds the counterparty's name in an item's title.
+const maxReceiptName = 200
+
+// receiptTitle is the title of the item asking for a transaction's
+// document: its date, counterparty and amount, "2026-03-12 · Amazon EU
+// S.à r.l. · −49.99 EUR", with a true minus sign.
+func receiptTitle(t *db.Transaction) string {
+	parts := []string{t.BookingDate}
+	name := t.CounterpartyName
+	if name == nil || strings.TrimSpace(*name) == "" {
+		name = t.RemittanceInfo
+	}
+	if name != nil && strings.TrimSpace(*name) != "" {
+		n := strings.TrimSpace(*name)
+		if utf8.RuneCountInString(n) > maxReceiptName {
+			n = string([]rune(n)[:maxReceiptName-1]) + "…"
+		}
+		parts = append(parts, n)
+	}
+	amount := bankstatement.Amount(t.Amount).Format(t.Currency)
+	parts = append(parts, strings.Replace(amount, "-", "\u2212", 1)+" "+t.Currency)
+	return strings.Join(parts, " · ")
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // collectItemCreate reads the fields of a new item; required is true unless
 // sent false, and a kind left out or null asks for any document.

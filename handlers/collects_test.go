@@ -43,6 +43,7 @@ type clItem struct {
 	Status          string   `json:"status"`
 	RejectionReason *string  `json:"rejectionReason"`
 	Kind            *string  `json:"kind"`
+	TransactionID   *string  `json:"transactionId"`
 	FileIDs         []string `json:"fileIds"`
 }
 
@@ -79,6 +80,7 @@ type clView struct {
 			Status          string       `json:"status"`
 			RejectionReason *string      `json:"rejectionReason"`
 			Kind            *string      `json:"kind"`
+			TransactionID   *string      `json:"transactionId"`
 			Files           []clViewFile `json:"files"`
 		} `json:"items"`
 	} `json:"collect"`

@@ -212,6 +212,7 @@ type collectViewItem struct {
 	Status          string            `json:"status"`
 	RejectionReason *string           `json:"rejectionReason"`
 	Kind            *string           `json:"kind"`
+	TransactionID   *string           `json:"transactionId"`
 	Files           []collectViewFile `json:"files"`
 }
 
@@ -249,7 +250,7 @@ func newCollectViewResponse(view *db.CollectView) collectViewResponse {
 		}
 		items[i] = collectViewItem{
 			ID: it.ID, Title: it.Title, Description: it.Description, Required: it.Required,
-			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, Files: files,
+			Status: it.Status, RejectionReason: it.RejectionReason, Kind: it.Kind, TransactionID: it.TransactionID, Files: files,
 		}
 	}
 	return collectViewResponse{

@@ -60,6 +60,10 @@ func eventData(record any) (any, error) {
 		return newAccountantUserResponse(r), nil
 	case *db.Collect:
 		return newCollectResponse(r), nil
+	case *db.BankStatement:
+		return newBankStatementResponse(r), nil
+	case *db.Transaction:
+		return newTransactionResponse(r), nil
 	case *db.Firm:
 		return newFirmResponse(r), nil
 	case *db.CollectItemReceived:

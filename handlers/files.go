@@ -129,6 +129,12 @@ func (up *upload) checkFile(v *validator) string {
 	if up.file == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
+	return up.checkName(v)
+}
+
+// checkName adds an issue to v for a file name the store does not take,
+// and returns the name to record (see checkFile).
+func (up *upload) checkName(v *validator) string {
 	name := up.name
 	if utf8.ValidString(name) {
 		// filename* can carry any byte, a NUL included.

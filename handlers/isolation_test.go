@@ -147,6 +147,12 @@ var isoTables = []struct{ name, head, from, order string }{
 	{"collect_items", `t.client_id, t.id, 'collectItem', t.collect_id, ''`, `collect_items t`, `t.rowid`},
 	{"collect_item_files", `t.client_id, t.seq, '', '', ''`, `collect_item_files t`, `t.seq`},
 	{"collect_sessions", `t.client_id, t.id, 'collectSession', t.collect_id, ''`, `collect_sessions t`, `t.rowid`},
+	{"bank_accounts", `t.client_id, t.id, 'bankAccount', '', ''`, `bank_accounts t`, `t.rowid`},
+	{"bank_statements", `t.client_id, t.id, 'bankStatement', t.account_id, ''`, `bank_statements t`, `t.rowid`},
+	{"bank_transactions", `t.client_id, t.id, 'transaction', t.account_id, ''`, `bank_transactions t`, `t.rowid`},
+	{"bank_transaction_matches", `t.client_id, t.transaction_id || ' ' || t.file_id, '', '', ''`,
+		`bank_transaction_matches t`, `t.transaction_id, t.file_id`},
+	{"matching_jobs", `t.client_id, t.target || ' ' || t.target_id, '', '', ''`, `matching_jobs t`, `t.target, t.target_id`},
 	{"webhooks", `'webhooks:firm:' || t.firm_id, t.id, 'webhook', '', ''`, `webhooks t`, `t.rowid`},
 	// The payload as text, so that its tokens can be checked.
 	{"webhook_events", `'webhooks:' || coalesce(t.client_id, 'firm:' || t.firm_id), t.id, 'event', '', ''`,
@@ -186,6 +192,13 @@ const isoCrossReferences = `
 		JOIN collects c ON c.id = x.collect_id WHERE i.collect_id <> x.collect_id OR i.client_id <> x.client_id
 		OR f.client_id <> x.client_id OR c.client_id <> x.client_id OR f.workspace_id <> c.workspace_id
 	UNION ALL SELECT 'session ' || s.id || ' of collect ' || c.id FROM collect_sessions s JOIN collects c ON c.id = s.collect_id WHERE c.client_id <> s.client_id
+	UNION ALL SELECT 'statement ' || s.id || ' of account ' || a.id FROM bank_statements s JOIN bank_accounts a ON a.id = s.account_id WHERE a.client_id <> s.client_id
+	UNION ALL SELECT 'statement ' || s.id || ' of file ' || f.id FROM bank_statements s JOIN files f ON f.id = s.file_id WHERE f.client_id <> s.client_id
+	UNION ALL SELECT 'transaction ' || t.id || ' of statement ' || s.id FROM bank_transactions t JOIN bank_statements s ON s.id = t.statement_id
+		WHERE s.client_id <> t.client_id OR s.account_id <> t.account_id
+	UNION ALL SELECT 'match of transaction ' || m.transaction_id || ' to file ' || m.file_id FROM bank_transaction_matches m
+		JOIN bank_transactions t ON t.id = m.transaction_id JOIN files f ON f.id = m.file_id WHERE t.client_id <> m.client_id OR f.client_id <> m.client_id
+	UNION ALL SELECT 'item ' || i.id || ' for transaction ' || t.id FROM collect_items i JOIN bank_transactions t ON t.id = i.transaction_id WHERE t.client_id <> i.client_id
 	UNION ALL SELECT 'user ' || u.id || ' of client ' || c.id FROM users u JOIN clients c ON c.id = u.client_id WHERE c.firm_id <> u.firm_id
 	UNION ALL SELECT 'user ' || u.id || ' with role ' || r.id FROM users u JOIN roles r ON r.id = u.role_id WHERE r.firm_id <> u.firm_id
 	UNION ALL SELECT 'key ' || k.id || ' of client ' || c.id FROM api_keys k JOIN clients c ON c.id = k.client_id WHERE c.firm_id <> k.firm_id
@@ -492,6 +505,11 @@ func (s *isoSuite) setUp() {
 		item := collect["items"].([]any)[0].(map[string]any)["id"].(string)
 		req := &isoReq{op: "set-up", method: "POST", path: "/v1/collect-sessions/" + tok.token + "/items/" + item + "/files"}
 		s.uploadBody(req)
+		s.mustStatus(req, http.StatusCreated)
+		statement := bkMT940(bkIBAN, "100.00",
+			bkEntry{date: "2026-03-12", amount: "-49.99", ref: s.marker(), name: "Payee " + s.marker(), text: s.marker()})
+		req = &isoReq{op: "set-up", method: "POST", path: "/v1/bank-statements", key: c.clientKey, clientID: id, route: isoClient,
+			body: flBody(s.t, flFilePart("statement "+s.marker()+".sta", "", statement)), contentType: flMultipart}
 		s.mustStatus(req, http.StatusCreated)
 	}
 }
@@ -1354,6 +1372,69 @@ var isoOps = []struct {
 		c.json("POST", "/v1/collects", body)
 	}},
 	{"get collect", isoClient, 3, func(c *isoCtx) { c.json("GET", "/v1/collects/"+c.id("collect"), nil) }},
+	{"collect missing receipts", isoClient, 2, func(c *isoCtx) {
+		body := map[string]any{"workspaceId": c.workspace(), "title": c.name("Collect")}
+		if c.maybe() {
+			body["transactionIds"] = append(c.ids("transaction"), c.id("transaction"))
+		} else {
+			body["fromTransactions"] = map[string]any{"accountId": c.id("bankAccount"), "bookingDateFrom": "2026-03-01", "bookingDateTo": "2026-03-31"}
+		}
+		c.json("POST", "/v1/collects", body)
+	}},
+	{"import statement", isoClient, 3, func(c *isoCtx) {
+		var fields []flPart
+		if c.maybe() {
+			fields = append(fields, flField("workspaceId", c.workspace()))
+		}
+		iban := []string{bkIBAN, "DE02120300000000202051"}[c.s.rng.IntN(2)]
+		statement := bkMT940(iban, "100.00",
+			bkEntry{date: "2026-03-12", amount: "-49.99", ref: c.s.marker(), name: c.name("Payee"), text: c.s.marker()},
+			bkEntry{date: "2026-03-13", amount: "-49.99", name: c.name("Payee"), text: c.s.marker()})
+		c.req.method, c.req.path = "POST", "/v1/bank-statements"
+		c.req.body, c.req.contentType = flBody(c.s.t, append(fields, flFilePart("statement "+c.s.marker()+".sta", "", statement))...), flMultipart
+	}},
+	{"list statements", isoClient, 2, func(c *isoCtx) {
+		q := url.Values{}
+		if c.maybe() {
+			q.Set("accountId", c.id("bankAccount"))
+		}
+		c.json("GET", "/v1/bank-statements"+c.query(q, []string{"createdAt"}, "bankStatement"), nil)
+	}},
+	{"get statement", isoClient, 2, func(c *isoCtx) { c.json("GET", "/v1/bank-statements/"+c.id("bankStatement"), nil) }},
+	{"list accounts", isoClient, 2, func(c *isoCtx) {
+		c.json("GET", "/v1/bank-accounts"+c.query(url.Values{}, []string{"createdAt"}, "bankAccount"), nil)
+	}},
+	{"get account", isoClient, 2, func(c *isoCtx) { c.json("GET", "/v1/bank-accounts/"+c.id("bankAccount"), nil) }},
+	{"list transactions", isoClient, 3, func(c *isoCtx) {
+		q := url.Values{}
+		if c.maybe() {
+			q.Set("accountId", c.id("bankAccount"))
+		}
+		if c.maybe() {
+			q.Set("statementId", c.id("bankStatement"))
+		}
+		if c.maybe() {
+			q.Set("fileId", c.id("file"))
+		}
+		if c.maybe() {
+			q.Set("q", "Payee")
+		}
+		c.json("GET", "/v1/transactions"+c.query(q, []string{"bookingDate", "amount"}, "transaction"), nil)
+	}},
+	{"get transaction", isoClient, 2, func(c *isoCtx) { c.json("GET", "/v1/transactions/"+c.id("transaction"), nil) }},
+	{"patch transaction", isoClient, 3, func(c *isoCtx) {
+		body := map[string]any{}
+		if c.maybe() {
+			body["fileIds"] = c.ids("file")
+		}
+		if c.maybe() {
+			body["ignored"] = c.maybe()
+		}
+		if c.maybe() {
+			body["note"] = c.name("Note")
+		}
+		c.json("PATCH", "/v1/transactions/"+c.id("transaction"), body)
+	}},
 	{"patch collect", isoClient, 3, func(c *isoCtx) {
 		body := map[string]any{}
 		if c.maybe() {

@@ -230,6 +230,15 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 		t.Fatalf("submit: got %d %s, want 200", res.status, res.body)
 	}
 	changes = append(changes, whChange{"submit the collect", []string{db.EventCollectSubmitted}})
+	api.clock.Advance(time.Minute)
+	if res := api.bkImport(t, key, clientID, "", bkMT940(bkIBAN, "100.00", bkMarch[0])); res.status != http.StatusCreated {
+		t.Fatalf("import a statement: got %d %s, want 201", res.status, res.body)
+	}
+	changes = append(changes, whChange{"import a statement", []string{db.EventBankStatementImported}})
+	txs := call("list the transactions", nil, request{method: "GET", path: "/v1/transactions", clientID: clientID}, http.StatusOK)
+	txID := txs["data"].([]any)[0].(map[string]any)["id"].(string)
+	call("confirm the transaction's receipt", []string{db.EventTransactionMatched},
+		request{method: "PATCH", path: "/v1/transactions/" + txID, clientID: clientID, body: map[string]any{"fileIds": []string{res.ID}}}, http.StatusOK)
 	call("delete the task", []string{db.EventTaskDeleted},
 		request{method: "DELETE", path: "/v1/tasks/" + taskID, clientID: clientID}, http.StatusOK)
 	return changes, clientID

@@ -1,0 +1,393 @@
+// Package banking works the matching queue in the background: it imports
+// the stored files that are bank statements, and matches a client's bank
+// transactions to the documents that explain them with the rules of
+// package matching, never changing what a person decided.
+package banking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"acctapi/bankstatement"
+	"acctapi/db"
+	"acctapi/document"
+	"acctapi/matching"
+)
+
+const (
+	// DefaultPoll is how often Run looks for jobs no commit woke it for:
+	// those a file's reading queues, and retries.
+	DefaultPoll = 2 * time.Second
+	// retryDelay is the wait before a job that failed runs again.
+	retryDelay = 30 * time.Second
+	// recordTimeout bounds the recording of a job's end, which also runs
+	// while Run is stopping.
+	recordTimeout = 10 * time.Second
+)
+
+// Files opens the stored bytes of a file: the local store or a bucket.
+type Files interface {
+	Open(ctx context.Context, id string) (io.ReadCloser, error)
+}
+
+// Options configures New.
+type Options struct {
+	Store *db.DB
+	Files Files
+	// Now is the clock; time.Now when nil. It must be the store's.
+	Now func() time.Time
+	// Logger gets the jobs that failed; nothing is logged when nil.
+	Logger *slog.Logger
+	// Poll is how often Run looks for jobs; DefaultPoll when 0.
+	Poll time.Duration
+}
+
+// Worker works the matching queue. One Worker serves a store.
+type Worker struct {
+	store *db.DB
+	files Files
+	now   func() time.Time
+	log   *slog.Logger
+	poll  time.Duration
+}
+
+// New returns a Worker; Store and Files are required.
+func New(opts Options) *Worker {
+	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	if w.poll <= 0 {
+		w.poll = DefaultPoll
+	}
+	return w
+}
+
+// Run works jobs until ctx ends: at once when a commit queues one, and
+// every Poll. It first releases the claims a stopped process left. A job
+// cut off by the stop is given back uncounted. Run returns nil.
+func (w *Worker) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		err := w.store.ReleaseMatchingClaims(ctx)
+		if err == nil {
+			break
+		}
+		w.log.Error("release matching claims", "error", err)
+		sleep(ctx, w.poll)
+	}
+	poll := time.NewTicker(w.poll)
+	defer poll.Stop()
+	for ctx.Err() == nil {
+		if w.RunOnce(ctx) > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-poll.C:
+		case <-w.store.MatchingQueued():
+		}
+	}
+	return nil
+}
+
+// RunOnce claims the jobs due now and works them, and says how many it
+// claimed.
+func (w *Worker) RunOnce(ctx context.Context) int {
+	jobs, err := w.store.ClaimMatchingJobs(ctx, 8)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("claim matching", "error", err)
+		}
+		return 0
+	}
+	for _, j := range jobs {
+		w.work(ctx, j)
+	}
+	return len(jobs)
+}
+
+// work runs one job and records its end: done, or back in the queue.
+func (w *Worker) work(ctx context.Context, j *db.MatchingJob) {
+	err := w.safely(ctx, j)
+	record, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	switch {
+	case err == nil:
+		err = w.store.FinishMatchingJob(record, j)
+	case ctx.Err() != nil:
+		err = w.store.ReleaseMatchingJob(record, j, w.now(), false)
+	default:
+		w.log.Error("matching", "target", j.Target, "id", j.TargetID, "client_id", j.ClientID, "error", err)
+		err = w.store.ReleaseMatchingJob(record, j, w.now().Add(retryDelay), true)
+	}
+	if err != nil {
+		w.log.Error("record matching", "target", j.Target, "id", j.TargetID, "error", err)
+	}
+}
+
+// safely runs the job, turning a panic into an error.
+func (w *Worker) safely(ctx context.Context, j *db.MatchingJob) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if j.Target == db.MatchFile {
+		imported, err := w.importFile(ctx, j)
+		if err != nil || imported {
+			return err
+		}
+	}
+	txs, err := w.store.TransactionsToMatch(ctx, j)
+	if err != nil {
+		return err
+	}
+	return w.match(ctx, j.ClientID, txs)
+}
+
+// importFile imports the job's file when it is a bank statement not
+// imported yet: of kind bank_statement, or CAMT.053 or MT940 by its first
+// bytes. A file that claims to be one and is not is left as it is.
+func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error) {
+	f, err := w.store.FindFile(ctx, j.ClientID, j.TargetID)
+	if db.ErrorCode(err) == db.ENOTFOUND {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if f.Size > bankstatement.MaxSize {
+		return false, nil
+	}
+	imported, err := w.store.StatementImported(ctx, j.ClientID, f.ID)
+	if err != nil || imported {
+		return imported, err
+	}
+	r, err := w.files.Open(ctx, f.ID)
+	if err != nil {
+		return false, fmt.Errorf("open file %s: %w", f.ID, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, bankstatement.MaxSize+1))
+	if err != nil {
+		return false, fmt.Errorf("read file %s: %w", f.ID, err)
+	}
+	if _, ok := bankstatement.Sniff(data); !ok && (f.Kind == nil || *f.Kind != document.BankStatement) {
+		return false, nil
+	}
+	in, err := Import(data)
+	if err != nil {
+		w.log.Info("file not imported as a bank statement", "file_id", f.ID, "client_id", j.ClientID, "reason", err.Error())
+		return false, nil
+	}
+	_, err = w.store.ImportStatementFile(ctx, j.ClientID, f.ID, *in)
+	if code := db.ErrorCode(err); code == db.ECONFLICT || code == db.ENOTFOUND {
+		return true, nil
+	}
+	return err == nil, err
+}
+
+// match decides the transactions against every document of the client
+// with a total (a remittance may name any of them) and records what
+// changed.
+func (w *Worker) match(ctx context.Context, clientID string, txs []*db.Transaction) error {
+	if len(txs) == 0 {
+		return nil
+	}
+	candidates, err := w.store.MatchDocuments(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	ibans, err := w.store.AccountIBANs(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	docs := make([]matching.Document, 0, len(candidates))
+	taken := map[string]bool{}
+	for _, c := range candidates {
+		docs = append(docs, documentOf(c))
+		taken[c.FileID] = len(c.ConfirmedFor) > 0
+	}
+	batch := make([]matching.Transaction, 0, len(txs))
+	for _, t := range txs {
+		m := transactionOf(t)
+		m.OwnAccount = m.CounterpartyIBAN != "" && slices.Contains(ibans, m.CounterpartyIBAN)
+		batch = append(batch, m)
+	}
+	var decisions []db.MatchDecision
+	for i, r := range matching.Decide(batch, docs, taken) {
+		matches := matchesOf(r)
+		if !sameMatches(txs[i].Matches, matches) {
+			decisions = append(decisions, db.MatchDecision{TransactionID: r.TransactionID, Matches: matches})
+		}
+	}
+	// Written in batches: one transaction each, short enough not to hold
+	// the single writer long.
+	for len(decisions) > 0 {
+		n := min(len(decisions), recordBatch)
+		if err := w.store.RecordMatches(ctx, clientID, decisions[:n]); err != nil {
+			return err
+		}
+		decisions = decisions[n:]
+	}
+	return nil
+}
+
+// recordBatch is how many transactions' matches one write records.
+const recordBatch = 500
+
+// matchesOf is what the store records of a decision: the document matched,
+// confirmed, or the candidates, suggested.
+func matchesOf(r matching.Result) []db.TransactionMatch {
+	matches := []db.TransactionMatch{}
+	for _, c := range r.Candidates {
+		m := db.TransactionMatch{FileID: c.FileID, State: db.MatchSuggested, Score: c.Score,
+			Reasons: append([]string{}, c.Reasons...), Source: db.MatchAuto}
+		if r.Matched != "" {
+			if c.FileID != r.Matched {
+				continue
+			}
+			m.State = db.MatchConfirmed
+		}
+		matches = append(matches, m)
+	}
+	return matches
+}
+
+// sameMatches reports whether recording b would change nothing of a.
+func sameMatches(a, b []db.TransactionMatch) bool {
+	return slices.EqualFunc(a, b, func(x, y db.TransactionMatch) bool {
+		return x.FileID == y.FileID && x.State == y.State && x.Score == y.Score && x.Source == y.Source &&
+			slices.Equal(x.Reasons, y.Reasons)
+	})
+}
+
+func transactionOf(t *db.Transaction) matching.Transaction {
+	booking, _ := time.Parse(time.DateOnly, t.BookingDate)
+	return matching.Transaction{ID: t.ID, BookingDate: booking, Amount: bankstatement.Amount(t.Amount), Currency: t.Currency,
+		CounterpartyName: value(t.CounterpartyName), CounterpartyIBAN: value(t.CounterpartyIBAN), RemittanceInfo: value(t.RemittanceInfo)}
+}
+
+// documentOf is a candidate as the rules read it. A document that states
+// no date of its own is taken to be of the date a person gave its file;
+// the upload time says nothing of it.
+func documentOf(c *db.MatchCandidate) matching.Document {
+	d := matching.Document{FileID: c.FileID, Kind: value(c.Kind), Number: value(c.Fields.Value(document.DocumentNumber)),
+		Currency: value(c.Fields.Value(document.Currency)), IssuerName: value(c.Fields.Value(document.IssuerName)), IssuerIBAN: value(c.Fields.Value(document.IssuerIBAN)),
+		Total: bankstatement.Amount(c.TotalAmount)}
+	if date, err := time.Parse(time.DateOnly, value(c.Fields.Value(document.IssueDate))); err == nil {
+		d.Date = date
+	} else if c.DocumentDate != nil {
+		d.Date = *c.DocumentDate
+	}
+	if due, err := time.Parse(time.DateOnly, value(c.Fields.Value(document.DueDate))); err == nil {
+		d.DueDate = due
+	}
+	return d
+}
+
+func value(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ErrSeveralAccounts refuses a file whose statements are of more than one
+// account: each account's statements are imported from a file of their
+// own.
+var ErrSeveralAccounts = errors.New("the file holds statements of more than one account; import each account's statements from a file of its own")
+
+// Import reads a statement file into what the store imports: its
+// statements (all of one account) as one, from the earliest start to the
+// latest end, with the first opening and the last closing balance, and
+// every entry in the file's order. It returns the parser's *Error, or
+// ErrSeveralAccounts.
+func Import(data []byte) (*db.StatementImport, error) {
+	sts, err := bankstatement.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(sts) == 0 {
+		return nil, &bankstatement.Error{Reason: "the file holds no statement"}
+	}
+	first := sts[0]
+	ref := first.Account.IBAN
+	if ref == "" {
+		ref = first.Account.Number
+	}
+	in := &db.StatementImport{Format: string(first.Format), Currency: first.Currency,
+		Account: db.AccountImport{Ref: ref, IBAN: optional(first.Account.IBAN), BIC: optional(first.Account.BIC),
+			OwnerName: optional(first.Account.OwnerName)}}
+	var from, to time.Time
+	entries := 0
+	for _, s := range sts {
+		if s.Account.IBAN != first.Account.IBAN || s.Account.Number != first.Account.Number || s.Currency != first.Currency {
+			return nil, ErrSeveralAccounts
+		}
+		if from.IsZero() || s.From.Before(from) {
+			from = s.From
+			if s.Opening != nil {
+				in.OpeningBalance = ptr(int64(s.Opening.Amount))
+			}
+		}
+		if to.IsZero() || !s.To.Before(to) {
+			to = s.To
+			if s.Closing != nil {
+				in.ClosingBalance = ptr(int64(s.Closing.Amount))
+			}
+		}
+		entries += len(s.Entries)
+	}
+	if entries > bankstatement.MaxEntries {
+		return nil, &bankstatement.Error{Reason: fmt.Sprintf("the file holds %d entries, over the %d a statement file may have", entries, bankstatement.MaxEntries)}
+	}
+	if entries == 0 && in.OpeningBalance == nil && in.ClosingBalance == nil {
+		return nil, &bankstatement.Error{Reason: "the file holds no entry and no balance"}
+	}
+	in.From, in.To = from.Format(time.DateOnly), to.Format(time.DateOnly)
+	in.Entries = make([]db.EntryImport, 0, entries)
+	for _, s := range sts {
+		for _, e := range s.Entries {
+			entry := db.EntryImport{BookingDate: e.BookingDate.Format(time.DateOnly), Amount: int64(e.Amount),
+				Currency: e.Currency, CounterpartyName: optional(e.CounterpartyName), CounterpartyIBAN: optional(e.CounterpartyIBAN),
+				RemittanceInfo: optional(e.RemittanceInfo), EndToEndID: optional(e.EndToEndID), BankReference: optional(e.BankReference)}
+			if entry.Currency == "" {
+				entry.Currency = s.Currency
+			}
+			if !e.ValueDate.IsZero() {
+				entry.ValueDate = ptr(e.ValueDate.Format(time.DateOnly))
+			}
+			in.Entries = append(in.Entries, entry)
+		}
+	}
+	return in, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,351 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The matching queue: a job per statement whose transactions to match, or
+// per file whose reading ended or was corrected (a trigger of migration 13
+// queues those), written in the transaction of what triggers it and claimed
+// by the banking worker. Claims and releases run for every firm; a job's
+// row names its client, which every later query of the job is scoped by.
+
+// What a matching job is about.
+const (
+	MatchStatement = "statement" // match the statement's new transactions
+	MatchFile      = "file"      // import the file if it is a statement, else match it
+)
+
+// MatchingJob is a claimed job of the matching queue.
+type MatchingJob struct {
+	Target   string // MatchStatement or MatchFile
+	TargetID string
+	ClientID string
+	Attempts int
+}
+
+// MaxMatchingAttempts is how many times a job may break off before it is
+// dropped.
+const MaxMatchingAttempts = 3
+
+// queueMatching queues a job, or sets a queued one due again, in the
+// caller's transaction.
+func queueMatching(ctx context.Context, tx *txn, clientID, target, id string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO matching_jobs (target, target_id, client_id, next_attempt_at, created_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (target, target_id) DO UPDATE SET attempts = 0, claimed_at = NULL,
+		next_attempt_at = excluded.next_attempt_at`, target, id, clientID, unix(now), unix(now)); err != nil {
+		return fmt.Errorf("queue matching: %w", err)
+	}
+	tx.matchingQueued = true
+	return nil
+}
+
+// MatchingQueued is signalled after a commit that queued matching from Go
+// code, so that the worker starts at once; the jobs the trigger queues wait
+// for its next poll.
+func (db *DB) MatchingQueued() <-chan struct{} { return db.matchingQueued }
+
+// ReleaseMatchingClaims gives back the jobs a stopped worker had claimed.
+func (db *DB) ReleaseMatchingClaims(ctx context.Context) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = NULL WHERE claimed_at IS NOT NULL`); err != nil {
+			return fmt.Errorf("release matching: %w", err)
+		}
+		return nil
+	})
+}
+
+// ClaimMatchingJobs claims up to n jobs that are due, the oldest first,
+// counting an attempt for each; jobs that broke off MaxMatchingAttempts
+// times are dropped.
+func (db *DB) ClaimMatchingJobs(ctx context.Context, n int) ([]*MatchingJob, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) ([]*MatchingJob, error) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM matching_jobs WHERE claimed_at IS NULL AND attempts >= ?`,
+			MaxMatchingAttempts); err != nil {
+			return nil, fmt.Errorf("claim matching: %w", err)
+		}
+		now := unix(db.now())
+		rows, err := tx.QueryContext(ctx, `SELECT target, target_id, client_id, attempts FROM matching_jobs
+			WHERE claimed_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, target, target_id LIMIT ?`, now, n)
+		if err != nil {
+			return nil, fmt.Errorf("claim matching: %w", err)
+		}
+		var jobs []*MatchingJob
+		for rows.Next() {
+			var j MatchingJob
+			if err := rows.Scan(&j.Target, &j.TargetID, &j.ClientID, &j.Attempts); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("claim matching: %w", err)
+			}
+			j.Attempts++
+			jobs = append(jobs, &j)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, fmt.Errorf("claim matching: %w", err)
+		}
+		for _, j := range jobs {
+			if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = ?, attempts = ?
+				WHERE target = ? AND target_id = ?`, now, j.Attempts, j.Target, j.TargetID); err != nil {
+				return nil, fmt.Errorf("claim matching: %w", err)
+			}
+		}
+		return jobs, nil
+	})
+}
+
+// FinishMatchingJob ends the job, unless it was queued again meanwhile
+// (then the newer job runs).
+func (db *DB) FinishMatchingJob(ctx context.Context, j *MatchingJob) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM matching_jobs WHERE target = ? AND target_id = ? AND client_id = ?
+			AND claimed_at IS NOT NULL AND attempts = ?`, j.Target, j.TargetID, j.ClientID, j.Attempts); err != nil {
+			return fmt.Errorf("finish matching: %w", err)
+		}
+		return nil
+	})
+}
+
+// ReleaseMatchingJob puts the job back for another attempt at the given
+// time, counted when it broke off, uncounted when a stop cut it off.
+func (db *DB) ReleaseMatchingJob(ctx context.Context, j *MatchingJob, at time.Time, counted bool) error {
+	attempts := j.Attempts
+	if !counted {
+		attempts--
+	}
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = NULL, attempts = ?, next_attempt_at = ?
+			WHERE target = ? AND target_id = ? AND client_id = ? AND claimed_at IS NOT NULL AND attempts = ?`,
+			attempts, unix(at), j.Target, j.TargetID, j.ClientID, j.Attempts); err != nil {
+			return fmt.Errorf("release matching: %w", err)
+		}
+		return nil
+	})
+}
+
+// TransactionsToMatch returns the client's transactions the job is about
+// that matching may change: not decided by a person, not matched; for a
+// file, also those it was matched to automatically (its total may have
+// been corrected since).
+func (db *DB) TransactionsToMatch(ctx context.Context, j *MatchingJob) ([]*Transaction, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var rows *sql.Rows
+	if j.Target == MatchStatement {
+		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
+			WHERE client_id = ? AND statement_id = ? AND decided_by_user = 0 AND status IN ('unmatched', 'suggested')
+			ORDER BY booking_date, id`, j.ClientID, j.TargetID)
+	} else {
+		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
+			WHERE client_id = ? AND decided_by_user = 0 AND (
+			  (status IN ('unmatched', 'suggested') AND amount IN (
+			    SELECT total_amount FROM files WHERE client_id = ? AND id = ? AND total_amount IS NOT NULL
+			    UNION ALL SELECT -total_amount FROM files WHERE client_id = ? AND id = ? AND total_amount IS NOT NULL))
+			  OR id IN (SELECT transaction_id FROM bank_transaction_matches WHERE client_id = ? AND file_id = ? AND source = 'auto'))
+			ORDER BY booking_date, id`,
+			j.ClientID, j.ClientID, j.TargetID, j.ClientID, j.TargetID, j.ClientID, j.TargetID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transactions to match: %w", err)
+	}
+	defer rows.Close()
+	var txs []*Transaction
+	for rows.Next() {
+		t, err := scanTransaction(rows)
+		if err != nil {
+			return nil, err
+		}
+		txs = append(txs, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("transactions to match: %w", err)
+	}
+	rows.Close()
+	return txs, loadMatches(ctx, tx, j.ClientID, txs)
+}
+
+// MatchCandidate is a document of the client with a total: one that may
+// explain a transaction, or be named in one's remittance.
+type MatchCandidate struct {
+	FileID string
+	Kind   *string
+	// DocumentDate is the file's date when a person gave it, else nil.
+	DocumentDate *time.Time
+	Fields       DocumentFields
+	TotalAmount  int64
+	// ConfirmedFor are the transactions the document is confirmed for: a
+	// document that explains one is not certain for another.
+	ConfirmedFor []string
+}
+
+// MatchDocuments returns the client's documents with a total, by the index
+// of totals, with the transactions each is confirmed for.
+func (db *DB) MatchDocuments(ctx context.Context, clientID string) ([]*MatchCandidate, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+fileColumns+`, total_amount FROM files
+		WHERE client_id = ? AND total_amount IS NOT NULL ORDER BY id`, clientID)
+	if err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
+	defer rows.Close()
+	var out []*MatchCandidate
+	byID := map[string]*MatchCandidate{}
+	for rows.Next() {
+		var total int64
+		var c MatchCandidate
+		f, err := scanFile(scanTotal{rows, &total})
+		if err != nil {
+			return nil, err
+		}
+		c.FileID, c.Kind, c.TotalAmount = f.ID, f.Kind, total
+		if f.DocumentDateSource != nil && *f.DocumentDateSource == SourceUser {
+			c.DocumentDate = &f.DocumentDate
+		}
+		if f.Analysis.Fields != nil {
+			c.Fields = *f.Analysis.Fields
+		}
+		out = append(out, &c)
+		byID[c.FileID] = &c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
+	rows.Close()
+	confirmed, err := tx.QueryContext(ctx, `SELECT file_id, transaction_id FROM bank_transaction_matches
+		WHERE client_id = ? AND state = 'confirmed' ORDER BY file_id, transaction_id`, clientID)
+	if err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
+	defer confirmed.Close()
+	for confirmed.Next() {
+		var fileID, transactionID string
+		if err := confirmed.Scan(&fileID, &transactionID); err != nil {
+			return nil, fmt.Errorf("match documents: %w", err)
+		}
+		if c := byID[fileID]; c != nil {
+			c.ConfirmedFor = append(c.ConfirmedFor, transactionID)
+		}
+	}
+	if err := confirmed.Err(); err != nil {
+		return nil, fmt.Errorf("match documents: %w", err)
+	}
+	return out, nil
+}
+
+// AccountIBANs returns the IBANs of the client's bank accounts: a transfer
+// between two of them needs no document.
+func (db *DB) AccountIBANs(ctx context.Context, clientID string) ([]string, error) {
+	rows, err := db.query(ctx, `SELECT iban FROM bank_accounts WHERE client_id = ? AND iban IS NOT NULL ORDER BY iban`, clientID)
+	if err != nil {
+		return nil, fmt.Errorf("account IBANs: %w", err)
+	}
+	defer rows.Close()
+	var ibans []string
+	for rows.Next() {
+		var iban string
+		if err := rows.Scan(&iban); err != nil {
+			return nil, fmt.Errorf("account IBANs: %w", err)
+		}
+		ibans = append(ibans, iban)
+	}
+	return ibans, rows.Err()
+}
+
+// scanTotal scans a file's columns and the total after them.
+type scanTotal struct {
+	row   scanner
+	total *int64
+}
+
+func (s scanTotal) Scan(dest ...any) error { return s.row.Scan(append(dest, s.total)...) }
+
+// MatchDecision is what matching found for one transaction.
+type MatchDecision struct {
+	TransactionID string
+	Matches       []TransactionMatch
+}
+
+// RecordMatches writes what matching found for the client's transactions,
+// in one transaction, each in place of what it found before, but for the
+// transactions a person decided meanwhile, which stay as they are. Emits
+// transaction.matched for each that becomes matched.
+func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []MatchDecision) error {
+	return db.update(ctx, func(ctx context.Context, tx *txn) error {
+		now := db.now().UTC().Truncate(time.Second)
+		for _, d := range decisions {
+			t, err := findTransactionTx(ctx, tx, clientID, d.TransactionID)
+			if ErrorCode(err) == ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if t.DecidedByUser || t.Status == TransactionIgnored {
+				continue
+			}
+			matches := d.Matches
+			for i := range matches {
+				matches[i].Source = MatchAuto
+			}
+			if err := replaceMatches(ctx, tx, clientID, t.ID, matches, now, false); err != nil {
+				return err
+			}
+			was := t.Status
+			t.Matches, t.Status, t.UpdatedAt = matches, statusOf(matches, false), now
+			if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
+				t.Status, unix(now), clientID, t.ID); err != nil {
+				return fmt.Errorf("match transaction: %w", err)
+			}
+			if t.Status == TransactionMatched && was != TransactionMatched {
+				if err := db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// StatementImported reports whether a statement was imported from the
+// client's file.
+func (db *DB) StatementImported(ctx context.Context, clientID, fileID string) (bool, error) {
+	var one int
+	err := db.queryRow(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("find statement of file: %w", err)
+	}
+	return true, nil
+}
+
+// ImportStatementFile imports a statement read from the client's stored
+// file, as ImportStatement does, once: Returns ECONFLICT when a statement
+// was imported from the file before, ENOTFOUND when the file is gone.
+func (db *DB) ImportStatementFile(ctx context.Context, clientID, fileID string, in StatementImport) (*BankStatement, error) {
+	return write(ctx, db, func(ctx context.Context, tx *txn) (*BankStatement, error) {
+		if err := findClientFile(ctx, tx, clientID, fileID); err != nil {
+			return nil, err
+		}
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
+		if err == nil {
+			return nil, Errorf(ECONFLICT, "a statement was imported from file %s before", fileID)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("import statement: %w", err)
+		}
+		return db.importStatement(ctx, tx, clientID, in, &fileID)
+	})
+}

@@ -1,0 +1,10 @@
+UPDATE api_keys SET permissions = trim(replace(replace(' ' || permissions || ' ', ' banking:read ', ' '), ' banking:write ', ' '));
+ALTER TABLE collect_items DROP COLUMN transaction_id;
+DROP TRIGGER files_matching_after_update;
+DROP TABLE matching_jobs;
+DROP INDEX files_client_total_amount;
+ALTER TABLE files DROP COLUMN total_amount;
+DROP TABLE bank_transaction_matches;
+DROP TABLE bank_transactions;
+DROP TABLE bank_statements;
+DROP TABLE bank_accounts;

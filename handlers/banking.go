@@ -1,0 +1,355 @@
+package handlers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+
+	"acctapi/banking"
+	"acctapi/bankstatement"
+	"acctapi/db"
+)
+
+// Bank statements, the client's bank accounts, and their transactions with
+// the documents matched to them.
+
+type bankAccountResponse struct {
+	ID          string    `json:"id"`
+	IBAN        string    `json:"iban"`
+	BIC         *string   `json:"bic"`
+	Currency    string    `json:"currency"`
+	OwnerName   *string   `json:"ownerName"`
+	Balance     *string   `json:"balance"`
+	BalanceDate *string   `json:"balanceDate"`
+	CreatedAt   timestamp `json:"createdAt"`
+	UpdatedAt   timestamp `json:"updatedAt"`
+}
+
+// newBankAccountResponse shows the account's IBAN, or the account id its
+// MT940 statements give where they name no IBAN.
+func newBankAccountResponse(a *db.BankAccount) bankAccountResponse {
+	iban := a.Ref
+	if a.IBAN != nil {
+		iban = *a.IBAN
+	}
+	return bankAccountResponse{ID: a.ID, IBAN: iban, BIC: a.BIC, Currency: a.Currency, OwnerName: a.OwnerName,
+		Balance: amountPtr(a.Balance, a.Currency), BalanceDate: a.BalanceDate,
+		CreatedAt: timestampOf(a.CreatedAt), UpdatedAt: timestampOf(a.UpdatedAt)}
+}
+
+type bankStatementResponse struct {
+	ID               string    `json:"id"`
+	AccountID        string    `json:"accountId"`
+	Format           string    `json:"format"`
+	From             string    `json:"from"`
+	To               string    `json:"to"`
+	Currency         string    `json:"currency"`
+	OpeningBalance   *string   `json:"openingBalance"`
+	ClosingBalance   *string   `json:"closingBalance"`
+	TransactionCount int       `json:"transactionCount"`
+	DuplicateCount   int       `json:"duplicateCount"`
+	FileID           *string   `json:"fileId"`
+	CreatedAt        timestamp `json:"createdAt"`
+}
+
+func newBankStatementResponse(s *db.BankStatement) bankStatementResponse {
+	return bankStatementResponse{ID: s.ID, AccountID: s.AccountID, Format: s.Format, From: s.From, To: s.To,
+		Currency: s.Currency, OpeningBalance: amountPtr(s.OpeningBalance, s.Currency),
+		ClosingBalance: amountPtr(s.ClosingBalance, s.Currency), TransactionCount: s.TransactionCount,
+		DuplicateCount: s.DuplicateCount, FileID: s.FileID, CreatedAt: timestampOf(s.CreatedAt)}
+}
+
+type transactionResponse struct {
+	ID               string                     `json:"id"`
+	AccountID        string                     `json:"accountId"`
+	StatementID      string                     `json:"statementId"`
+	BookingDate      string                     `json:"bookingDate"`
+	ValueDate        *string                    `json:"valueDate"`
+	Amount           string                     `json:"amount"`
+	Currency         string                     `json:"currency"`
+	CounterpartyName *string                    `json:"counterpartyName"`
+	CounterpartyIBAN *string                    `json:"counterpartyIban"`
+	RemittanceInfo   *string                    `json:"remittanceInfo"`
+	EndToEndID       *string                    `json:"endToEndId"`
+	BankReference    *string                    `json:"bankReference"`
+	Status           string                     `json:"status"`
+	Matches          []transactionMatchResponse `json:"matches"`
+	Note             *string                    `json:"note"`
+	CreatedAt        timestamp                  `json:"createdAt"`
+	UpdatedAt        timestamp                  `json:"updatedAt"`
+}
+
+type transactionMatchResponse struct {
+	FileID  string   `json:"fileId"`
+	State   string   `json:"state"`
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons"`
+	Source  string   `json:"source"`
+}
+
+func newTransactionResponse(t *db.Transaction) transactionResponse {
+	matches := make([]transactionMatchResponse, len(t.Matches))
+	for i, m := range t.Matches {
+		reasons := m.Reasons
+		if reasons == nil {
+			reasons = []string{}
+		}
+		matches[i] = transactionMatchResponse{FileID: m.FileID, State: m.State, Score: m.Score, Reasons: reasons, Source: m.Source}
+	}
+	return transactionResponse{ID: t.ID, AccountID: t.AccountID, StatementID: t.StatementID, BookingDate: t.BookingDate,
+		ValueDate: t.ValueDate, Amount: bankstatement.Amount(t.Amount).Format(t.Currency), Currency: t.Currency,
+		CounterpartyName: t.CounterpartyName, CounterpartyIBAN: t.CounterpartyIBAN, RemittanceInfo: t.RemittanceInfo,
+		EndToEndID: t.EndToEndID, BankReference: t.BankReference, Status: t.Status, Matches: matches, Note: t.Note,
+		CreatedAt: timestampOf(t.CreatedAt), UpdatedAt: timestampOf(t.UpdatedAt)}
+}
+
+// amountPtr writes a stored amount as a decimal string; nil stays nil.
+func amountPtr(units *int64, currency string) *string {
+	if units == nil {
+		return nil
+	}
+	s := bankstatement.Amount(*units).Format(currency)
+	return &s
+}
+
+// importStatement answers POST /v1/bank-statements: the file is read,
+// checked and imported in one go, or refused whole.
+func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	up, data, err := h.readStatementUpload(w, r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var v validator
+	workspaceID := v.body(up.fieldsJSON()).id("workspaceId", optional)
+	if data == nil {
+		v.add(typeIssue([]any{"file"}, "file", "undefined"))
+	}
+	name := up.checkName(&v)
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, err := banking.Import(data)
+	if err != nil {
+		h.fail(w, r, statementRefused(err))
+		return
+	}
+	clientID := stateOf(r).clientID
+	var s *db.BankStatement
+	if !workspaceID.Set {
+		s, err = h.store.ImportStatement(r.Context(), clientID, *in, nil)
+		respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+		return
+	}
+	// The statement is kept as a File of the workspace too, recorded in
+	// the transaction of the import.
+	if up.file, err = h.files.Write(bytes.NewReader(data), int64(len(data))); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer h.files.Discard(up.file)
+	err = h.keep(r, up, name, func(file db.FileCreate) (err error) {
+		file.WorkspaceID = workspaceID.Value
+		s, err = h.store.ImportStatement(r.Context(), clientID, *in, &file)
+		return err
+	})
+	respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+}
+
+// statementRefused answers a file that is not a statement the API imports,
+// with the reason.
+func statementRefused(err error) error {
+	var refused *bankstatement.Error
+	reason := err.Error()
+	if errors.As(err, &refused) {
+		reason = refused.Reason
+	} else if !errors.Is(err, banking.ErrSeveralAccounts) {
+		return err
+	}
+	return &validationError{issues: []issue{{Code: "custom", Path: []any{"file"},
+		Message: "the file is not a bank statement that can be imported: " + reason}}}
+}
+
+// readStatementUpload reads a multipart/form-data body into memory: a
+// statement file is at most bankstatement.MaxSize, which it parses whole.
+// The upload counts as one of its key's.
+func (h *Handler) readStatementUpload(w http.ResponseWriter, r *http.Request) (*upload, []byte, error) {
+	up := &upload{fields: map[string][]string{}}
+	mediaType, params, err := mime.ParseMediaType(contentType(r))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		return up, nil, errBadRequest("unsupported_media_type", "send the statement as Content-Type: multipart/form-data")
+	}
+	limit := int64(bankstatement.MaxSize + multipartSurplus)
+	if r.ContentLength > limit {
+		return up, nil, errFileTooLarge(bankstatement.MaxSize)
+	}
+	release, err := h.uploads.take("key:"+stateOf(r).keyID, h.uploadLimits.perKey, h.uploadLimits.perServer, "under this API key")
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(uploadBusyRetryAfter))
+		return up, nil, err
+	}
+	defer release()
+	headers := &partHeaderLimit{r: http.MaxBytesReader(w, r.Body, limit)}
+	parts := multipart.NewReader(headers, params["boundary"])
+	var data []byte
+	fieldsLeft := int64(maxFormFields)
+	for n := 0; ; n++ {
+		headers.left = maxPartHeader
+		part, err := parts.NextPart()
+		headers.left = -1
+		if errors.Is(err, io.EOF) {
+			return up, data, nil
+		}
+		if err != nil {
+			return up, nil, requestBodyError(err, bankstatement.MaxSize)
+		}
+		if n == maxFormParts {
+			return up, nil, errBadRequest("invalid_multipart", fmt.Sprintf("an upload has at most %d parts", maxFormParts))
+		}
+		if part.FormName() != "file" {
+			value, err := io.ReadAll(io.LimitReader(part, fieldsLeft+1))
+			if err != nil {
+				return up, nil, requestBodyError(err, bankstatement.MaxSize)
+			}
+			if fieldsLeft -= int64(len(value)); fieldsLeft < 0 {
+				return up, nil, errBadRequest("invalid_multipart", fmt.Sprintf("the form fields exceed %d bytes together", maxFormFields))
+			}
+			if name := part.FormName(); name == "workspaceId" && up.fields[name] == nil {
+				up.fields[name] = []string{string(value)}
+			}
+			continue
+		}
+		if data != nil {
+			return up, nil, errBadRequest("invalid_multipart", "an upload holds one file")
+		}
+		_, disposition, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		up.name, up.partType = disposition["filename"], part.Header.Get("Content-Type")
+		if data, err = io.ReadAll(io.LimitReader(part, bankstatement.MaxSize+1)); err != nil {
+			return up, nil, requestBodyError(err, bankstatement.MaxSize)
+		}
+		if len(data) > bankstatement.MaxSize {
+			return up, nil, errFileTooLarge(bankstatement.MaxSize)
+		}
+		// An empty file part is a file all the same: the parser says
+		// why it is refused.
+		if data == nil {
+			data = []byte{}
+		}
+	}
+}
+
+// listBankStatements answers GET /v1/bank-statements.
+func (h *Handler) listBankStatements(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var v validator
+	q := v.query(r.URL.Query())
+	accountID := q.id("accountId")
+	req := pageRequest(q, db.BankStatementSorts)
+	if err := v.err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListBankStatements(r.Context(), stateOf(r).clientID, accountID, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newBankStatementResponse))
+}
+
+// getBankStatement answers GET /v1/bank-statements/{id}.
+func (h *Handler) getBankStatement(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.FindBankStatement, newBankStatementResponse)
+}
+
+// listBankAccounts answers GET /v1/bank-accounts.
+func (h *Handler) listBankAccounts(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	serveList(h, w, r, clientOf, db.BankAccountSorts, h.store.ListBankAccounts, newBankAccountResponse)
+}
+
+// getBankAccount answers GET /v1/bank-accounts/{id}.
+func (h *Handler) getBankAccount(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.FindBankAccount, newBankAccountResponse)
+}
+
+// transactionStatuses are the states a transaction list filters by.
+var transactionStatuses = []string{db.TransactionUnmatched, db.TransactionSuggested, db.TransactionMatched, db.TransactionIgnored}
+
+// maxTransactionSearch bounds the q of the transaction list, in characters.
+const maxTransactionSearch = 200
+
+// listTransactions answers GET /v1/transactions: newest booking first
+// unless the query says otherwise.
+func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	filter, req, err := transactionListQuery(r.URL.Query())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	page, err := h.store.ListTransactions(r.Context(), stateOf(r).clientID, filter, req)
+	respond(h, w, r, http.StatusOK, page, err, listOf(newTransactionResponse))
+}
+
+func transactionListQuery(values url.Values) (db.TransactionFilter, db.PageRequest, error) {
+	var v validator
+	q := v.query(values)
+	filter := db.TransactionFilter{AccountID: q.id("accountId"), StatementID: q.id("statementId"),
+		BookingDateFrom: q.date("bookingDateFrom"), BookingDateTo: q.date("bookingDateTo"),
+		Status: q.enum("status", transactionStatuses, ""), Direction: q.enum("direction", []string{"in", "out"}, ""),
+		FileID: q.id("fileId")}
+	if s, present := q.get("q"); present {
+		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxTransactionSearch || s == "" {
+			q.v.add(sizeIssue("too_big", []any{"query", "q"}, "string", maxTransactionSearch,
+				fmt.Sprintf("q is valid UTF-8 of 1 to %d characters", maxTransactionSearch)))
+		}
+		filter.Query = s
+	}
+	req := db.PageRequest{Limit: q.int("limit", 1, maxLimit, defaultLimit), Cursor: q.id("cursor"),
+		Sort: q.enum("sort", db.TransactionSorts, "bookingDate"), Desc: q.enum("order", orders, "desc") == "desc"}
+	return filter, req, v.err()
+}
+
+// date reads a YYYY-MM-DD date parameter; "" when absent or invalid.
+func (q *query) date(name string) string {
+	s, present := q.get(name)
+	if !present {
+		return ""
+	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil || len(s) != len(time.DateOnly) {
+		q.v.add(issue{Code: "invalid_string", Path: []any{"query", name}, Validation: "date", Message: "Invalid date (YYYY-MM-DD)"})
+		return ""
+	}
+	return s
+}
+
+// getTransaction answers GET /v1/transactions/{id}.
+func (h *Handler) getTransaction(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	serveOne(h, w, r, p, clientOf, h.store.FindTransaction, newTransactionResponse)
+}
+
+// transactionNote is a person's note on a transaction: free text.
+var transactionNote = stringRule{presence: nullable, text: true, max: 2000}
+
+// updateTransaction answers PATCH /v1/transactions/{id}: a person's
+// decision, which matching never overrides.
+func (h *Handler) updateTransaction(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+	var u db.TransactionUpdate
+	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		u = db.TransactionUpdate{
+			FileIDs: update(body.ids("fileIds", optional)),
+			Ignored: update(body.bool("ignored", optional)),
+			Note:    update(body.string("note", transactionNote)),
+		}
+	})
+	if !ok {
+		return
+	}
+	t, err := h.store.UpdateTransaction(r.Context(), stateOf(r).clientID, id, u)
+	respond(h, w, r, http.StatusOK, t, err, newTransactionResponse)
+}
