@@ -346,3 +346,27 @@ func BenchmarkImportAndMatch(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A person's correction of a document's total is what matching reads: the
+// corrected document is matched to the payment of its corrected amount.
+func TestMatchingReadsCorrectedTotal(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	invoice := f.mustDocument(t, "invoice", db.DocumentFields{Values: map[string]string{document.DocumentNumber: "RE-77",
+		document.IssueDate: "2026-03-01", document.Currency: "EUR", document.TotalAmount: "37.62"}})
+	f.mustImport(t, mt940(account, "300.00",
+		entry{date: "2026-03-12", amount: "-235.62", ref: "R77", name: "Muster GmbH", text: "RE-77"}))
+	f.drain(t)
+	if txs := f.transactions(t); txs[0].Status != db.TransactionUnmatched {
+		t.Fatalf("before the correction: got %s, want unmatched", txs[0].Status)
+	}
+	if _, err := f.store.UpdateFile(ctx, f.clientID, invoice, db.FileUpdate{
+		Fields: map[string]*string{document.TotalAmount: ptr("235.62")}}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain(t)
+	txs := f.transactions(t)
+	if txs[0].Status != db.TransactionMatched || len(txs[0].Matches) != 1 || txs[0].Matches[0].FileID != invoice {
+		t.Errorf("after the correction: got %s %+v, want matched to the invoice", txs[0].Status, txs[0].Matches)
+	}
+}
