@@ -94,15 +94,22 @@ func invoiceConfidence(inv *einvoice.Invoice) map[string]float64 {
 // textFieldsOf are the fields read from a document's text as the store
 // keeps them.
 func textFieldsOf(f docfields.Fields) *db.DocumentFields {
-	values := map[string]string{}
-	for name, v := range map[string]string{
+	return storedFields(map[string]string{
 		document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate, document.DueDate: f.DueDate,
 		document.Currency: f.Currency, document.NetAmount: f.NetAmount, document.TaxAmount: f.TaxAmount,
 		document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName, document.IssuerVATID: f.IssuerVATID,
 		document.IssuerIBAN: f.IssuerIBAN,
-	} {
-		if v != "" {
-			values[name] = v
+	})
+}
+
+// storedFields keeps the values read, each without format characters (see
+// document.CleanField), and none that is empty then. Every field read from
+// a document, its text's or its XML's, passes here.
+func storedFields(read map[string]string) *db.DocumentFields {
+	values := map[string]string{}
+	for name, v := range read {
+		if v := nonEmpty(v); v != nil {
+			values[name] = *v
 		}
 	}
 	return &db.DocumentFields{Values: values}
@@ -164,11 +171,13 @@ func parseInvoice(data []byte) *einvoice.Invoice {
 
 // fieldsOf are the fields of an e-invoice as the store keeps them.
 func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
-	return &db.DocumentFields{Values: inv.Values(), EInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}}
+	fields := storedFields(inv.Values())
+	fields.EInvoice = &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}
+	return fields
 }
 
 // nonEmpty is s without format characters (see document.CleanField), or
-// nil when that is empty. Every field read from a document passes here.
+// nil when that is empty.
 func nonEmpty(s string) *string {
 	s = document.CleanField(s)
 	if s == "" {
