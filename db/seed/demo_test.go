@@ -2,7 +2,9 @@ package seed_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +83,39 @@ func TestDemo(t *testing.T) {
 		}
 		if files != 1 {
 			t.Errorf("files named %q in the demo workspace: got %v, want %v", seed.StatementName, files, 1)
+		}
+	})
+
+	t.Run("documents", func(t *testing.T) {
+		if n := count(t, raw, `SELECT count(*) FROM files WHERE client_id = ?`, demo.ClientID); n != len(seed.DemoDocuments) {
+			t.Errorf("demo files: got %v, want %v", n, len(seed.DemoDocuments))
+		}
+		for _, doc := range seed.DemoDocuments {
+			sum := sha256.Sum256([]byte(doc.Data))
+			var id string
+			var inFolder bool
+			err := raw.QueryRow(`SELECT f.id, f.folder_id IS NOT NULL FROM files f WHERE f.workspace_id = ? AND f.name = ? AND f.mimetype = ?
+				AND f.size = ? AND f.sha256 = ?`, demo.WorkspaceID, doc.Name, doc.MimeType, len(doc.Data), sum[:]).Scan(&id, &inFolder)
+			if err != nil {
+				t.Errorf("the demo file %q: %v", doc.Name, err)
+				continue
+			}
+			if want := doc.Kind != "bank_statement"; inFolder != want {
+				t.Errorf("the demo file %q in a folder: got %v, want %v", doc.Name, inFolder, want)
+			}
+			rc, err := files.Open(ctx, id)
+			if err != nil {
+				t.Errorf("the demo file %q's bytes: %v", doc.Name, err)
+				continue
+			}
+			stored, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil || string(stored) != doc.Data {
+				t.Errorf("the demo file %q's bytes: got %d bytes, %v, want the document", doc.Name, len(stored), err)
+			}
+		}
+		if !strings.Contains(strings.Join(demo.Summary, "\n"), seed.DemoDocuments[4].Name) {
+			t.Errorf("summary does not name %q:\n%s", seed.DemoDocuments[4].Name, strings.Join(demo.Summary, "\n"))
 		}
 	})
 
