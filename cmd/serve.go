@@ -301,11 +301,7 @@ func (s *Server) knownFiles(ctx context.Context) filestore.Known {
 }
 
 func (s *Server) createFirm(ctx context.Context) (*db.Firm, error) {
-	firm, err := s.store.CreateFirm(ctx, cmp.Or(s.cfg.FirmName, defaultFirmName))
-	if err != nil {
-		return nil, err
-	}
-	key, stored, err := auth.MintKey(ctx, s.store, firm.ID, auth.KeySpec{Name: "first accountant key"})
+	firm, key, stored, err := auth.FirstFirm(ctx, s.store, cmp.Or(s.cfg.FirmName, defaultFirmName))
 	if err != nil {
 		return nil, err
 	}
