@@ -326,17 +326,7 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil || demo == nil {
 		return err
 	}
-	key, _, err := auth.MintKey(ctx, s.store, firmID, auth.KeySpec{ClientID: demo.ClientID, Name: "demo client key"})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s):\n", demo.ClientID, demo.WorkspaceID)
-	for _, line := range demo.Summary {
-		fmt.Fprintf(s.cfg.Stderr, "  - %s\n", line)
-	}
-	fmt.Fprintf(s.cfg.Stderr, "The demo client's key, shown once:\n\n    %s\n\n", key)
-	fmt.Fprintf(s.cfg.Stderr, "The upload page of the collect request %q, for the client, shown once:\n\n    %s\n\n",
-		seed.CollectTitle, collectPageURL(s.baseURL, demo.CollectToken))
+	demo.Print(s.cfg.Stderr, collectPageURL(s.baseURL, demo.CollectToken))
 	return nil
 }
 

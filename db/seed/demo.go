@@ -31,11 +31,25 @@ type DemoRecords struct {
 	// Summary names everything Demo made, by name, a line each, for people
 	// who try the API on it.
 	Summary []string
+	// Key is the demo client's key, shown once.
+	Key string
+}
+
+// Print writes the start-up message of a demo: what was made, the demo
+// client's key and the address of the collect request's upload page.
+func (r *DemoRecords) Print(w io.Writer, pageURL string) {
+	fmt.Fprintf(w, "acctapi: seeded the demo client %s (workspace %s):\n", r.ClientID, r.WorkspaceID)
+	for _, line := range r.Summary {
+		fmt.Fprintf(w, "  - %s\n", line)
+	}
+	fmt.Fprintf(w, "The demo client's key, shown once:\n\n    %s\n\n", r.Key)
+	fmt.Fprintf(w, "The upload page of the collect request %q, for the client, shown once:\n\n    %s\n\n", CollectTitle, pageURL)
 }
 
 // Demo fills the firm with a demo client with two workspaces, users of the
 // client and accountant users who are members, folders (nested), labels,
-// tasks (with subtasks, due dates and every status), an open collect
+// tasks (with subtasks, due dates and every status), a key of the demo
+// client, an open collect
 // request with a live session through which the bank statement was
 // uploaded, the other real documents of DemoDocuments (the statement as the
 // bank's camt.053 XML, an invoice PDF, a CII e-invoice and a receipt photo),
@@ -103,7 +117,11 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 			return nil, fmt.Errorf("seed demo: %s: %w", doc.Name, err)
 		}
 	}
-	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, CollectID: collect.ID, CollectToken: token, Summary: []string{
+	key, _, err := auth.MintKey(ctx, store, firmID, auth.KeySpec{ClientID: mueller, Name: "demo client key"})
+	if err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, CollectID: collect.ID, CollectToken: token, Key: key, Summary: []string{
 		fmt.Sprintf("the client %q, with the client users anna.mueller@example.com (admin) and bob.mueller@example.com", muellerName),
 		fmt.Sprintf("its workspace %q: %d tasks (%d of them subtasks), %d folders, %d labels and %d real documents to read: %s",
 			accountsName, d.tasks, d.subtasks, d.folders, d.labels, len(DemoDocuments), demoNames()),

@@ -145,6 +145,25 @@ func TestDemo(t *testing.T) {
 		}
 	})
 
+	t.Run("key and message", func(t *testing.T) {
+		id, _, ok := auth.ParseKey(demo.Key)
+		if !ok {
+			t.Fatalf("the demo key %q does not parse", demo.Key)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM api_keys WHERE id = ? AND firm_id = ? AND client_id = ? AND revoked_at IS NULL`,
+			id, firm.ID, demo.ClientID); n != 1 {
+			t.Errorf("keys of the demo client with the demo key's id: got %v, want 1", n)
+		}
+		var out strings.Builder
+		demo.Print(&out, "http://127.0.0.1:8080/collect/"+demo.CollectToken)
+		for _, want := range append([]string{demo.ClientID, demo.WorkspaceID, demo.Key, "http://127.0.0.1:8080/collect/" + demo.CollectToken},
+			demo.Summary...) {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the demo's message lacks %q:\n%s", want, out.String())
+			}
+		}
+	})
+
 	t.Run("second call", func(t *testing.T) {
 		before := counts()
 		again, err := seed.Demo(ctx, d, files, firm.ID, time.Now())
