@@ -69,3 +69,18 @@ func MintKey(ctx context.Context, store *db.DB, firmID string, spec KeySpec) (st
 	}
 	return key, stored, nil
 }
+
+// FirstFirm creates the deployment's firm and its first accountant key,
+// which holds every permission: what a data dir's first start makes. It
+// returns the key string, shown once, with the stored record.
+func FirstFirm(ctx context.Context, store *db.DB, name string) (*db.Firm, string, *db.APIKey, error) {
+	firm, err := store.CreateFirm(ctx, name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key, stored, err := MintKey(ctx, store, firm.ID, KeySpec{Name: "first accountant key"})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return firm, key, stored, nil
+}

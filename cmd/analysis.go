@@ -30,29 +30,20 @@ func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
 		"the languages OCR reads, as tesseract names them (env ACCTAPI_OCR_LANGUAGES)")
 }
 
-// openOCR starts the OCR engine --ocr names. With auto, a machine without
-// tesseract (or its languages) reads no images, and noOCR says why; a path
-// given that does not work stops serve.
-func openOCR(cfg *Config, s *Server) (engine *ocr.Engine, noOCR string, err error) {
-	switch cfg.OCR {
-	case "off":
-		return nil, "OCR is turned off (--ocr off)", nil
-	case "", "auto":
-		engine, err = ocr.New(ocr.Options{Languages: cfg.OCRLanguages})
-		var unavailable *ocr.Error
-		if errors.As(err, &unavailable) {
-			s.log.Warn("images and scanned pages are not read: "+unavailable.Reason,
-				"install", "apt-get install tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng")
-			return nil, unavailable.Reason, nil
-		}
-	default:
-		engine, err = ocr.New(ocr.Options{Path: cfg.OCR, Languages: cfg.OCRLanguages})
+// openOCR starts the OCR engine --ocr names and says in the log whether
+// images are read.
+func openOCR(cfg *Config, s *Server) (*ocr.Engine, string, error) {
+	engine, noOCR, err := ocr.Open(cfg.OCR, cfg.OCRLanguages)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case engine == nil && cfg.OCR != "off":
+		s.log.Warn("images and scanned pages are not read: "+noOCR,
+			"install", "apt-get install tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng")
+	case engine != nil:
+		s.log.Info("images and scanned pages are read with OCR", "tesseract", engine.Version(), "languages", cfg.OCRLanguages)
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("--ocr: %w", err)
-	}
-	s.log.Info("images and scanned pages are read with OCR", "tesseract", engine.Version(), "languages", cfg.OCRLanguages)
-	return engine, "", nil
+	return engine, noOCR, nil
 }
 
 // CachePath is where serve keeps what it may rebuild: the compiled PDF

@@ -25,7 +25,7 @@ import (
 func TestBackupWithBucket(t *testing.T) {
 	store := &testStore{name: "s3", bucket: s3test.Start(t)}
 	d := newFLDemoIn(t, store)
-	contents := map[string][]byte{d.demoFile: []byte(demoPDF)}
+	contents := d.contents(t)
 	srv := startServer(t, store.configure(mustConfig(t, d.dir)))
 	content := flRandomBlock(9, 100<<10)
 	contents[flUpload(t, srv.base, d.firstKey, d.clientID, d.workspaceID, "r.pdf", content)] = content
@@ -42,8 +42,8 @@ func TestBackupWithBucket(t *testing.T) {
 	if err := json.Unmarshal([]byte(res), &m); err != nil {
 		t.Fatalf("backup --json printed %s: %v", res, err)
 	}
-	if m.Objects == nil || m.Objects.Location != "s3://"+store.bucket.Bucket+"/"+testPrefix+"/" || m.Files.Count != 2 {
-		t.Fatalf("the manifest is %s, want the bucket's objects and 2 files", res)
+	if m.Objects == nil || m.Objects.Location != "s3://"+store.bucket.Bucket+"/"+testPrefix+"/" || m.Files.Count != len(contents) {
+		t.Fatalf("the manifest is %s, want the bucket's objects and %d files", res, len(contents))
 	}
 	if _, err := os.Stat(filepath.Join(out, "files")); !os.IsNotExist(err) {
 		t.Errorf("the backup of a bucket's data dir holds files/ (%v)", err)
@@ -69,8 +69,8 @@ func TestBackupWithBucket(t *testing.T) {
 		}
 	}
 	f.Close()
-	if lines != 2 {
-		t.Errorf("objects.jsonl has %d lines, want 2", lines)
+	if lines != len(contents) {
+		t.Errorf("objects.jsonl has %d lines, want %d", lines, len(contents))
 	}
 
 	restored := filepath.Join(t.TempDir(), "restored")

@@ -564,9 +564,11 @@ func TestCrashSafety(t *testing.T) {
 		// A key of its own, with room for the test's requests under the rate limit.
 		key := parseKeyJSON(t, mustExecute(t, "keys", "create", "--json", "--name", "crash test",
 			"--rate-limit-max", "1000000000", "--data-dir", d.dir)).str("key")
-		state := &crashState{owner: map[string]int{}, received: map[string][]string{}, files: map[string]crashFile{
-			d.demoFile: {Name: "Kontoauszug Q3 2026.pdf", Size: int64(len(demoPDF)), Sum: sha256.Sum256([]byte(demoPDF))},
-		}}
+		state := &crashState{owner: map[string]int{}, received: map[string][]string{}, files: map[string]crashFile{}}
+		for id, content := range d.contents(t) {
+			name := flRawStrings(t, d.dbPath, `SELECT name FROM files WHERE id = ?`, id)[0]
+			state.files[id] = crashFile{Name: name, Size: int64(len(content)), Sum: sha256.Sum256(content)}
+		}
 
 		var total crashStats
 		for round := 1; round <= rounds; round++ {

@@ -214,10 +214,13 @@ var demoPDF = seed.DemoPDF
 
 // flDemo is a data dir seeded with --demo.
 type flDemo struct {
-	store                 *testStore
-	dir, dbPath           string
-	firstKey, clientID    string
-	workspaceID, demoFile string
+	store              *testStore
+	dir, dbPath        string
+	firstKey, clientID string
+	workspaceID        string
+	// demoFile is the bank statement PDF, demoFiles every demo document.
+	demoFile  string
+	demoFiles []string
 }
 
 func newFLDemo(t *testing.T) *flDemo {
@@ -231,14 +234,43 @@ func newFLDemoIn(t *testing.T, store *testStore) *flDemo {
 	d := &flDemo{store: store, dir: t.TempDir()}
 	d.dbPath = filepath.Join(d.dir, "acctapi.db")
 	d.firstKey, d.clientID = seedDataDirIn(t, d.dir, true, store)
-	files := flRawStrings(t, d.dbPath, `SELECT id FROM files`)
-	if len(files) != 1 {
-		t.Fatalf("a --demo start recorded files %v, want the demo file", files)
+	d.demoFiles = flRawStrings(t, d.dbPath, `SELECT id FROM files ORDER BY id`)
+	if len(d.demoFiles) != len(seed.DemoDocuments) {
+		t.Fatalf("a --demo start recorded files %v, want the %d demo documents", d.demoFiles, len(seed.DemoDocuments))
 	}
-	d.demoFile = files[0]
+	statement := flRawStrings(t, d.dbPath, `SELECT id FROM files WHERE name = ?`, seed.StatementName)
+	if len(statement) != 1 {
+		t.Fatalf("a --demo start recorded the statements %v, want one named %q", statement, seed.StatementName)
+	}
+	d.demoFile = statement[0]
 	// The demo workspace, which the banner names, is the demo file's.
 	d.workspaceID = flRawStrings(t, d.dbPath, `SELECT workspace_id FROM files WHERE id = ?`, d.demoFile)[0]
 	return d
+}
+
+// contents maps the id of each demo file to its document's bytes, found by
+// its name.
+func (d *flDemo) contents(t *testing.T) map[string][]byte {
+	t.Helper()
+	contents := map[string][]byte{}
+	for _, doc := range seed.DemoDocuments {
+		ids := flRawStrings(t, d.dbPath, `SELECT id FROM files WHERE name = ?`, doc.Name)
+		if len(ids) != 1 {
+			t.Fatalf("the demo files named %q: %v, want one", doc.Name, ids)
+		}
+		contents[ids[0]] = []byte(doc.Data)
+	}
+	return contents
+}
+
+// storePaths are where the store keeps the files' bytes, sorted.
+func storePaths(ids ...string) []string {
+	paths := make([]string, len(ids))
+	for i, id := range ids {
+		paths[i] = flStorePath(id)
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 func TestDemoFile(t *testing.T) {
@@ -258,8 +290,14 @@ func TestDemoFile(t *testing.T) {
 	if len(row) != 1 || row[0] != want {
 		t.Errorf("the demo file's record: got %v, want %s", row, want)
 	}
-	if got := flStoreFiles(t, d.dir); !slices.Equal(got, []string{flStorePath(d.demoFile)}) {
-		t.Errorf("the file store holds %v, want only the demo file", got)
+	if got := flStoreFiles(t, d.dir); !slices.Equal(got, storePaths(d.demoFiles...)) {
+		t.Errorf("the file store holds %v, want only the demo files", got)
+	}
+	for id, content := range d.contents(t) {
+		stored, err := os.ReadFile(filepath.Join(d.dir, "files", filepath.FromSlash(flStorePath(id))))
+		if err != nil || !bytes.Equal(stored, content) {
+			t.Errorf("the demo file %s holds %d bytes (%v), want its document's %d", id, len(stored), err, len(content))
+		}
 	}
 
 	r := startServer(t, func() *Config { cfg, _, _ := testConfig(d.dir); return cfg }())
@@ -307,15 +345,14 @@ func TestFileStoreCrashRecovery(t *testing.T) {
 	sameShard := db.NewID()[:23] + d.demoFile[len(d.demoFile)-2:]
 	write(flStorePath(sameShard), []byte("complete but unrecorded, beside the demo file"))
 	before := flStoreFiles(t, d.dir)
-	if len(before) != 6 {
-		t.Fatalf("the store holds %v, want 6 files before the restart", before)
+	if len(before) != len(d.demoFiles)+5 {
+		t.Fatalf("the store holds %v, want the demo files and 5 more before the restart", before)
 	}
 
 	cfg2, _, stderr := testConfig(d.dir)
 	cfg2.Demo = true
 	r2 := startServer(t, cfg2)
-	want := []string{flStorePath(d.demoFile), flStorePath(uploadedID)}
-	slices.Sort(want)
+	want := storePaths(append([]string{uploadedID}, d.demoFiles...)...)
 	if got := flStoreFiles(t, d.dir); !slices.Equal(got, want) {
 		t.Errorf("after the restart the store holds %v, want only the recorded files %v", got, want)
 	}
@@ -325,8 +362,8 @@ func TestFileStoreCrashRecovery(t *testing.T) {
 	if info, err := os.Stat(filepath.Join(store, "tmp")); err != nil || !info.IsDir() {
 		t.Errorf("the tmp directory is gone: %v", err)
 	}
-	if n := len(flRawStrings(t, d.dbPath, `SELECT id FROM files`)); n != 2 {
-		t.Errorf("file records: got %d, want 2", n)
+	if n := len(flRawStrings(t, d.dbPath, `SELECT id FROM files`)); n != len(d.demoFiles)+1 {
+		t.Errorf("file records: got %d, want the demo files and the upload", n)
 	}
 	flMustDownload(t, flLink(t, r2.base, d.firstKey, d.clientID, d.demoFile), []byte(demoPDF))
 	flMustDownload(t, flLink(t, r2.base, d.firstKey, d.clientID, uploadedID), uploaded)
@@ -443,8 +480,8 @@ func TestServeKilledMidUpload(t *testing.T) {
 		if !strings.Contains(stderr.String(), `"msg":"removed unrecorded upload files","count":1`) {
 			t.Errorf("the restart does not log the removal:\n%s", stderr.String())
 		}
-		if n := len(flRawStrings(t, filepath.Join(dataDir, "acctapi.db"), `SELECT id FROM files`)); n != 1 {
-			t.Errorf("file records: got %d, want only the demo file", n)
+		if n := len(flRawStrings(t, filepath.Join(dataDir, "acctapi.db"), `SELECT id FROM files`)); n != len(seed.DemoDocuments) {
+			t.Errorf("file records: got %d, want only the demo files", n)
 		}
 		id := flUpload(t, r.base, clientKey, clientID, workspaceID, "after.txt", []byte("after the crash"))
 		flMustDownload(t, flLink(t, r.base, clientKey, clientID, id), []byte("after the crash"))

@@ -292,7 +292,7 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	}
 	// A crash between writing an upload's bytes and recording it leaves bytes
 	// nobody can see: they go now.
-	if err := s.sweep(ctx); err != nil {
+	if err := filestore.Sweep(s.files, s.knownFiles(ctx), s.log); err != nil {
 		return err
 	}
 	if s.cfg.Demo {
@@ -301,46 +301,14 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	return nil
 }
 
-// sweep removes the bytes of uploads that have no row: all of them on the
-// local disk, those older than --s3-sweep-after in a bucket.
-func (s *Server) sweep(ctx context.Context) error {
-	removed, err := s.files.Clean(func(ids []string) (map[string]bool, error) { return s.store.KnownFileIDs(ctx, ids) })
-	if err != nil {
-		return err
-	}
-	if removed > 0 {
-		s.log.Info("removed unrecorded upload files", "count", removed)
-	}
-	return nil
-}
-
-// sweepBucket sweeps a bucket every --s3-sweep-after until ctx is done: what
-// a crash left there was too young to go at the start. A local store is
-// swept at the start only, which a single server owns.
-func (s *Server) sweepBucket(ctx context.Context) {
-	if _, ok := s.files.(*filestore.Bucket); !ok {
-		return
-	}
-	ticker := time.NewTicker(max(s.cfg.Storage.SweepAfter, time.Minute))
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if err := s.sweep(ctx); err != nil {
-				s.log.Error("sweep the bucket", "error", err)
-			}
-		}
-	}
+// knownFiles asks the store which of the ids a file's row records, for the
+// sweeps of the file store.
+func (s *Server) knownFiles(ctx context.Context) filestore.Known {
+	return func(ids []string) (map[string]bool, error) { return s.store.KnownFileIDs(ctx, ids) }
 }
 
 func (s *Server) createFirm(ctx context.Context) (*db.Firm, error) {
-	firm, err := s.store.CreateFirm(ctx, cmp.Or(s.cfg.FirmName, defaultFirmName))
-	if err != nil {
-		return nil, err
-	}
-	key, stored, err := auth.MintKey(ctx, s.store, firm.ID, auth.KeySpec{Name: "first accountant key"})
+	firm, key, stored, err := auth.FirstFirm(ctx, s.store, cmp.Or(s.cfg.FirmName, defaultFirmName))
 	if err != nil {
 		return nil, err
 	}
@@ -365,17 +333,7 @@ func (s *Server) seedDemo(ctx context.Context, firmID string) error {
 	if err != nil || demo == nil {
 		return err
 	}
-	key, _, err := auth.MintKey(ctx, s.store, firmID, auth.KeySpec{ClientID: demo.ClientID, Name: "demo client key"})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.cfg.Stderr, "acctapi: seeded the demo client %s (workspace %s):\n", demo.ClientID, demo.WorkspaceID)
-	for _, line := range demo.Summary {
-		fmt.Fprintf(s.cfg.Stderr, "  - %s\n", line)
-	}
-	fmt.Fprintf(s.cfg.Stderr, "The demo client's key, shown once:\n\n    %s\n\n", key)
-	fmt.Fprintf(s.cfg.Stderr, "The upload page of the collect request %q, for the client, shown once:\n\n    %s\n\n",
-		seed.CollectTitle, collectPageURL(s.baseURL, demo.CollectToken))
+	demo.Print(s.cfg.Stderr, collectPageURL(s.baseURL, demo.CollectToken))
 	return nil
 }
 
@@ -406,7 +364,9 @@ func (s *Server) Run(ctx context.Context) error {
 		mailed <- nil
 	}
 	var sweeping sync.WaitGroup
-	sweeping.Go(func() { s.sweepBucket(dispatchCtx) })
+	if bucket, ok := s.files.(*filestore.Bucket); ok {
+		sweeping.Go(func() { bucket.SweepEvery(dispatchCtx, s.cfg.Storage.SweepAfter, s.knownFiles(dispatchCtx), s.log) })
+	}
 	// The reading of files stops with the server: a reading cut off is
 	// given back, to be done after the next start.
 	reading := make(chan error, 1)

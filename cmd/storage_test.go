@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"acctapi/db/seed"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes at dir and unmounts it when the
@@ -138,7 +140,7 @@ func TestReadOnlyFileStore(t *testing.T) {
 	dir := t.TempDir()
 	key, clientID := seedDataDir(t, dir, true)
 	dbPath := filepath.Join(dir, "acctapi.db")
-	demoFile := flRawStrings(t, dbPath, `SELECT id FROM files`)[0]
+	demoFile := flRawStrings(t, dbPath, `SELECT id FROM files WHERE name = ?`, seed.StatementName)[0]
 	demoBytes, err := os.ReadFile(filepath.Join(dir, "files", filepath.FromSlash(flStorePath(demoFile))))
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"acctapi/filestore"
 )
 
-// Files keeps the bytes of the demo's statement: the local store or an S3
+// Files keeps the bytes of the demo's documents: the local store or an S3
 // bucket, as the server is configured.
 type Files interface {
 	Write(r io.Reader, max int64) (*filestore.Pending, error)
@@ -32,13 +32,29 @@ type DemoRecords struct {
 	// Summary names everything Demo made, by name, a line each, for people
 	// who try the API on it.
 	Summary []string
+	// Key is the demo client's key, shown once.
+	Key string
+}
+
+// Print writes the start-up message of a demo: what was made, the demo
+// client's key and the address of the collect request's upload page.
+func (r *DemoRecords) Print(w io.Writer, pageURL string) {
+	fmt.Fprintf(w, "acctapi: seeded the demo client %s (workspace %s):\n", r.ClientID, r.WorkspaceID)
+	for _, line := range r.Summary {
+		fmt.Fprintf(w, "  - %s\n", line)
+	}
+	fmt.Fprintf(w, "The demo client's key, shown once:\n\n    %s\n\n", r.Key)
+	fmt.Fprintf(w, "The upload page of the collect request %q, for the client, shown once:\n\n    %s\n\n", CollectTitle, pageURL)
 }
 
 // Demo fills the firm with a demo client with two workspaces, users of the
 // client and accountant users who are members, folders (nested), labels,
-// tasks (with subtasks, due dates and every status), an open collect
+// tasks (with subtasks, due dates and every status), a key of the demo
+// client, an open collect
 // request with a live session through which the bank statement was
-// uploaded, and a second client with a workspace and a user of its own. It writes
+// uploaded, the other real documents of DemoDocuments (the statement as the
+// bank's camt.053 XML, an invoice PDF, a CII e-invoice and a receipt photo),
+// so that reading them shows, and a second client with a workspace and a user of its own. It writes
 // through the store's own methods, the checks and rules of the API's writes
 // included, so the demo holds nothing the API could not have made. It does
 // nothing and returns nil, nil when the firm already has clients.
@@ -93,10 +109,23 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 	if err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
 	}
-	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, CollectID: collect.ID, CollectToken: token, Summary: []string{
+	for _, doc := range DemoDocuments[1:] {
+		folder := &receipts
+		if doc.Kind == "bank_statement" {
+			folder = nil
+		}
+		if err := demoFile(ctx, store, files, mueller, accounts, folder, doc); err != nil {
+			return nil, fmt.Errorf("seed demo: %s: %w", doc.Name, err)
+		}
+	}
+	key, _, err := auth.MintKey(ctx, store, firmID, auth.KeySpec{ClientID: mueller, Name: "demo client key"})
+	if err != nil {
+		return nil, fmt.Errorf("seed demo: %w", err)
+	}
+	return &DemoRecords{ClientID: mueller, WorkspaceID: accounts, CollectID: collect.ID, CollectToken: token, Key: key, Summary: []string{
 		fmt.Sprintf("the client %q, with the client users anna.mueller@example.com (admin) and bob.mueller@example.com", muellerName),
-		fmt.Sprintf("its workspace %q: %d tasks (%d of them subtasks), the file %q, %d folders and %d labels",
-			accountsName, d.tasks, d.subtasks, StatementName, d.folders, d.labels),
+		fmt.Sprintf("its workspace %q: %d tasks (%d of them subtasks), %d folders, %d labels and %d real documents to read: %s",
+			accountsName, d.tasks, d.subtasks, d.folders, d.labels, len(DemoDocuments), demoNames()),
 		fmt.Sprintf("in it the open collect request %q (%s) asking for %d documents, the first, %q, uploaded through its link",
 			collect.Title, collect.ID, len(collect.Items), StatementName),
 		fmt.Sprintf("its workspace %q, and a second client %q with the workspace %q", payrollName, novakName, incomeName),
@@ -104,15 +133,72 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 	}}, nil
 }
 
-// StatementName is the name of the bank statement Demo stores.
+// StatementName is the name of the bank statement Demo uploads through the
+// collect request.
 const StatementName = "Kontoauszug Q3 2026.pdf"
 
-// DemoPDF is the bank statement Demo stores: a PDF with a text layer that
-// reads as a bank statement, made by TestDemoDocuments (demodocs_test.go)
-// with the documents beside it in demo/, which the walk-through uploads.
+// DemoPDF is the bank statement Demo uploads through the collect request: a
+// PDF with a text layer that reads as a bank statement, made by
+// TestDemoDocuments (demodocs_test.go) with the documents beside it in
+// demo/, which the walk-through uploads too.
 //
 //go:embed demo/statement.pdf
 var DemoPDF string
+
+//go:embed demo/statement.xml
+var demoCAMT string
+
+//go:embed demo/invoice.pdf
+var demoInvoice string
+
+//go:embed demo/einvoice.xml
+var demoEInvoice string
+
+//go:embed demo/receipt.jpg
+var demoReceipt string
+
+// DemoDocument is one of the real documents Demo stores.
+type DemoDocument struct {
+	Name, MimeType string
+	// Kind is what the document is, as the readers should find it.
+	Kind string
+	Data string
+}
+
+// DemoDocuments are the documents Demo stores, the statement it uploads
+// through the collect request first. The statements stay at the workspace's
+// top, where the bank statement's import finds the camt.053 XML; the
+// invoices and the receipt go in the folder "Receipts".
+var DemoDocuments = []DemoDocument{
+	{Name: StatementName, MimeType: "application/pdf", Kind: "bank_statement", Data: DemoPDF},
+	{Name: "Kontoauszug Q3 2026.xml", MimeType: "application/xml", Kind: "bank_statement", Data: demoCAMT},
+	{Name: "Rechnung RE-2026-0815 Büro Schmidt.pdf", MimeType: "application/pdf", Kind: "invoice", Data: demoInvoice},
+	{Name: "Rechnung 2026-3117 Kassentechnik Nord.xml", MimeType: "application/xml", Kind: "invoice", Data: demoEInvoice},
+	{Name: "Beleg ARAL 2026-09-14.jpg", MimeType: "image/jpeg", Kind: "receipt", Data: demoReceipt},
+}
+
+func demoNames() string {
+	names := make([]string, len(DemoDocuments))
+	for i, doc := range DemoDocuments {
+		names[i] = fmt.Sprintf("%q", doc.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// demoFile stores a document in the workspace as an upload does: bytes in
+// place first, then the record.
+func demoFile(ctx context.Context, store *db.DB, files Files, clientID, workspaceID string, folderID *string, doc DemoDocument) error {
+	pending, err := files.Write(strings.NewReader(doc.Data), int64(len(doc.Data)))
+	if err != nil {
+		return err
+	}
+	id := db.NewID()
+	return files.Keep(pending, id, func() error {
+		_, err := store.CreateFile(ctx, clientID, db.FileCreate{ID: id, WorkspaceID: workspaceID, FolderID: folderID,
+			Name: doc.Name, MimeType: doc.MimeType, Size: pending.Size, SHA256: pending.SHA256})
+		return err
+	})
+}
 
 // CollectTitle is the title of the collect request Demo makes: in German,
 // as the demo client, a Berlin GmbH, would be asked.

@@ -2,7 +2,9 @@ package seed_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,6 +86,39 @@ func TestDemo(t *testing.T) {
 		}
 	})
 
+	t.Run("documents", func(t *testing.T) {
+		if n := count(t, raw, `SELECT count(*) FROM files WHERE client_id = ?`, demo.ClientID); n != len(seed.DemoDocuments) {
+			t.Errorf("demo files: got %v, want %v", n, len(seed.DemoDocuments))
+		}
+		for _, doc := range seed.DemoDocuments {
+			sum := sha256.Sum256([]byte(doc.Data))
+			var id string
+			var inFolder bool
+			err := raw.QueryRow(`SELECT f.id, f.folder_id IS NOT NULL FROM files f WHERE f.workspace_id = ? AND f.name = ? AND f.mimetype = ?
+				AND f.size = ? AND f.sha256 = ?`, demo.WorkspaceID, doc.Name, doc.MimeType, len(doc.Data), sum[:]).Scan(&id, &inFolder)
+			if err != nil {
+				t.Errorf("the demo file %q: %v", doc.Name, err)
+				continue
+			}
+			if want := doc.Kind != "bank_statement"; inFolder != want {
+				t.Errorf("the demo file %q in a folder: got %v, want %v", doc.Name, inFolder, want)
+			}
+			rc, err := files.Open(ctx, id)
+			if err != nil {
+				t.Errorf("the demo file %q's bytes: %v", doc.Name, err)
+				continue
+			}
+			stored, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil || string(stored) != doc.Data {
+				t.Errorf("the demo file %q's bytes: got %d bytes, %v, want the document", doc.Name, len(stored), err)
+			}
+		}
+		if !strings.Contains(strings.Join(demo.Summary, "\n"), seed.DemoDocuments[4].Name) {
+			t.Errorf("summary does not name %q:\n%s", seed.DemoDocuments[4].Name, strings.Join(demo.Summary, "\n"))
+		}
+	})
+
 	t.Run("collect", func(t *testing.T) {
 		c, err := d.FindCollect(ctx, demo.ClientID, demo.CollectID)
 		if err != nil {
@@ -107,6 +142,25 @@ func TestDemo(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(demo.Summary, "\n"), seed.CollectTitle) {
 			t.Errorf("summary does not name the collect %q:\n%s", seed.CollectTitle, strings.Join(demo.Summary, "\n"))
+		}
+	})
+
+	t.Run("key and message", func(t *testing.T) {
+		id, _, ok := auth.ParseKey(demo.Key)
+		if !ok {
+			t.Fatalf("the demo key %q does not parse", demo.Key)
+		}
+		if n := count(t, raw, `SELECT count(*) FROM api_keys WHERE id = ? AND firm_id = ? AND client_id = ? AND revoked_at IS NULL`,
+			id, firm.ID, demo.ClientID); n != 1 {
+			t.Errorf("keys of the demo client with the demo key's id: got %v, want 1", n)
+		}
+		var out strings.Builder
+		demo.Print(&out, "http://127.0.0.1:8080/collect/"+demo.CollectToken)
+		for _, want := range append([]string{demo.ClientID, demo.WorkspaceID, demo.Key, "http://127.0.0.1:8080/collect/" + demo.CollectToken},
+			demo.Summary...) {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the demo's message lacks %q:\n%s", want, out.String())
+			}
 		}
 	})
 
