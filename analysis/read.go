@@ -5,7 +5,9 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
+	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/docfields"
 	"acctapi/docread"
@@ -42,6 +44,16 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
 	result.Fields = textFieldsOf(read.Fields)
 	result.Confidence = confidenceOf(result.Fields, read.Confidence)
+	if statement := statementOf(doc, src, size); statement != nil {
+		result.Kind = nonEmpty(document.BankStatement)
+		result.Fields = storedFields(map[string]string{
+			document.IssueDate: statement.To.Format(time.DateOnly), document.Currency: statement.Currency})
+		result.Confidence = map[string]float64{}
+		for name := range result.Fields.Values {
+			result.Confidence[name] = 1
+		}
+		return result
+	}
 	if invoice != nil {
 		source := db.TextFromEInvoice
 		result.Source = &source
@@ -157,6 +169,27 @@ func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.In
 		}
 	}
 	return nil
+}
+
+// statementOf is the bank statement (CAMT.053 or MT940) a plain XML or
+// text file holds, or nil when it holds none that parses: its kind and its
+// date are known exactly, and the banking worker imports its entries.
+func statementOf(doc *docread.Document, src io.ReaderAt, size int64) *bankstatement.Statement {
+	if doc.Format != docread.FormatXML && doc.Format != docread.FormatText || size > bankstatement.MaxSize {
+		return nil
+	}
+	data := make([]byte, size)
+	if _, err := src.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil
+	}
+	if _, ok := bankstatement.Sniff(data); !ok {
+		return nil
+	}
+	statements, err := bankstatement.Parse(data)
+	if err != nil || len(statements) == 0 {
+		return nil
+	}
+	return &statements[len(statements)-1]
 }
 
 // parseInvoice reads data as an e-invoice; XML broken after its header

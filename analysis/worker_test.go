@@ -330,3 +330,32 @@ func TestWorkerDropsFormatControls(t *testing.T) {
 		}
 	}
 }
+
+// A bank statement uploaded as a plain file is known for one: its kind and
+// its date (the last day it covers) are exact, not guessed from its words.
+func TestWorkerKnowsBankStatements(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	camt := mustRead(t, "../db/seed/demo/statement.xml")
+	mt940 := []byte(":20:STMT1\r\n:25:DE89370400440532013000\r\n:28C:1/1\r\n:60F:C260301EUR100,00\r\n" +
+		":61:2603120312DR49,99NTRFNONREF\r\n:86:106?20RE-2026-0042?32Amazon EU\r\n:62F:C260331EUR50,01\r\n-")
+	for _, c := range []struct {
+		name, mimeType string
+		content        []byte
+		date           string
+	}{
+		{"statement.xml", "application/xml", camt, "2026-09-30"},
+		{"statement.sta", "text/plain", mt940, "2026-03-31"},
+	} {
+		id := f.mustStore(t, c.name, c.mimeType, c.content)
+		if err := f.worker.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		file := f.mustFind(t, id)
+		if file.Analysis.Status != db.AnalysisDone || str(file.Kind) != document.BankStatement ||
+			str(file.Analysis.Fields.Value(document.IssueDate)) != c.date {
+			t.Errorf("%s: got %s, kind %q, date %q, want done, bank_statement, %s", c.name, file.Analysis.Status,
+				str(file.Kind), str(file.Analysis.Fields.Value(document.IssueDate)), c.date)
+		}
+	}
+}
