@@ -567,9 +567,17 @@ func (a *analysis) pickVAT() string {
 		}
 	}
 	var best c
+	first := true
 	for _, x := range cs {
 		if recipIDs[x.id] {
 			continue
+		}
+		if first && x.score >= 3 {
+			// The first labelled id with valid check digits is the
+			// letterhead's: a buyer's block or a template's footer
+			// (whose id may be another's) comes later.
+			x.score += vatFirstLabelled
+			first = false
 		}
 		if x.score > best.score {
 			best = x
@@ -577,6 +585,10 @@ func (a *analysis) pickVAT() string {
 	}
 	return best.id
 }
+
+// vatFirstLabelled outweighs the footer's place (0.3) but not a label
+// (2) nor valid check digits (1.5).
+const vatFirstLabelled = 0.5
 
 var reRecipientVATCtx = regexp.MustCompile(`(?i)(ihre|your|kunde|customer|client|buyer|käufer|leistungsempf|empfänger|recipient|acheteur|destinataire)[^:]{0,30}:?\s*$`)
 

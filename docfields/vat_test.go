@@ -1,0 +1,33 @@
+package docfields
+
+import "testing"
+
+// The letterhead's VAT id wins over a template footer's that names another
+// and over the buyer's printed in a column beside the seller's details.
+func TestVATLetterheadFirst(t *testing.T) {
+	text := `ATELIER DUPONT                                      FACTURE N° : F-2031
+                                                    Date : 15/03/2023
+NOM COMMERCIAL
+Atelier Dupont et fils
+
+12 rue des Lilas
+Bâtiment B, 2e étage
+
+69002 LYON, FR
+Courriel : contact@atelier.example
+Téléphone : 04 00 00 00 00
+GLN : 587451236587                                  Adresse du client
+SIREN : 552 100 554                                   CLIENT SA
+N° TVA : FR 96 552 100 554                            8 quai Nord
+                                                      13002 MARSEILLE
+                                                      N° TVA : FR 44 732 829 320
+
+Prestation                         100,00
+
+TOTAL HT 100,00   TVA 20,00   TOTAL TTC 120,00
+
+          MODELE SARL au capital de 10 000 EUR – N° TVA : FR83 404 833 048  Page 1 / 1`
+	if got := Read(text).Fields.IssuerVATID; got != "FR96552100554" {
+		t.Errorf("VAT id %q, want the letterhead's FR96552100554", got)
+	}
+}
