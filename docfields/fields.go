@@ -77,6 +77,8 @@ func (a *analysis) pickNumber() string {
 			// Label over its value.
 			if v, ok := a.numberBelow(i, l); ok {
 				cands = append(cands, numCand{v: v, score: base * 0.9, line: i})
+			} else if v, ok := a.numberAbove(i, l); ok && strings.Trim(seg, " :") == "" {
+				cands = append(cands, numCand{v: v, score: base * 0.8, line: i})
 			}
 		}
 	}
@@ -211,6 +213,24 @@ func (a *analysis) numberBelow(i int, l found) (string, bool) {
 		return v, true
 	}
 	return "", false
+}
+
+// numberAbove reads a number printed alone on the line above a label that
+// ends its line, over or right of it ("F2022-028" above "AVOIR N° :"),
+// as templates that right-align the number print it.
+func (a *analysis) numberAbove(i int, l found) (string, bool) {
+	if i == 0 || len(a.labels[i-1]) > 0 {
+		return "", false
+	}
+	cs := cells(a.d.lines[i-1].raw)
+	if len(cs) != 1 || cs[0].start < l.start {
+		return "", false
+	}
+	v, off := docNoAfter(cs[0].text)
+	if v == "" || off != 0 || len(v) != len(cs[0].text) || !a.plausibleNumber(i-1, cs[0].start, v) {
+		return "", false
+	}
+	return v, true
 }
 
 type amtCand struct {

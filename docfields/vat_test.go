@@ -31,3 +31,18 @@ TOTAL HT 100,00   TVA 20,00   TOTAL TTC 120,00
 		t.Errorf("VAT id %q, want the letterhead's FR96552100554", got)
 	}
 }
+
+// A template that right-aligns the number prints it above its label.
+func TestNumberAboveLabel(t *testing.T) {
+	text := `                                                                                   F20230117
+ATELIER DUPONT                                      AVOIR N° :
+                                                    Date :                    15/03/2023
+12 rue des Lilas                                    Adresse du client
+
+Prestation                         -100,00
+
+TOTAL HT -100,00   TVA -20,00   TOTAL TTC -120,00`
+	if got := Read(text).Fields.DocumentNumber; got != "F20230117" {
+		t.Errorf("number %q, want F20230117", got)
+	}
+}
