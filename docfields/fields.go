@@ -368,7 +368,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			var n *amtCand
 			if ni >= 0 {
 				n = &N[ni]
-				if n.x == t.x && n.line == t.line || abs(n.x.cents) >= abs(t.x.cents) {
+				if n.x == t.x && n.line == t.line || abs(n.x.cents) > abs(t.x.cents) {
 					continue
 				}
 			}
@@ -379,6 +379,13 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 					if x.x == t.x && x.line == t.line || abs(x.x.cents) >= abs(t.x.cents) {
 						continue
 					}
+				}
+				if n != nil && n.x.cents == t.x.cents && (x == nil || x.x.cents != 0 || !n.labled || !x.labled || n.line == t.line ||
+					!t.labled && abs(t.x.cents) != maxAbs) {
+					// A net as large as the total only beside a labelled
+					// zero tax (an exempt invoice), each on its own line,
+					// the total labelled or the page's largest amount.
+					continue
 				}
 				s := t.score
 				checked := false

@@ -1,5 +1,7 @@
 package docfields
 
+// Unit tests of traps seen in real documents, each in text written here.
+
 import "testing"
 
 // The letterhead's VAT id wins over a template footer's that names another
@@ -44,5 +46,23 @@ Prestation                         -100,00
 TOTAL HT -100,00   TVA -20,00   TOTAL TTC -120,00`
 	if got := Read(text).Fields.DocumentNumber; got != "F20230117" {
 		t.Errorf("number %q, want F20230117", got)
+	}
+}
+
+// An exempt invoice's net is its total, beside a labelled zero tax.
+func TestExemptNetIsTotal(t *testing.T) {
+	text := `Muster Versicherung AG · Hauptstraße 12 · 10115 Berlin
+
+RECHNUNG Nr. 2023-118 vom 05.03.2023
+
+Beitrag Hausrat                                    2.000,00
+Umsatzsteuerbefreit nach § 4 Nr. 10a UStG
+
+                     Rechnungssumme ohne USt.      2.000,00
+                     Steuerbetrag                      0,00
+                     Bruttosumme                   2.000,00`
+	f := Read(text).Fields
+	if f.NetAmount != "2000.00" || f.TaxAmount != "0.00" || f.TotalAmount != "2000.00" {
+		t.Errorf("net %q tax %q total %q, want 2000.00, 0.00, 2000.00", f.NetAmount, f.TaxAmount, f.TotalAmount)
 	}
 }
