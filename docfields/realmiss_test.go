@@ -66,3 +66,22 @@ Umsatzsteuerbefreit nach § 4 Nr. 10a UStG
 		t.Errorf("net %q tax %q total %q, want 2000.00, 0.00, 2000.00", f.NetAmount, f.TaxAmount, f.TotalAmount)
 	}
 }
+
+// A shop's till receipt headed "TAX INVOICE" is a receipt by its GST lines.
+func TestGSTTillReceiptKind(t *testing.T) {
+	text := `KEDAI RUNCIT MAJU SDN BHD
+GST ID: 001234567890
+TAX INVOICE
+Date: 06/03/2018 14:22      Cashier: 01
+Description        Qty   Price   Amount   Tax
+SUSU 1L             2     6.90    13.80    SR
+ROTI                1     3.50     3.50    SR
+Total Sales (Excluding GST) :    16.32
+TotalGST :                        0.98
+Total Sales (Inclusive of GST) : 17.30
+CASH :                           20.00
+Change :                          2.70`
+	if got := Read(text).Kind; got != "receipt" {
+		t.Errorf("kind %q, want receipt", got)
+	}
+}
