@@ -90,8 +90,9 @@ func (a *analysis) pickNumber() string {
 }
 
 // tillTotals puts a rounded total above the sum it rounds (cash is paid
-// to the rounded figure), and on a receipt drops what is never its total:
-// a negative amount, a year of its dates read as an amount.
+// to the rounded figure), and drops what is never a total: zero ("Relief
+// GST 0.00"), and on a receipt a negative amount or a year of its dates
+// read as an amount.
 func (a *analysis) tillTotals(T []amtCand) []amtCand {
 	years := map[int64]bool{}
 	for _, ds := range a.dates {
@@ -101,7 +102,7 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 	}
 	out := T[:0]
 	for _, c := range T {
-		if a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
+		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
 			continue
 		}
 		if c.labled && strings.Contains(strings.ToLower(a.labelOf(c)), "round") {

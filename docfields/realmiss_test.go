@@ -85,3 +85,12 @@ Change :                          2.70`
 		t.Errorf("kind %q, want receipt", got)
 	}
 }
+
+// A zero ("Relief GST 0.00") is never a total, whatever the kind.
+func TestZeroIsNoTotal(t *testing.T) {
+	a := analyze(newDoc([]string{"INVOICE\nTotal RM 88.20\nRelief GST C RM 0.00"}))
+	got := a.tillTotals([]amtCand{{x: amountTok{cents: 0}}, {x: amountTok{cents: 8820}}})
+	if len(got) != 1 || got[0].x.cents != 8820 {
+		t.Errorf("totals %+v, want 88.20 alone", got)
+	}
+}
