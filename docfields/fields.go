@@ -89,6 +89,10 @@ func (a *analysis) pickNumber() string {
 	return cands[0].v
 }
 
+// reRoundedTotal finds "TOTAL  ROUNDED" where a wide space split the label
+// in two ("TOTAL" and a word no label holds).
+var reRoundedTotal = regexp.MustCompile(`(?i)\btotal\s+rounded\b|\brounded\s+total\b`)
+
 // tillTotals puts a rounded total above the sum it rounds (cash is paid
 // to the rounded figure), and drops what is never a total: zero ("Relief
 // GST 0.00"), and on a receipt a negative amount or a year of its dates
@@ -105,7 +109,7 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
 			continue
 		}
-		if c.labled && strings.Contains(strings.ToLower(a.labelOf(c)), "round") {
+		if c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start])) {
 			c.score += 1.5
 		}
 		out = append(out, c)

@@ -94,3 +94,20 @@ func TestZeroIsNoTotal(t *testing.T) {
 		t.Errorf("totals %+v, want 88.20 alone", got)
 	}
 }
+
+// "TOTAL  ROUNDED", its words split by a wide space, is the total.
+func TestRoundedTotalSplit(t *testing.T) {
+	text := `KEDAI MAJU SDN BHD
+CASH BILL
+Date: 06/03/2018 14:22
+SUSU 1L             2     6.90    13.80
+ROTI                1     3.50     3.52
+TOTAL                             RM  17.32
+ROUNDING  ADJUSTMENT              -RM  0.02
+TOTAL  ROUNDED                    RM  17.30
+CASH                              RM  20.00
+CHANGE                            RM   2.70`
+	if got := Read(text).Fields.TotalAmount; got != "17.30" {
+		t.Errorf("total %q, want 17.30", got)
+	}
+}
