@@ -408,7 +408,12 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 								lab++
 							}
 						}
-						s += n.score + x.score + 0.8 + 1.5*float64(lab)
+						s += n.score + x.score + 0.8
+						if n.x.cents != t.x.cents {
+							// An exempt invoice's net and zero tax prove
+							// less than a tax that adds up.
+							s += 1.5 * float64(lab)
+						}
 					} else {
 						continue
 					}

@@ -111,3 +111,26 @@ CHANGE                            RM   2.70`
 		t.Errorf("total %q, want 17.30", got)
 	}
 }
+
+// A net and tax that add up to an unlabelled total beat a net read as an
+// exempt total beside a zero in the tax summary.
+func TestTaxThatAddsUpBeatsExempt(t *testing.T) {
+	text := `KEDAI MAJU SDN BHD
+TAX INVOICE
+05/01/2018          Cashier:  C501
+BEBOLA              2    14.90   29.80
+
+TOTAL EXCL.GST               28.11
+ADD :  GST @ 6% On            1.69
+                             29.80
+CASH                         50.00
+CHANGE                       20.20
+
+GST summary   Amount RM     Tax RM
+SR=    6%         28.11       1.69
+                   0.00       0.00`
+	f := Read(text).Fields
+	if f.TotalAmount != "29.80" || f.TaxAmount != "1.69" {
+		t.Errorf("total %q tax %q, want 29.80 and 1.69", f.TotalAmount, f.TaxAmount)
+	}
+}
