@@ -77,6 +77,8 @@ func (a *analysis) pickNumber() string {
 			// Label over its value.
 			if v, ok := a.numberBelow(i, l); ok {
 				cands = append(cands, numCand{v: v, score: base * 0.9, line: i})
+			} else if v, ok := a.numberAbove(i, l); ok && strings.Trim(seg, " :") == "" {
+				cands = append(cands, numCand{v: v, score: base * 0.8, line: i})
 			}
 		}
 	}
@@ -87,9 +89,14 @@ func (a *analysis) pickNumber() string {
 	return cands[0].v
 }
 
+// reRoundedTotal finds "TOTAL  ROUNDED" where a wide space split the label
+// in two ("TOTAL" and a word no label holds).
+var reRoundedTotal = regexp.MustCompile(`(?i)\btotal\s+rounded\b|\brounded\s+total\b`)
+
 // tillTotals puts a rounded total above the sum it rounds (cash is paid
-// to the rounded figure), and on a receipt drops what is never its total:
-// a negative amount, a year of its dates read as an amount.
+// to the rounded figure), and drops what is never a total: zero ("Relief
+// GST 0.00"), and on a receipt a negative amount or a year of its dates
+// read as an amount.
 func (a *analysis) tillTotals(T []amtCand) []amtCand {
 	years := map[int64]bool{}
 	for _, ds := range a.dates {
@@ -99,10 +106,10 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 	}
 	out := T[:0]
 	for _, c := range T {
-		if a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
+		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
 			continue
 		}
-		if c.labled && strings.Contains(strings.ToLower(a.labelOf(c)), "round") {
+		if c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start])) {
 			c.score += 1.5
 		}
 		out = append(out, c)
@@ -211,6 +218,24 @@ func (a *analysis) numberBelow(i int, l found) (string, bool) {
 		return v, true
 	}
 	return "", false
+}
+
+// numberAbove reads a number printed alone on the line above a label that
+// ends its line, over or right of it ("F2022-028" above "AVOIR N° :"),
+// as templates that right-align the number print it.
+func (a *analysis) numberAbove(i int, l found) (string, bool) {
+	if i == 0 || len(a.labels[i-1]) > 0 {
+		return "", false
+	}
+	cs := cells(a.d.lines[i-1].raw)
+	if len(cs) != 1 || cs[0].start < l.start {
+		return "", false
+	}
+	v, off := docNoAfter(cs[0].text)
+	if v == "" || off != 0 || len(v) != len(cs[0].text) || !a.plausibleNumber(i-1, cs[0].start, v) {
+		return "", false
+	}
+	return v, true
 }
 
 type amtCand struct {
@@ -348,7 +373,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 			var n *amtCand
 			if ni >= 0 {
 				n = &N[ni]
-				if n.x == t.x && n.line == t.line || abs(n.x.cents) >= abs(t.x.cents) {
+				if n.x == t.x && n.line == t.line || abs(n.x.cents) > abs(t.x.cents) {
 					continue
 				}
 			}
@@ -359,6 +384,13 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 					if x.x == t.x && x.line == t.line || abs(x.x.cents) >= abs(t.x.cents) {
 						continue
 					}
+				}
+				if n != nil && n.x.cents == t.x.cents && (x == nil || x.x.cents != 0 || !n.labled || !x.labled || n.line == t.line ||
+					!t.labled && abs(t.x.cents) != maxAbs) {
+					// A net as large as the total only beside a labelled
+					// zero tax (an exempt invoice), each on its own line,
+					// the total labelled or the page's largest amount.
+					continue
 				}
 				s := t.score
 				checked := false
@@ -376,7 +408,12 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 								lab++
 							}
 						}
-						s += n.score + x.score + 0.8 + 1.5*float64(lab)
+						s += n.score + x.score + 0.8
+						if n.x.cents != t.x.cents {
+							// An exempt invoice's net and zero tax prove
+							// less than a tax that adds up.
+							s += 1.5 * float64(lab)
+						}
 					} else {
 						continue
 					}
@@ -567,9 +604,17 @@ func (a *analysis) pickVAT() string {
 		}
 	}
 	var best c
+	first := true
 	for _, x := range cs {
 		if recipIDs[x.id] {
 			continue
+		}
+		if first && x.score >= 3 {
+			// The first labelled id with valid check digits is the
+			// letterhead's: a buyer's block or a template's footer
+			// (whose id may be another's) comes later.
+			x.score += vatFirstLabelled
+			first = false
 		}
 		if x.score > best.score {
 			best = x
@@ -577,6 +622,10 @@ func (a *analysis) pickVAT() string {
 	}
 	return best.id
 }
+
+// vatFirstLabelled outweighs the footer's place (0.3) but not a label
+// (2) nor valid check digits (1.5).
+const vatFirstLabelled = 0.5
 
 var reRecipientVATCtx = regexp.MustCompile(`(?i)(ihre|your|kunde|customer|client|buyer|käufer|leistungsempf|empfänger|recipient|acheteur|destinataire)[^:]{0,30}:?\s*$`)
 

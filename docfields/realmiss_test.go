@@ -1,0 +1,136 @@
+package docfields
+
+// Unit tests of traps seen in real documents, each in text written here.
+
+import "testing"
+
+// The letterhead's VAT id wins over a template footer's that names another
+// and over the buyer's printed in a column beside the seller's details.
+func TestVATLetterheadFirst(t *testing.T) {
+	text := `ATELIER DUPONT                                      FACTURE N° : F-2031
+                                                    Date : 15/03/2023
+NOM COMMERCIAL
+Atelier Dupont et fils
+
+12 rue des Lilas
+Bâtiment B, 2e étage
+
+69002 LYON, FR
+Courriel : contact@atelier.example
+Téléphone : 04 00 00 00 00
+GLN : 587451236587                                  Adresse du client
+SIREN : 552 100 554                                   CLIENT SA
+N° TVA : FR 96 552 100 554                            8 quai Nord
+                                                      13002 MARSEILLE
+                                                      N° TVA : FR 44 732 829 320
+
+Prestation                         100,00
+
+TOTAL HT 100,00   TVA 20,00   TOTAL TTC 120,00
+
+          MODELE SARL au capital de 10 000 EUR – N° TVA : FR83 404 833 048  Page 1 / 1`
+	if got := Read(text).Fields.IssuerVATID; got != "FR96552100554" {
+		t.Errorf("VAT id %q, want the letterhead's FR96552100554", got)
+	}
+}
+
+// A template that right-aligns the number prints it above its label.
+func TestNumberAboveLabel(t *testing.T) {
+	text := `                                                                                   F20230117
+ATELIER DUPONT                                      AVOIR N° :
+                                                    Date :                    15/03/2023
+12 rue des Lilas                                    Adresse du client
+
+Prestation                         -100,00
+
+TOTAL HT -100,00   TVA -20,00   TOTAL TTC -120,00`
+	if got := Read(text).Fields.DocumentNumber; got != "F20230117" {
+		t.Errorf("number %q, want F20230117", got)
+	}
+}
+
+// An exempt invoice's net is its total, beside a labelled zero tax.
+func TestExemptNetIsTotal(t *testing.T) {
+	text := `Muster Versicherung AG · Hauptstraße 12 · 10115 Berlin
+
+RECHNUNG Nr. 2023-118 vom 05.03.2023
+
+Beitrag Hausrat                                    2.000,00
+Umsatzsteuerbefreit nach § 4 Nr. 10a UStG
+
+                     Rechnungssumme ohne USt.      2.000,00
+                     Steuerbetrag                      0,00
+                     Bruttosumme                   2.000,00`
+	f := Read(text).Fields
+	if f.NetAmount != "2000.00" || f.TaxAmount != "0.00" || f.TotalAmount != "2000.00" {
+		t.Errorf("net %q tax %q total %q, want 2000.00, 0.00, 2000.00", f.NetAmount, f.TaxAmount, f.TotalAmount)
+	}
+}
+
+// A shop's till receipt headed "TAX INVOICE" is a receipt by its GST lines.
+func TestGSTTillReceiptKind(t *testing.T) {
+	text := `KEDAI RUNCIT MAJU SDN BHD
+GST ID: 001234567890
+TAX INVOICE
+Date: 06/03/2018 14:22      Cashier: 01
+Description        Qty   Price   Amount   Tax
+SUSU 1L             2     6.90    13.80    SR
+ROTI                1     3.50     3.50    SR
+Total Sales (Excluding GST) :    16.32
+TotalGST :                        0.98
+Total Sales (Inclusive of GST) : 17.30
+CASH :                           20.00
+Change :                          2.70`
+	if got := Read(text).Kind; got != "receipt" {
+		t.Errorf("kind %q, want receipt", got)
+	}
+}
+
+// A zero ("Relief GST 0.00") is never a total, whatever the kind.
+func TestZeroIsNoTotal(t *testing.T) {
+	a := analyze(newDoc([]string{"INVOICE\nTotal RM 88.20\nRelief GST C RM 0.00"}))
+	got := a.tillTotals([]amtCand{{x: amountTok{cents: 0}}, {x: amountTok{cents: 8820}}})
+	if len(got) != 1 || got[0].x.cents != 8820 {
+		t.Errorf("totals %+v, want 88.20 alone", got)
+	}
+}
+
+// "TOTAL  ROUNDED", its words split by a wide space, is the total.
+func TestRoundedTotalSplit(t *testing.T) {
+	text := `KEDAI MAJU SDN BHD
+CASH BILL
+Date: 06/03/2018 14:22
+SUSU 1L             2     6.90    13.80
+ROTI                1     3.50     3.52
+TOTAL                             RM  17.32
+ROUNDING  ADJUSTMENT              -RM  0.02
+TOTAL  ROUNDED                    RM  17.30
+CASH                              RM  20.00
+CHANGE                            RM   2.70`
+	if got := Read(text).Fields.TotalAmount; got != "17.30" {
+		t.Errorf("total %q, want 17.30", got)
+	}
+}
+
+// A net and tax that add up to an unlabelled total beat a net read as an
+// exempt total beside a zero in the tax summary.
+func TestTaxThatAddsUpBeatsExempt(t *testing.T) {
+	text := `KEDAI MAJU SDN BHD
+TAX INVOICE
+05/01/2018          Cashier:  C501
+BEBOLA              2    14.90   29.80
+
+TOTAL EXCL.GST               28.11
+ADD :  GST @ 6% On            1.69
+                             29.80
+CASH                         50.00
+CHANGE                       20.20
+
+GST summary   Amount RM     Tax RM
+SR=    6%         28.11       1.69
+                   0.00       0.00`
+	f := Read(text).Fields
+	if f.TotalAmount != "29.80" || f.TaxAmount != "1.69" {
+		t.Errorf("total %q tax %q, want 29.80 and 1.69", f.TotalAmount, f.TaxAmount)
+	}
+}
