@@ -239,8 +239,15 @@ func TestHostileImages(t *testing.T) {
 			if !strings.Contains(reason, tt.want) {
 				t.Errorf("reason %q, want %q", reason, tt.want)
 			}
-			if hwm == 0 || hwm > 512<<10 {
-				t.Errorf("peak RSS %d KiB, want at most 512 MiB", hwm)
+			// The photo is decoded, and the race detector's shadow memory
+			// grows with what is decoded (555 MiB under -race against 167
+			// without); the hostile images are refused before any decode.
+			limit := int64(512 << 10)
+			if raceEnabled && tt.name == "photo50" {
+				limit = 1 << 20
+			}
+			if hwm == 0 || hwm > limit {
+				t.Errorf("peak RSS %d KiB, want at most %d MiB", hwm, limit>>10)
 			}
 			if ms > 10_000 && tt.name != "photo50" {
 				t.Errorf("took %d ms, want under 10 s", ms)
