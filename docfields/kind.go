@@ -213,6 +213,11 @@ func kindScores(a *analysis) (string, map[string]float64) {
 		}
 	}
 	score[document.Receipt] += receiptShape(a)
+	if _, paid := a.payment(); paid {
+		// Cash tendered and change given: paid at a till, whatever the
+		// slip is titled ("TAX INVOICE" on a Malaysian receipt).
+		score[document.Receipt] += paidAtTill
+	}
 	selfBilled := score[document.CreditNote] > 0 && isSelfBilled(d)
 	if selfBilled {
 		score[document.Invoice] += score[document.CreditNote] + 1
@@ -278,6 +283,11 @@ func isReference(after string) bool {
 }
 
 var reNumberNext = regexp.MustCompile(`(?i)^\s*(no\.?|nr\.?|n°|nº|#|number|nummer|num[ée]ro)\s*:?\s*\S*\d`)
+
+// paidAtTill is the weight of a payment with change on a page: more than
+// a title's (3, tripled), since invoices are titled so but never give
+// change.
+const paidAtTill = 10
 
 var reClock = regexp.MustCompile(`\b([01]?\d|2[0-3]):[0-5]\d\b`)
 

@@ -1,0 +1,464 @@
+package docfields
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"acctapi/document"
+)
+
+// Net, tax and total are read in three steps, each tested alone:
+// amountCandidates gives every amount of the page the roles its label
+// allows with a score from the weights below; the total's features
+// (totalFeatures) raise or drop candidates by what the whole page says;
+// chooseAmounts takes the best combination, where net + tax = total
+// proves more than any label.
+
+// amountWeights names every weight the amount readers use.
+type amountWeights struct {
+	Gross, Due, Total, TotalLow, Side float64 // a labelled amount, by its label's role
+	Unlabelled, UnlabelledSide        float64 // an amount no label governs: total, net or tax
+	PayslipTotal                      float64 // "Auszahlungsbetrag", a tax notice's "Nachzahlung"
+	Position, Currency, LastOnLine    float64 // lower on the page; a currency beside it; the line's last amount
+	Rounded                           float64 // a rounded total above the sum it rounds
+	Largest, LargestSum               float64 // the page's largest amount; the largest labelled sum
+	Paid, PaidWrong                   float64 // equals what was tendered less the change; is the tendered or the change
+	Checked, CheckedLabel             float64 // net + tax = total; again for each labelled one of the three
+	PairPenalty, SideUnchecked        float64 // two rates' lines added; a net or tax nothing checks
+}
+
+var weights = amountWeights{
+	Gross: 3, Due: 2.7, Total: 2.4, TotalLow: 1.4, Side: 2,
+	Unlabelled: 0.3, UnlabelledSide: 0.1,
+	PayslipTotal: 3,
+	Position:     0.1, Currency: 0.1, LastOnLine: 0.3,
+	Rounded: 1.5,
+	Largest: 0.4, LargestSum: 0.6,
+	Paid: 2.5, PaidWrong: -3,
+	Checked: 0.8, CheckedLabel: 1.5,
+	PairPenalty: 0.5, SideUnchecked: 0.3,
+}
+
+// amtCand is one amount taken for one role.
+type amtCand struct {
+	role   role
+	x      amountTok
+	score  float64
+	line   int
+	labled bool
+	sum    bool // the sum of a net and a tax read beside each other: their adding up proves nothing
+}
+
+// amountCands are the candidates for each role, and the page's largest
+// amount.
+type amountCands struct {
+	total, net, tax []amtCand
+	maxAbs          int64
+}
+
+func amountFamily(r role) bool { return r.isAmount() }
+
+var (
+	rePayslipTotal = regexp.MustCompile(`(?i)auszahl|net\s*pay|take\s*home|net\s*salary|salaire\s*net|überweis|ueberweis|net\s*[àa]\s*payer|net\s*pay[ée]`)
+	reNoticeTotal  = regexp.MustCompile(`(?i)nachzahlung|abschlusszahlung|zu\s*zahlen|zu\s*entrichten|amount\s*payable|tax\s*due|balance\s*payable|[àa]\s*payer|verbleib`)
+)
+
+// pickAmounts chooses net, tax and total together. The currency is the
+// one printed beside the total, else the one the page names most.
+func (a *analysis) pickAmounts() (net, tax, total, cur string) {
+	if a.kind == document.BankStatement {
+		return "", "", "", a.pageCurrency()
+	}
+	c := a.amountCandidates()
+	a.totalFeatures(&c)
+	best := chooseAmounts(&c)
+	if best.t != nil && (best.t.labled || best.checked || a.kind == document.Receipt || a.kind == document.Invoice || a.kind == document.CreditNote) {
+		total = best.t.x.String()
+		cur = best.t.x.currency
+	}
+	if a.kind != document.Payslip && a.kind != document.TaxNotice {
+		net, tax = best.side(best.n, c.net), best.side(best.x, c.tax)
+	}
+	if cur == "" {
+		cur = a.pageCurrency()
+	}
+	return net, tax, total, cur
+}
+
+// amountCandidates gives each amount of the page the roles its label
+// allows: a total, a net or a tax, or all three weakly when no label
+// governs it. A payslip's and a tax notice's total is only the amount
+// paid out or due.
+func (a *analysis) amountCandidates() amountCands {
+	var c amountCands
+	nlines := len(a.d.lines)
+	for i, xs := range a.amounts {
+		if a.taxSummaryRow(i, &c) {
+			continue
+		}
+		last := -1
+		for k, x := range xs {
+			if !x.percent {
+				last = k
+			}
+		}
+		for k, x := range xs {
+			if x.percent {
+				continue
+			}
+			c.maxAbs = max(c.maxAbs, abs(x.cents))
+			l, direct := a.governing(i, x.start, amountFamily, a.amountsBetween)
+			if l.role == rTax {
+				l = a.taxWithinTotal(i, l)
+			}
+			if l.role == rTotal || l.role == rTotalLow || l.role == rGross && len(xs) > 1 && k < last {
+				// A "Summe" row of a table with net and tax columns: the
+				// column says what the sum is of.
+				if h, d := a.above(i, x.start, amountFamily, a.amountsBetween); h.role == rNet || h.role == rTax || h.role == rGross {
+					l, direct = h, d
+				}
+			}
+			pos := weights.Position * float64(i) / float64(max(1, nlines))
+			if x.currency != "" {
+				pos += weights.Currency
+			}
+			lastBonus := 0.0
+			if k == last {
+				lastBonus = weights.LastOnLine
+			}
+			labelled := func(r role, score float64) amtCand {
+				return amtCand{role: r, x: x, score: score, line: i, labled: true}
+			}
+			switch a.kind {
+			case document.Payslip, document.TaxNotice:
+				re := rePayslipTotal
+				if a.kind == document.TaxNotice {
+					re = reNoticeTotal
+				}
+				if l.role != rNone && re.MatchString(l.canon) {
+					c.total = append(c.total, labelled(rNone, weights.PayslipTotal*direct))
+				}
+				continue
+			}
+			w := labelWeight(l.role, l.text)
+			switch l.role {
+			case rGross:
+				c.total = append(c.total, labelled(rGross, weights.Gross*w*direct+pos+lastBonus))
+			case rDue2:
+				c.total = append(c.total, labelled(rDue2, weights.Due*w*direct+pos+lastBonus))
+			case rTotal:
+				c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+			case rTotalLow:
+				c.total = append(c.total, labelled(rNone, weights.TotalLow*direct+pos))
+			case rNet:
+				c.net = append(c.net, labelled(rNone, weights.Side*w*direct))
+			case rTax:
+				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
+			case rNone:
+				c.total = append(c.total, amtCand{x: x, score: weights.Unlabelled + pos, line: i})
+				c.net = append(c.net, amtCand{x: x, score: weights.UnlabelledSide, line: i})
+				c.tax = append(c.tax, amtCand{x: x, score: weights.UnlabelledSide, line: i})
+			}
+		}
+	}
+	return c
+}
+
+// taxSummaryRow reads the total row of a receipt's tax summary ("Total
+// 439.00 26.34" under "Amt(RM) Tax(RM)"): its amounts are the net and the
+// tax, and their sum is a total.
+func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
+	xs := a.amounts[i]
+	if a.kind != document.Receipt || len(xs) != 2 || xs[0].percent || xs[1].percent {
+		return false
+	}
+	net, tax := xs[0], xs[1]
+	l, direct := a.governing(i, net.start, amountFamily, a.amountsBetween)
+	if l.role != rTotal || direct < 1 || tax.cents <= 0 || tax.cents*3 > net.cents {
+		return false
+	}
+	c.maxAbs = max(c.maxAbs, net.cents+tax.cents)
+	c.net = append(c.net, amtCand{x: net, score: weights.Side, line: i, labled: true})
+	c.tax = append(c.tax, amtCand{x: tax, score: weights.Side, line: i, labled: true})
+	c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: net.cents + tax.cents, currency: net.currency},
+		score: weights.Total, line: i, labled: true, sum: true})
+	return true
+}
+
+// totalFeatures weighs each total candidate by what the page says beyond
+// its label: a receipt's rounding and payment, the page's largest amount,
+// the largest of the labelled sums.
+func (a *analysis) totalFeatures(c *amountCands) {
+	c.total = a.tillTotals(c.total)
+	a.paidTotals(c)
+	// The largest amount of an invoice or receipt is usually its total.
+	for k := range c.total {
+		if abs(c.total[k].x.cents) == c.maxAbs {
+			c.total[k].score += weights.Largest
+		}
+	}
+	// Of the labeled totals, the largest is the document's; the others
+	// total a rate or a page. An amount due ("Zahlbetrag", "Net à payer")
+	// differs from the total by prepayments and open items: where a sum
+	// with tax is printed, the total is the largest of those sums.
+	sums := func(r role) bool { return r == rGross || r == rTotal }
+	if !slices.ContainsFunc(c.total, func(t amtCand) bool { return sums(t.role) }) {
+		sums = func(r role) bool { return r != rNone }
+	}
+	var maxLabeled int64
+	for _, t := range c.total {
+		if sums(t.role) && abs(t.x.cents) > maxLabeled {
+			maxLabeled = abs(t.x.cents)
+		}
+	}
+	for k := range c.total {
+		if sums(c.total[k].role) && abs(c.total[k].x.cents) == maxLabeled {
+			c.total[k].score += weights.LargestSum
+		}
+	}
+}
+
+// reRoundedTotal finds "TOTAL  ROUNDED" where a wide space split the label
+// in two ("TOTAL" and a word no label holds).
+var reRoundedTotal = regexp.MustCompile(`(?i)\btotal\s+rounded\b|\brounded\s+total\b`)
+
+// tillTotals puts a rounded total above the sum it rounds (cash is paid
+// to the rounded figure), and drops what is never a total: zero ("Relief
+// GST 0.00"), and on a receipt a negative amount or a year of its dates
+// read as an amount.
+func (a *analysis) tillTotals(T []amtCand) []amtCand {
+	years := map[int64]bool{}
+	for _, ds := range a.dates {
+		for _, d := range ds {
+			years[int64(d.t.Year())*100] = true
+		}
+	}
+	out := T[:0]
+	for _, c := range T {
+		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
+			continue
+		}
+		if c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start])) {
+			c.score += weights.Rounded
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// paidTotals reads a till's payment: what was tendered less the change
+// is the total. The tendered and the change amounts are never it, nor is
+// an amount larger than what was tendered ("371.00" for 31.00 paid with
+// 101.00); a candidate equal to the difference is. Where no such
+// candidate and no labelled sum is read (OCR garbled the total's line),
+// the difference itself is the total.
+func (a *analysis) paidTotals(c *amountCands) {
+	p, ok := a.payment()
+	if !ok {
+		return
+	}
+	paid := p.tendered - p.change
+	seen, labelledSum := false, false
+	for k := range c.total {
+		t := &c.total[k]
+		switch {
+		case t.line == p.tenderedLine && t.x.cents == p.tendered || t.line == p.changeLine && t.x.cents == p.change:
+			t.score += weights.PaidWrong
+		case t.x.cents == paid:
+			t.score += weights.Paid
+			seen = true
+		case t.x.cents > p.tendered:
+			t.score += weights.PaidWrong
+		case t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2):
+			labelledSum = true
+		}
+	}
+	if !seen && !labelledSum && paid > 0 {
+		c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: paid}, score: weights.Total + weights.Paid,
+			line: p.changeLine, labled: true})
+	}
+}
+
+// labelOf is the text of the label on a candidate's line before it.
+func (a *analysis) labelOf(c amtCand) string {
+	var text string
+	for _, l := range a.labels[c.line] {
+		if l.end <= c.x.start {
+			text = l.canon
+		}
+	}
+	return text
+}
+
+// amountChoice is a total with the net and tax that go with it, if any.
+type amountChoice struct {
+	t, n, x *amtCand
+	s       float64
+	checked bool // n + x = t
+}
+
+// chooseAmounts takes the best-scoring combination of a total and, where
+// they are read, a net and a tax below it; net + tax = total earns more
+// than any label can.
+func chooseAmounts(c *amountCands) amountChoice {
+	T, N, X := topAmounts(c.total, 14), topAmounts(c.net, 10), topAmounts(c.tax, 10)
+	// Two tax lines (19% and 7%) add up to the tax, their bases to the net.
+	X, N = addPairs(X), addPairs(N)
+	c.total, c.net, c.tax = T, N, X
+	best := amountChoice{s: -1}
+	for ti := range T {
+		t := &T[ti]
+		for ni := -1; ni < len(N); ni++ {
+			var n *amtCand
+			if ni >= 0 {
+				n = &N[ni]
+				if n.x == t.x && n.line == t.line || abs(n.x.cents) > abs(t.x.cents) {
+					continue
+				}
+			}
+			for xi := -1; xi < len(X); xi++ {
+				var x *amtCand
+				if xi >= 0 {
+					x = &X[xi]
+					if x.x == t.x && x.line == t.line || abs(x.x.cents) >= abs(t.x.cents) {
+						continue
+					}
+				}
+				if s, checked, ok := combine(t, n, x, c.maxAbs); ok && s > best.s {
+					best = amountChoice{t: t, n: n, x: x, s: s, checked: checked}
+				}
+			}
+		}
+	}
+	return best
+}
+
+// combine scores a total with a net and a tax (either may be nil), and
+// says whether they add up; ok is false for a combination that cannot be.
+func combine(t, n, x *amtCand, maxAbs int64) (s float64, checked, ok bool) {
+	if n != nil && n.x.cents == t.x.cents && (x == nil || x.x.cents != 0 || !n.labled || !x.labled || n.line == t.line ||
+		!t.labled && abs(t.x.cents) != maxAbs) {
+		// A net as large as the total only beside a labelled zero tax (an
+		// exempt invoice), each on its own line, the total labelled or
+		// the page's largest amount.
+		return 0, false, false
+	}
+	s = t.score
+	switch {
+	case n != nil && x != nil:
+		if !n.labled && !x.labled {
+			// Two line items that add up to the total are no net and tax.
+			return 0, false, false
+		}
+		if n.x.cents+x.x.cents != t.x.cents && !(abs(n.x.cents+x.x.cents-t.x.cents) == 1 && n.labled && x.labled) {
+			return 0, false, false
+		}
+		if t.sum {
+			return s + weights.SideUnchecked*(n.score+x.score), true, true
+		}
+		lab := 0
+		for _, c := range []*amtCand{t, n, x} {
+			if c.labled {
+				lab++
+			}
+		}
+		s += n.score + x.score + weights.Checked
+		if n.x.cents != t.x.cents {
+			// An exempt invoice's net and zero tax prove less than a tax
+			// that adds up.
+			s += weights.CheckedLabel * float64(lab)
+		}
+		return s, true, true
+	case n != nil:
+		if !n.labled {
+			return 0, false, false
+		}
+		s += n.score * weights.SideUnchecked
+	case x != nil:
+		if !x.labled {
+			return 0, false, false
+		}
+		s += x.score * weights.SideUnchecked
+	}
+	return s, false, true
+}
+
+// side is the net or tax to report: the chosen one when it is labelled or
+// adds up, else, with nothing to check it, the best labelled one below
+// the total.
+func (best amountChoice) side(c *amtCand, all []amtCand) string {
+	if c != nil && (c.labled || best.checked) {
+		return c.x.String()
+	}
+	var b *amtCand
+	for k := range all {
+		if all[k].labled && (b == nil || all[k].score > b.score) && (best.t == nil || abs(all[k].x.cents) < abs(best.t.x.cents)) {
+			b = &all[k]
+		}
+	}
+	if b != nil {
+		return b.x.String()
+	}
+	return ""
+}
+
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
+
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
+
+// reStartsIncluding is a tax label that says the tax is in the sum
+// before it: "Rechnungssumme Brutto (inkl. USt.)".
+var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
+
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+
+// taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
+// total they are, not as the tax their last word names.
+func (a *analysis) taxWithinTotal(i int, l found) found {
+	ls := a.labels[i]
+	for k := len(ls) - 1; k >= 0; k-- {
+		p := ls[k]
+		if p.end > l.start {
+			continue
+		}
+		switch p.role {
+		case rGross, rTotal, rDue2, rNet, rTotalLow:
+			between := a.d.lines[i].raw[p.end:l.start]
+			within := strings.Trim(between, " .(") == "" && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
+			if reTaxQualifier.MatchString(between) || within {
+				r := p.role
+				if reExcluding.MatchString(between + " " + p.text) {
+					// "Rechnungssumme ohne USt.", "Total excl. VAT": the net.
+					r = rNet
+				}
+				return found{role: r, start: p.start, end: l.end, text: a.d.lines[i].raw[p.start:l.end], canon: p.canon}
+			}
+		}
+		break
+	}
+	return l
+}
+
+func addPairs(cs []amtCand) []amtCand {
+	n := len(cs)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			// Rows of one rate table: adjacent lines, same sign.
+			d := cs[i].line - cs[j].line
+			if cs[i].labled && cs[j].labled && d != 0 && d >= -3 && d <= 3 && cs[i].x.currency == cs[j].x.currency && (cs[i].x.cents < 0) == (cs[j].x.cents < 0) {
+				cs = append(cs, amtCand{x: amountTok{cents: cs[i].x.cents + cs[j].x.cents, currency: cs[i].x.currency}, score: (cs[i].score+cs[j].score)/2 - weights.PairPenalty, line: cs[j].line, labled: true})
+			}
+		}
+	}
+	return cs
+}
+
+func topAmounts(cs []amtCand, n int) []amtCand {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+	if len(cs) > n {
+		cs = cs[:n]
+	}
+	return cs
+}

@@ -1,0 +1,146 @@
+package docfields
+
+import (
+	"testing"
+
+	"acctapi/document"
+)
+
+// Each step of the amount reader alone: candidates, features, choice.
+
+func TestAmountCandidatesByLabel(t *testing.T) {
+	a := analyze(newDoc([]string{`RECHNUNG Nr. 5 vom 01.02.2024
+Nettobetrag      100,00
+MwSt 19 %         19,00
+Gesamtbetrag     119,00
+Rabatt             5,00`}))
+	c := a.amountCandidates()
+	role := func(cs []amtCand, cents int64) (bool, bool) {
+		for _, x := range cs {
+			if x.x.cents == cents {
+				return true, x.labled
+			}
+		}
+		return false, false
+	}
+	if in, lab := role(c.net, 10000); !in || !lab {
+		t.Errorf("100,00 not a labelled net: %+v", c.net)
+	}
+	if in, lab := role(c.tax, 1900); !in || !lab {
+		t.Errorf("19,00 not a labelled tax: %+v", c.tax)
+	}
+	if in, _ := role(c.total, 11900); !in {
+		t.Errorf("119,00 not a total: %+v", c.total)
+	}
+	for _, cs := range [][]amtCand{c.total, c.net, c.tax} {
+		if in, _ := role(cs, 500); in {
+			t.Errorf("a discount is a candidate: %+v", cs)
+		}
+	}
+	if c.maxAbs != 11900 {
+		t.Errorf("largest %d, want 11900", c.maxAbs)
+	}
+}
+
+const tillSlip = `KEDAI MAJU SDN BHD
+SIMPLIFIED TAX INVOICE
+Date: 06/03/2018 14:22
+SUSU 1L             2     6.90    13.80
+Tatal Sales (lnclusive of GST)  17.30
+CASH                              RM  20.00
+CHANGE                            RM   2.70`
+
+func TestPaymentRead(t *testing.T) {
+	a := analyze(newDoc([]string{tillSlip}))
+	p, ok := a.payment()
+	if !ok || p.tendered != 2000 || p.change != 270 {
+		t.Fatalf("payment %+v %v, want 20.00 tendered and 2.70 change", p, ok)
+	}
+	if a.kind != document.Receipt {
+		t.Errorf("kind %q: a slip that gives change is a receipt whatever its title", a.kind)
+	}
+	if _, ok := analyze(newDoc([]string{"RECHNUNG\nSumme 20,00\nRabatt 2,70"})).payment(); ok {
+		t.Error("an invoice without change has a payment")
+	}
+}
+
+func TestPaidTotals(t *testing.T) {
+	a := analyze(newDoc([]string{tillSlip}))
+	c := amountCands{total: []amtCand{
+		{x: amountTok{cents: 2000}, line: 5, labled: true, score: 1.4},
+		{x: amountTok{cents: 270}, line: 6, score: 0.3},
+		{x: amountTok{cents: 1730}, line: 4, score: 0.3},
+		{x: amountTok{cents: 3100}, line: 3, score: 0.3},
+	}}
+	a.paidTotals(&c)
+	want := []float64{1.4 + weights.PaidWrong, 0.3 + weights.PaidWrong, 0.3 + weights.Paid, 0.3 + weights.PaidWrong}
+	for k, w := range want {
+		if c.total[k].score != w {
+			t.Errorf("%s scored %.2f, want %.2f", c.total[k].x, c.total[k].score, w)
+		}
+	}
+	// With the total's line unread, the difference is the total.
+	c = amountCands{total: []amtCand{{x: amountTok{cents: 2000}, line: 5, labled: true, score: 1.4}}}
+	a.paidTotals(&c)
+	if len(c.total) != 2 || c.total[1].x.cents != 1730 || !c.total[1].labled {
+		t.Errorf("no total from the payment: %+v", c.total)
+	}
+	// A labelled sum keeps its word: the change may be misread.
+	c = amountCands{total: []amtCand{{role: rTotal, x: amountTok{cents: 1740}, line: 4, labled: true, score: 2.4}}}
+	a.paidTotals(&c)
+	if len(c.total) != 1 {
+		t.Errorf("a total added beside a labelled sum: %+v", c.total)
+	}
+}
+
+func TestTaxSummaryRow(t *testing.T) {
+	a := analyze(newDoc([]string{`SHOP SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1   439.00
+GST Summary   Amt(RM)   Tax(RM)
+Total          439.00     26.34`}))
+	if a.kind != document.Receipt {
+		t.Fatalf("kind %q", a.kind)
+	}
+	c := a.amountCandidates()
+	var sum *amtCand
+	for k := range c.total {
+		if c.total[k].x.cents == 46534 {
+			sum = &c.total[k]
+		}
+	}
+	if sum == nil || !sum.sum {
+		t.Fatalf("no total 465.34 from the summary row: %+v", c.total)
+	}
+	// Its net and tax add up by construction: no proof beyond its label.
+	n := &amtCand{x: amountTok{cents: 43900}, labled: true, score: weights.Side}
+	x := &amtCand{x: amountTok{cents: 2634}, labled: true, score: weights.Side}
+	s, checked, ok := combine(sum, n, x, c.maxAbs)
+	if !ok || !checked || s != sum.score+weights.SideUnchecked*2*weights.Side {
+		t.Errorf("combine = %.2f %v %v", s, checked, ok)
+	}
+}
+
+func TestChooseAmounts(t *testing.T) {
+	c := amountCands{
+		total: []amtCand{
+			{role: rTotal, x: amountTok{cents: 11900}, line: 3, labled: true, score: 2.4},
+			{x: amountTok{cents: 12500}, line: 5, score: 0.7},
+		},
+		net:    []amtCand{{x: amountTok{cents: 10000}, line: 1, labled: true, score: 2}},
+		tax:    []amtCand{{x: amountTok{cents: 1900}, line: 2, labled: true, score: 2}},
+		maxAbs: 12500,
+	}
+	best := chooseAmounts(&c)
+	if best.t == nil || best.t.x.cents != 11900 || !best.checked || best.n.x.cents != 10000 || best.x.x.cents != 1900 {
+		t.Fatalf("choice %+v, want 119.00 = 100.00 + 19.00", best)
+	}
+	// Two unlabelled line items never make a net and a tax.
+	if _, _, ok := combine(&c.total[0], &amtCand{x: amountTok{cents: 10000}}, &amtCand{x: amountTok{cents: 1900}}, 12500); ok {
+		t.Error("two unlabelled amounts taken for net and tax")
+	}
+	// A net as large as the total needs a labelled zero tax on its own line.
+	if _, _, ok := combine(&c.total[0], &amtCand{x: amountTok{cents: 11900}, labled: true, line: 1}, nil, 12500); ok {
+		t.Error("a net equal to the total without a zero tax")
+	}
+}
