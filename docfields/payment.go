@@ -7,6 +7,7 @@ import "strings"
 type payment struct {
 	tendered, change         int64
 	tenderedLine, changeLine int
+	guessed                  bool // the tendered line's label was not read
 }
 
 // Labels of the two lines of a payment, as labelTable spells them.
@@ -39,7 +40,7 @@ func (a *analysis) payment() (payment, bool) {
 		}
 		if up := a.prevNonBlank(i); up >= 0 && len(a.labels[up]) == 0 {
 			if xs := a.amounts[up]; len(xs) > 0 && !xs[len(xs)-1].percent && xs[len(xs)-1].cents > change {
-				return payment{tendered: xs[len(xs)-1].cents, change: change, tenderedLine: up, changeLine: i}, true
+				return payment{tendered: xs[len(xs)-1].cents, change: change, tenderedLine: up, changeLine: i, guessed: true}, true
 			}
 		}
 	}

@@ -22,7 +22,7 @@ type amountWeights struct {
 	Unlabelled, UnlabelledSide        float64 // an amount no label governs: total, net or tax
 	PayslipTotal                      float64 // "Auszahlungsbetrag", a tax notice's "Nachzahlung"
 	Position, Currency, LastOnLine    float64 // lower on the page; a currency beside it; the line's last amount
-	Rounded                           float64 // a rounded total above the sum it rounds
+	Rounded, Contradicted             float64 // a rounded total above the sum it rounds; one its sum and adjustment contradict
 	Largest, LargestSum               float64 // the page's largest amount; the largest labelled sum
 	Paid, PaidWrong                   float64 // equals what was tendered less the change; is the tendered or the change
 	Checked, CheckedLabel             float64 // net + tax = total; again for each labelled one of the three
@@ -34,7 +34,7 @@ var weights = amountWeights{
 	Unlabelled: 0.3, UnlabelledSide: 0.1,
 	PayslipTotal: 3,
 	Position:     0.1, Currency: 0.1, LastOnLine: 0.3,
-	Rounded: 1.5,
+	Rounded: 1.5, Contradicted: -3,
 	Largest: 0.4, LargestSum: 0.6,
 	Paid: 2.5, PaidWrong: -3,
 	Checked: 0.8, CheckedLabel: 1.5,
@@ -236,50 +236,106 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 		}
 	}
 	out := T[:0]
+	var rounded []bool
 	for _, c := range T {
 		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
 			continue
 		}
-		if c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start])) {
+		r := c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start]))
+		if r {
 			c.score += weights.Rounded
 		}
 		out = append(out, c)
+		rounded = append(rounded, r)
 	}
+	a.checkRounding(out, rounded)
 	return out
 }
 
+// checkRounding holds a rounded total to the sum and the adjustment
+// printed above it: where the sum plus the adjustment is another figure
+// ("Total 9.00", "Rounding Adj 0.00", "Rounded Total 9.60" misread), the
+// two lines that agree outvote the one that does not.
+func (a *analysis) checkRounding(T []amtCand, rounded []bool) {
+	adj, ok := int64(0), false
+	for i := range a.amounts {
+		if x, has := a.labelledAmount(i, roundingLabels); has {
+			adj, ok = x, true
+		}
+	}
+	if !ok {
+		return
+	}
+	for k := range T {
+		if !rounded[k] {
+			continue
+		}
+		var sums []int
+		agrees := false
+		for j := range T {
+			if rounded[j] || !T[j].labled || T[j].role != rTotal && T[j].role != rGross {
+				continue
+			}
+			sums = append(sums, j)
+			agrees = agrees || T[j].x.cents+adj == T[k].x.cents
+		}
+		if agrees || len(sums) == 0 {
+			continue
+		}
+		T[k].score += weights.Contradicted
+		for _, j := range sums {
+			for m := range T {
+				if T[m].x.cents == T[j].x.cents+adj && !rounded[m] {
+					T[m].score += weights.Rounded
+				}
+			}
+		}
+	}
+}
+
+var roundingLabels = map[string]bool{"rounding": true, "rounding adj": true, "rounding adjustment": true,
+	"round adj": true, "round off": true, "adjustment": true}
+
 // paidTotals reads a till's payment: what was tendered less the change
-// is the total. The tendered and the change amounts are never it, nor is
-// an amount larger than what was tendered ("371.00" for 31.00 paid with
-// 101.00); a candidate equal to the difference is. Where no such
-// candidate and no labelled sum is read (OCR garbled the total's line),
-// the difference itself is the total.
+// is the total. The change is never the total, nor is the tendered
+// amount when change was given, nor an amount larger than what was
+// tendered ("371.00" for 31.00 paid with 101.00); a candidate equal to
+// the difference is. The difference itself is the total where OCR
+// garbled the total's line (no candidate equals it and no labelled sum
+// is read) and where the sums read differ from it by a till's rounding
+// (46.54 summed, 46.55 paid), unless the tendered line's label was not
+// read.
 func (a *analysis) paidTotals(c *amountCands) {
 	p, ok := a.payment()
 	if !ok {
 		return
 	}
 	paid := p.tendered - p.change
-	seen, labelledSum := false, false
+	seen, otherSum := false, false
 	for k := range c.total {
 		t := &c.total[k]
 		switch {
-		case t.line == p.tenderedLine && t.x.cents == p.tendered || t.line == p.changeLine && t.x.cents == p.change:
+		case t.line == p.changeLine && t.x.cents == p.change && p.change != 0,
+			t.line == p.tenderedLine && t.x.cents == p.tendered && p.change != 0:
 			t.score += weights.PaidWrong
 		case t.x.cents == paid:
 			t.score += weights.Paid
 			seen = true
 		case t.x.cents > p.tendered:
 			t.score += weights.PaidWrong
-		case t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2):
-			labelledSum = true
+		case t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2) && abs(t.x.cents-paid) > maxRounding:
+			otherSum = true
 		}
 	}
-	if !seen && !labelledSum && paid > 0 {
+	if !seen && !otherSum && !p.guessed && paid > 0 {
 		c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: paid}, score: weights.Total + weights.Paid,
 			line: p.changeLine, labled: true})
 	}
 }
+
+// maxRounding is the most, in cents, a till rounds a total by (to five
+// cents, as in Malaysia, Switzerland or Sweden's öre days).
+const maxRounding = 2
 
 // labelOf is the text of the label on a candidate's line before it.
 func (a *analysis) labelOf(c amtCand) string {

@@ -144,3 +144,42 @@ func TestChooseAmounts(t *testing.T) {
 		t.Error("a net equal to the total without a zero tax")
 	}
 }
+
+// A rounded total that the sum and the adjustment above it contradict
+// loses to them.
+func TestRoundingOutvoted(t *testing.T) {
+	text := `KEDAI MAJU SDN BHD
+CASH BILL  06/03/2018 14:22
+SUSU 1L             1     9.00     9.00
+Total :                       9.00
+Rounding Adjustment :         0.00
+Rounded Total (RM) :          9.60`
+	if got := Read(text).Fields.TotalAmount; got != "9.00" {
+		t.Errorf("total %q, want 9.00", got)
+	}
+}
+
+// Paid exactly (no change), the tendered amount is the total; paid with
+// change, the total is the difference even where OCR lost the total's
+// line, and a summed total off by the till's rounding gives way to it.
+func TestPaidExactlyOrWithChange(t *testing.T) {
+	for text, want := range map[string]string{
+		`SHOP SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1    73.00
+Sub Total :      68.87
+CASH :           73.00
+Change :          0.00`: "73.00",
+		`SHOP SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1    43.90
+GST Summary   Amt(RM)   Tax(RM)
+Total          43.90      2.64
+CASH                    100.00
+CHANGE                   53.45`: "46.55",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
