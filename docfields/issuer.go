@@ -125,31 +125,51 @@ func (a *analysis) isSenderLine(i int) bool {
 	return strings.Count(t, ",") >= 2 && len(cells(a.d.lines[i].raw)) == 1 && i < 30 && reLegalForm.MatchString(t)
 }
 
+// issuerWeights names every weight the issuer's reader uses.
+type issuerWeights struct {
+	Labelled, SenderLine, Party, Office float64 // "Verkäufer: X"; a sender line's first part; a contract's first party; a tax office
+	LegalForm, LegalTop, LegalFoot      float64 // a name with a legal form (GmbH, Ltd); in the letterhead; in the footer
+	LegalInRecipient, Imprint           float64 // within the address window; beside the VAT id, the bank or the register
+	LegalLineDecay                      float64 // a legal name's loss a line down the page
+	Bank, BankLineDecay                 float64 // a bank statement's bank, and its loss a line down
+	Letterhead, LetterheadReceipt       float64 // the first plain line of the page; of a receipt
+	LetterheadTopLines, TradeWord       float64 // on the first three lines; opened by a trade ("Bäckerei")
+	LetterheadLineDecay                 float64 // the letterhead's loss a line down
+	Repeat                              float64 // for each repetition on the page, up to three
+}
+
+var issuerW = issuerWeights{
+	Labelled: 6, SenderLine: 5, Party: 6, Office: 5,
+	LegalForm: 3, LegalTop: 0.5, LegalFoot: 0.6,
+	LegalInRecipient: -1, Imprint: 1,
+	LegalLineDecay: 0.002,
+	Bank:           4.5, BankLineDecay: 0.01,
+	Letterhead: 3.3, LetterheadReceipt: 3.8,
+	LetterheadTopLines: 0.3, TradeWord: 0.3,
+	LetterheadLineDecay: 0.05,
+	Repeat:              0.6,
+}
+
 type nameCand struct {
 	v     string
 	score float64
 }
 
-// pickIssuer chooses the issuer's name. Named by a label ("Verkäufer:")
-// first; then the first part of a sender line; then a line with a legal
-// form (GmbH, Ltd, SARL) outside the address window, at the top before
-// the footer; then, for a bank statement, the bank and for a tax notice
-// the office; else the letterhead's first line.
+// pickIssuer chooses the issuer's name: the candidates of
+// issuerCandidates, each raised for how often the page repeats it.
 func (a *analysis) pickIssuer() string {
+	return a.chooseIssuer(a.issuerCandidates())
+}
+
+// issuerCandidates are the names the page gives its issuer: named by a
+// label ("Verkäufer:") first; then the first part of a sender line; then a
+// line with a legal form (GmbH, Ltd, SARL) outside the address window, at
+// the top or in the footer; for a bank statement the bank and for a tax
+// notice the office; the letterhead's first line; a contract's first
+// party. Names of the recipient's address are never candidates.
+func (a *analysis) issuerCandidates() []nameCand {
 	var cs []nameCand
-	n := len(a.d.lines)
-	recipNames := map[string]bool{}
-	for i, l := range a.d.lines {
-		if a.recip[i] {
-			for _, c := range cells(l.raw) {
-				// The address window is on the left; a column beside it
-				// may name the seller.
-				if c.start < 40 {
-					recipNames[normName(c.text)] = true
-				}
-			}
-		}
-	}
+	recipNames := a.recipientNames()
 	add := func(v string, s float64) {
 		v = cleanName(v)
 		if v == "" || recipNames[normName(v)] || !plausibleName(v) {
@@ -157,12 +177,11 @@ func (a *analysis) pickIssuer() string {
 		}
 		cs = append(cs, nameCand{v, s})
 	}
+	n := len(a.d.lines)
 	for i, l := range a.d.lines {
 		if strings.TrimSpace(l.raw) == "" {
 			continue
 		}
-		top := l.page == 0 && i < 15
-		foot := i > n*2/3
 		if !(l.page == 0 && i < 30) && !a.nearPageEnd(i, 20) {
 			// Names stand in the letterhead and the footer; the body
 			// between names other firms.
@@ -174,47 +193,75 @@ func (a *analysis) pickIssuer() string {
 				if rest == "" {
 					rest = a.nameBelow(i, c)
 				}
-				add(firstSegment(rest), 6)
+				add(firstSegment(rest), issuerW.Labelled)
 			}
 			if ci == 0 && a.isSenderLine(i) {
 				if m := reSenderLine.FindStringSubmatch(l.raw); m != nil {
-					add(m[1], 5)
+					add(m[1], issuerW.SenderLine)
 				}
 			}
 			if a.recip[i] && c.start < 40 {
 				continue
 			}
 			if hasLegalForm(c.text) && !reRecipLabel.MatchString(c.text) && !a.valueIn(i, c) {
-				s := 3.0
+				s := issuerW.LegalForm
 				switch {
-				case top:
-					s += 0.5
-				case foot:
-					s += 0.6
+				case l.page == 0 && i < 15:
+					s += issuerW.LegalTop
+				case i > n*2/3:
+					s += issuerW.LegalFoot
 				}
 				if a.recip[i] {
-					s -= 1
+					s += issuerW.LegalInRecipient
 				}
 				if a.nearImprint(i) {
-					// Beside the VAT id, the bank or the register: the imprint.
-					s += 1
+					s += issuerW.Imprint
 				}
-				add(legalName(firstSegment(c.text)), s-float64(i)*0.002)
+				add(legalName(firstSegment(c.text)), s-float64(i)*issuerW.LegalLineDecay)
 			}
 			switch a.kind {
 			case document.BankStatement:
 				if reBankName.MatchString(c.text) && i < 20 {
-					add(firstSegment(c.text), 4.5-float64(i)*0.01)
+					add(firstSegment(c.text), issuerW.Bank-float64(i)*issuerW.BankLineDecay)
 				}
 			case document.TaxNotice:
 				if m := reFinanzamt.FindString(c.text); m != "" {
-					add(m, 5)
+					add(m, issuerW.Office)
 				}
 			}
 		}
 	}
-	// The letterhead: the first line of the first page that is not a
-	// title, a label, a date or an address line.
+	if v, s, ok := a.letterhead(); ok {
+		add(v, s)
+	}
+	if a.kind == document.Contract {
+		if v, ok := a.firstParty(); ok {
+			add(v, issuerW.Party)
+		}
+	}
+	return cs
+}
+
+// recipientNames are the cells of the recipient's address, normalised.
+// The address window is on the left: a column beside it may name the
+// seller.
+func (a *analysis) recipientNames() map[string]bool {
+	names := map[string]bool{}
+	for i, l := range a.d.lines {
+		if a.recip[i] {
+			for _, c := range cells(l.raw) {
+				if c.start < 40 {
+					names[normName(c.text)] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
+// letterhead is the first line of the first page that is not a title, a
+// label, a date, an amount or an address line, with its score.
+func (a *analysis) letterhead() (string, float64, bool) {
 	for i, l := range a.d.lines {
 		if l.page > 0 || i > 12 {
 			break
@@ -227,44 +274,46 @@ func (a *analysis) pickIssuer() string {
 			continue
 		}
 		c := cl[0]
-		if len(cl) > 1 && a.recip[i] {
-			c = cl[len(cl)-1]
-		}
-		s := 3.3
+		s := issuerW.Letterhead
 		if a.kind == document.Receipt {
-			s = 3.8
+			s = issuerW.LetterheadReceipt
 		}
 		if i <= 2 {
-			s += 0.3
+			s += issuerW.LetterheadTopLines
 		}
 		if reTradeStart.MatchString(c.text) {
-			s += 0.3
+			s += issuerW.TradeWord
 		}
 		if len(a.labels[i]) > 0 && a.labels[i][0].start <= c.start+1 || len(a.dates[i]) > 0 || len(a.amounts[i]) > 0 || isKindTitle(c.text) || a.isSenderLine(i) {
 			continue
 		}
-		add(firstSegment(c.text), s-float64(i)*0.05)
-		break
+		return firstSegment(c.text), s - float64(i)*issuerW.LetterheadLineDecay, true
 	}
-	if a.kind == document.Contract {
-		// The first party: the line after "zwischen" or "between".
-		for i, l := range a.d.lines {
-			if i > 40 {
-				break
+	return "", 0, false
+}
+
+// firstParty is a contract's first party: the line after "zwischen" or
+// "between".
+func (a *analysis) firstParty() (string, bool) {
+	for i, l := range a.d.lines {
+		if i > 40 {
+			break
+		}
+		if m := reBetween.FindStringSubmatch(strings.TrimSpace(l.raw)); m != nil {
+			rest := strings.TrimSpace(m[1])
+			for k := i + 1; rest == "" && k < len(a.d.lines) && k < i+4; k++ {
+				rest = strings.TrimSpace(a.d.lines[k].raw)
 			}
-			t := strings.TrimSpace(l.raw)
-			if m := reBetween.FindStringSubmatch(t); m != nil {
-				rest := strings.TrimSpace(m[1])
-				for k := i + 1; rest == "" && k < len(a.d.lines) && k < i+4; k++ {
-					rest = strings.TrimSpace(a.d.lines[k].raw)
-				}
-				add(firstSegment(rest), 6)
-				break
-			}
+			return firstSegment(rest), true
 		}
 	}
-	// An issuer repeats itself (letterhead, sender line, footer, the
-	// account holder); a recipient is named once.
+	return "", false
+}
+
+// chooseIssuer takes the best candidate. An issuer repeats itself
+// (letterhead, sender line, footer, the account holder); a recipient is
+// named once.
+func (a *analysis) chooseIssuer(cs []nameCand) string {
 	best := nameCand{}
 	for _, c := range cs {
 		key := normName(c.v)
@@ -274,7 +323,7 @@ func (a *analysis) pickIssuer() string {
 				seen++
 			}
 		}
-		c.score += 0.6 * float64(min(max(seen-1, 0), 3))
+		c.score += issuerW.Repeat * float64(min(max(seen-1, 0), 3))
 		if c.score > best.score {
 			best = c
 		}
