@@ -75,7 +75,7 @@ func score(t *testing.T, f *fixture, label string, ids map[string]string, truths
 	var misses []string
 	for id, name := range ids {
 		file := f.mustFind(t, id)
-		got, want := fieldsOf(file), maps(truths[name])
+		got, want := fieldsOf(file), truthValues(truths[name])
 		if file.Analysis.Status != db.AnalysisDone {
 			// Every field the page shows is missed.
 			t.Logf("%s: %s (%s)", name, file.Analysis.Status, str(file.Analysis.Reason))
@@ -251,9 +251,9 @@ func fieldsOf(f *db.File) map[string]string {
 	return out
 }
 
-// maps is a truth by the evaluation's names: the file's document date is
+// truthValues is a truth by the evaluation's names: the file's document date is
 // the document's issue date.
-func maps(tr evalTruth) map[string]string {
+func truthValues(tr evalTruth) map[string]string {
 	out := map[string]string{"kind": tr.Kind, "documentDate": tr.Fields["issueDate"]}
 	for k, v := range tr.Fields {
 		out[k] = v

@@ -11,6 +11,8 @@ import (
 	"image"
 	"image/draw"
 	"image/jpeg"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +72,7 @@ func TestRealEval(t *testing.T) {
 		reportTier(t, dir, "receipts-sroie", sroieDocs(t, dir, eng))
 	}
 	if !want("invoices-text") && !want("invoices-scan") {
+		calibrate(t)
 		return
 	}
 	invoices, pdfs := eInvoiceDocs(t, dir)
@@ -79,6 +82,7 @@ func TestRealEval(t *testing.T) {
 	if want("invoices-scan") && eng != nil {
 		reportTier(t, dir, "invoices-scan", scannedDocs(t, dir, eng, invoices, pdfs))
 	}
+	calibrate(t)
 }
 
 // eInvoiceDocs reads every PDF of DIR/einvoice that carries an e-invoice:
@@ -393,6 +397,9 @@ func reportTier(t *testing.T, dir, tier string, docs []realDoc) {
 			if want == "" {
 				continue
 			}
+			if class, has := got.Evidence[field]; has {
+				classes.count(tier, class, d.half, ok)
+			}
 			c.shown++
 			if ok {
 				c.right++
@@ -475,4 +482,86 @@ func sameValue(field, got, want string) bool {
 		return len(g) > 0 && float64(editDistance(g, w)) <= 0.2*float64(len(w))
 	}
 	return got == want
+}
+
+// classTally counts the values of each evidence class read right, by tier
+// and half.
+type classTally map[string]map[string]*[2]tally
+
+var classes = classTally{}
+
+func (ct classTally) count(tier, class string, half int, right bool) {
+	if ct[tier] == nil {
+		ct[tier] = map[string]*[2]tally{}
+	}
+	if ct[tier][class] == nil {
+		ct[tier][class] = &[2]tally{}
+	}
+	ct[tier][class][half].shown++
+	if right {
+		ct[tier][class][half].right++
+	}
+}
+
+// minClassValues is how many values of a class a tier's first half must
+// hold for its share to count.
+const minClassValues = 20
+
+// calibrate prints each evidence class's share read right on each tier's
+// halves, and the confidence it is given: the lower bound of the 95%
+// interval of its share on the tiers' first halves together, and no more
+// than its share on any tier that saw it at least minClassValues times.
+// The second halves check it. With
+// ACCTAPI_EVAL_CALIBRATE=1 the confidences are written to
+// docfields/calibration.json, which the reader embeds; run all three
+// tiers then, or a tier left out stops constraining.
+func calibrate(t *testing.T) {
+	fitted := map[string]float64{}
+	var names []string
+	for _, byClass := range classes {
+		for class := range byClass {
+			if !slices.Contains(names, class) {
+				names = append(names, class)
+			}
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-52s %-16s %16s %16s %s\n", "evidence class", "tier", "half 0", "half 1", "confidence")
+	for _, class := range names {
+		p, right, shown := 1.0, 0, 0
+		for _, tier := range slices.Sorted(maps.Keys(classes)) {
+			h := classes[tier][class]
+			if h == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "%-52s %-16s %16s %16s\n", class, tier, ratio(h[0].right, h[0].shown), ratio(h[1].right, h[1].shown))
+			right, shown = right+h[0].right, shown+h[0].shown
+			if h[0].shown >= minClassValues {
+				p = min(p, float64(h[0].right)/float64(h[0].shown))
+			}
+		}
+		if shown >= minClassValues {
+			fitted[class] = math.Floor(min(p, wilsonLow(right, shown))*100) / 100
+			fmt.Fprintf(&b, "%-52s %-16s %16s %16s %.2f\n", "", "", "", "", fitted[class])
+		}
+	}
+	t.Log("\n" + b.String())
+	if os.Getenv("ACCTAPI_EVAL_CALIBRATE") != "1" {
+		return
+	}
+	data, err := json.MarshalIndent(fitted, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "docfields", "calibration.json"), append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wilsonLow is the lower bound of the 95% Wilson interval of right/n.
+func wilsonLow(right, n int) float64 {
+	const z = 1.96
+	p, fn := float64(right)/float64(n), float64(n)
+	return (p + z*z/(2*fn) - z*math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn))) / (1 + z*z/fn)
 }

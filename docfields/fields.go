@@ -85,6 +85,14 @@ func (a *analysis) pickNumber() string {
 		return ""
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	m := margin{best: cands[0].score}
+	for _, c := range cands[1:] {
+		if c.v != cands[0].v {
+			m.other = c.score
+			break
+		}
+	}
+	a.margins[document.DocumentNumber] = m
 	return cands[0].v
 }
 

@@ -73,7 +73,10 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	}
 	c := a.amountCandidates()
 	a.totalFeatures(&c)
-	best := chooseAmounts(&c)
+	best, other := chooseAmounts(&c)
+	if best.t != nil {
+		a.margins[document.TotalAmount] = margin{best: best.s, other: other}
+	}
 	if best.t != nil && (best.t.labled || best.checked || a.kind == document.Receipt || a.kind == document.Invoice || a.kind == document.CreditNote) {
 		total = best.t.x.String()
 		cur = best.t.x.currency
@@ -357,13 +360,15 @@ type amountChoice struct {
 
 // chooseAmounts takes the best-scoring combination of a total and, where
 // they are read, a net and a tax below it; net + tax = total earns more
-// than any label can.
-func chooseAmounts(c *amountCands) amountChoice {
+// than any label can. other is the best score of a combination with
+// another total.
+func chooseAmounts(c *amountCands) (best amountChoice, other float64) {
 	T, N, X := topAmounts(c.total, 14), topAmounts(c.net, 10), topAmounts(c.tax, 10)
 	// Two tax lines (19% and 7%) add up to the tax, their bases to the net.
 	X, N = addPairs(X), addPairs(N)
 	c.total, c.net, c.tax = T, N, X
-	best := amountChoice{s: -1}
+	best = amountChoice{s: -1}
+	byTotal := map[int64]float64{}
 	for ti := range T {
 		t := &T[ti]
 		for ni := -1; ni < len(N); ni++ {
@@ -382,13 +387,27 @@ func chooseAmounts(c *amountCands) amountChoice {
 						continue
 					}
 				}
-				if s, checked, ok := combine(t, n, x, c.maxAbs); ok && s > best.s {
+				s, checked, ok := combine(t, n, x, c.maxAbs)
+				if !ok {
+					continue
+				}
+				if v, seen := byTotal[t.x.cents]; !seen || s > v {
+					byTotal[t.x.cents] = s
+				}
+				if s > best.s {
 					best = amountChoice{t: t, n: n, x: x, s: s, checked: checked}
 				}
 			}
 		}
 	}
-	return best
+	if best.t != nil {
+		for v, s := range byTotal {
+			if v != best.t.x.cents {
+				other = max(other, s)
+			}
+		}
+	}
+	return best, other
 }
 
 // combine scores a total with a net and a tax (either may be nil), and

@@ -131,9 +131,13 @@ func TestChooseAmounts(t *testing.T) {
 		tax:    []amtCand{{x: amountTok{cents: 1900}, line: 2, labled: true, score: 2}},
 		maxAbs: 12500,
 	}
-	best := chooseAmounts(&c)
+	best, other := chooseAmounts(&c)
 	if best.t == nil || best.t.x.cents != 11900 || !best.checked || best.n.x.cents != 10000 || best.x.x.cents != 1900 {
 		t.Fatalf("choice %+v, want 119.00 = 100.00 + 19.00", best)
+	}
+	// 125.00 scores best beside the labelled net alone.
+	if want := 0.7 + weights.SideUnchecked*2; other != want {
+		t.Errorf("the other total scored %.2f, want 125.00's %.2f", other, want)
 	}
 	// Two unlabelled line items never make a net and a tax.
 	if _, _, ok := combine(&c.total[0], &amtCand{x: amountTok{cents: 10000}}, &amtCand{x: amountTok{cents: 1900}}, 12500); ok {
