@@ -1,6 +1,9 @@
 package docfields
 
 import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"sort"
@@ -29,17 +32,22 @@ type amountWeights struct {
 	PairPenalty, SideUnchecked        float64 // two rates' lines added; a net or tax nothing checks
 }
 
-var weights = amountWeights{
-	Gross: 3, Due: 2.7, Total: 2.4, TotalLow: 1.4, Side: 2,
-	Unlabelled: 0.3, UnlabelledSide: 0.1,
-	PayslipTotal: 3,
-	Position:     0.1, Currency: 0.1, LastOnLine: 0.3,
-	Rounded: 1.5, Contradicted: -3,
-	Largest: 0.4, LargestSum: 0.6,
-	Paid: 2.5, PaidWrong: -3,
-	Checked: 0.8, CheckedLabel: 1.5,
-	PairPenalty: 0.5, SideUnchecked: 0.3,
-}
+// weights are fitted to real documents: TestFitWeights searches them on
+// the first halves of the real tiers and rewrites amountweights.json, which
+// the reader embeds.
+//
+//go:embed amountweights.json
+var weightsJSON []byte
+
+var weights = func() amountWeights {
+	var w amountWeights
+	d := json.NewDecoder(bytes.NewReader(weightsJSON))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&w); err != nil {
+		panic("docfields: amountweights.json: " + err.Error())
+	}
+	return w
+}()
 
 // amtCand is one amount taken for one role.
 type amtCand struct {

@@ -150,16 +150,29 @@ func TestChooseAmounts(t *testing.T) {
 }
 
 // A rounded total that the sum and the adjustment above it contradict
-// loses to them.
+// loses to them by the fitted weights.
 func TestRoundingOutvoted(t *testing.T) {
-	text := `KEDAI MAJU SDN BHD
+	a := analyze(newDoc([]string{`KEDAI MAJU SDN BHD
 CASH BILL  06/03/2018 14:22
-SUSU 1L             1     9.00     9.00
 Total :                       9.00
 Rounding Adjustment :         0.00
-Rounded Total (RM) :          9.60`
-	if got := Read(text).Fields.TotalAmount; got != "9.00" {
-		t.Errorf("total %q, want 9.00", got)
+Rounded Total (RM) :          9.60`}))
+	T := []amtCand{
+		{role: rTotal, x: amountTok{cents: 900}, line: 2, labled: true, score: 2},
+		{role: rGross, x: amountTok{cents: 960}, line: 4, labled: true, score: 3},
+	}
+	a.checkRounding(T, []bool{false, true})
+	if T[0].score != 2+weights.Rounded || T[1].score != 3+weights.Contradicted {
+		t.Errorf("scores %.2f and %.2f, want %.2f and %.2f", T[0].score, T[1].score, 2+weights.Rounded, 3+weights.Contradicted)
+	}
+	// A rounded total its sum and adjustment add up to keeps its score.
+	T = []amtCand{
+		{role: rTotal, x: amountTok{cents: 900}, line: 2, labled: true, score: 2},
+		{role: rGross, x: amountTok{cents: 900}, line: 4, labled: true, score: 3},
+	}
+	a.checkRounding(T, []bool{false, true})
+	if T[0].score != 2 || T[1].score != 3 {
+		t.Errorf("scores %.2f and %.2f changed", T[0].score, T[1].score)
 	}
 }
 
