@@ -2,6 +2,7 @@ package docfields
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -286,6 +287,10 @@ func datesIn(s string) []dateTok {
 			out = append(out, dateTok{t: alt, start: m[0], end: m[1], slash: true, first: a, sec: b})
 		}
 	}
+	// Each spelling was found in a pass of its own: the line's order is
+	// what readers of two neighbouring dates ("01.02.2018 bis 5 March
+	// 2018") rely on.
+	slices.SortFunc(out, func(x, y dateTok) int { return x.start - y.start })
 	return out
 }
 

@@ -134,3 +134,19 @@ SR=    6%         28.11       1.69
 		t.Errorf("total %q tax %q, want 29.80 and 1.69", f.TotalAmount, f.TaxAmount)
 	}
 }
+
+// Two dates of a line in different spellings, the numeric one first, are
+// read in the line's order: the reader once indexed past the second.
+func TestMixedSpellingsOnOneLine(t *testing.T) {
+	text := `RECHNUNG Nr. 7
+Leistungszeitraum 01.02.2018 bis 5. März 2018
+Rechnungsdatum 06.03.2018
+Summe 5,00`
+	if got := Read(text).Fields.IssueDate; got != "2018-03-06" {
+		t.Errorf("issue date %q, want 2018-03-06", got)
+	}
+	ds := datesIn("from 01.02.2018 to 5 March 2018")
+	if len(ds) != 2 || ds[0].start > ds[1].start {
+		t.Errorf("dates %+v, want two in the line's order", ds)
+	}
+}
