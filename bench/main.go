@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -87,6 +88,10 @@ type options struct {
 	out       string
 	// baseline also runs the bare server of bench/baseline, beside acctapi.
 	baseline bool
+	// baselineSync, when set, also runs a second bare server under this
+	// synchronous setting whatever acctapi's, for the ratio of acctapi under
+	// FULL to the bare driver under NORMAL.
+	baselineSync string
 	// compare is a second acctapi binary run beside the first, on
 	// compareData (a copy of the data dir when its schema differs).
 	compare, compareData string
@@ -95,7 +100,7 @@ type options struct {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o options
-	var conns, names, syncs string
+	var conns, names, syncs, baselineSync string
 	fs.StringVar(&o.data, "data", "", "data dir: reused if it holds a database, else seeded (default $TMPDIR/acctapi-bench-<tasks>)")
 	fs.IntVar(&o.tasks, "tasks", 1_000_000, "tasks of the big client, when seeding")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each wrk run, in whole seconds")
@@ -105,6 +110,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.bin, "bin", "", "prebuilt acctapi binary (default: build one)")
 	fs.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the bare httprouter + SQLite server of bench/baseline on list, list-deep and create, and print acctapi's ratio to it")
+	fs.StringVar(&baselineSync, "baseline-sync", "", "with -baseline, also run a second bare server under this synchronous setting at every setting of -sync, and print acctapi's ratio to it too")
 	fs.StringVar(&o.compare, "compare", "", "a second acctapi binary to run beside the first, alternating, and print the ratio of the first to it")
 	fs.StringVar(&o.compareData, "compare-data", "", "the data dir of -compare (default: -data); a copy of -data for a binary with another schema")
 	if err := fs.Parse(args); err != nil {
@@ -135,6 +141,16 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if o.syncs, err = parseSyncs(syncs); err != nil {
 		return nil, err
+	}
+	if baselineSync != "" {
+		if !o.baseline {
+			return nil, errors.New("-baseline-sync needs -baseline")
+		}
+		fixed, err := parseSyncs(baselineSync)
+		if err != nil || len(fixed) != 1 {
+			return nil, fmt.Errorf("-baseline-sync: %q is not one of NORMAL, FULL or EXTRA", baselineSync)
+		}
+		o.baselineSync = fixed[0]
 	}
 	return &o, nil
 }
@@ -185,7 +201,14 @@ type target struct {
 	// baselineOnly marks the bare server, which answers only the scenarios
 	// with a baseline.
 	baselineOnly bool
+	// sync, when set, is the synchronous setting the server runs under at
+	// every setting of -sync.
+	sync string
 }
+
+// mode is the synchronous setting the target runs under when the others run
+// under setting.
+func (t target) mode(setting string) string { return cmp.Or(t.sync, setting) }
 
 func acctapiTarget(name, bin, dataDir string) target {
 	return target{name: name, command: func(addr, mode string) []string {
@@ -240,9 +263,13 @@ func (b *bench) measure(ctx context.Context) error {
 		if err := goBuild(ctx, bin, "acctapi/bench/baseline"); err != nil {
 			return err
 		}
-		b.targets = append(b.targets, target{name: "baseline", baselineOnly: true, command: func(addr, mode string) []string {
+		command := func(addr, mode string) []string {
 			return []string{bin, "-data-dir", b.opts.data, "-addr", addr, "-synchronous", mode}
-		}})
+		}
+		b.targets = append(b.targets, target{name: "baseline", baselineOnly: true, command: command})
+		if s := b.opts.baselineSync; s != "" {
+			b.targets = append(b.targets, target{name: "baseline-" + s, baselineOnly: true, command: command, sync: s})
+		}
 	}
 	defer b.stopServer() // on failure; success stops it below, to see its error
 	for i := range b.opts.syncs {
@@ -278,8 +305,8 @@ func (b *bench) measureUnder(ctx context.Context, setting int, todo []scenario) 
 	}
 	mode := b.opts.syncs[setting]
 	for _, t := range b.targets {
-		log := filepath.Join(b.work, fmt.Sprintf("%s-%d-%s.log", t.name, setting+1, mode))
-		srv, err := startServer(ctx, t.command, mode, log)
+		log := filepath.Join(b.work, fmt.Sprintf("%s-%d-%s.log", t.name, setting+1, t.mode(mode)))
+		srv, err := startServer(ctx, t.command, t.mode(mode), log)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
@@ -367,7 +394,7 @@ func (b *bench) scriptPath(sc scenario) string {
 // runOne runs wrk once against the target-th server and reads the server's
 // peak memory around it.
 func (b *bench) runOne(ctx context.Context, target int, sc scenario, setting, conns int) (result, error) {
-	mode := b.opts.syncs[setting]
+	mode := b.targets[target].mode(b.opts.syncs[setting])
 	srv := b.srvs[target]
 	res := result{Server: b.targets[target].name, Scenario: sc.name, Synchronous: mode, Connections: conns}
 	if err := srv.alive(); err != nil {
@@ -1072,15 +1099,16 @@ func printTable(w io.Writer, results []result) {
 // printRatios prints, for each run of a server other than the first, the
 // first server's requests a second in the same scenario, just before, divided
 // by that server's.
+// The two may run under different synchronous settings (-baseline-sync).
 func printRatios(w io.Writer, results []result) {
 	type cell struct {
-		scenario, sync string
-		conns          int
+		scenario string
+		conns    int
 	}
 	first := map[cell]result{}
-	rows := [][]string{{"scenario", "synchronous", "connections", "server", "requests/s", "against", "requests/s", "ratio"}}
+	rows := [][]string{{"scenario", "connections", "server", "synchronous", "requests/s", "against", "synchronous", "requests/s", "ratio"}}
 	for _, r := range results {
-		c := cell{r.Scenario, r.Synchronous, r.Connections}
+		c := cell{r.Scenario, r.Connections}
 		if r.Server == results[0].Server {
 			// Each later server is compared with the first's run just before it.
 			first[c] = r
@@ -1094,15 +1122,15 @@ func printRatios(w io.Writer, results []result) {
 		if r.RequestsPerSecond > 0 {
 			ratio = strconv.FormatFloat(a.RequestsPerSecond/r.RequestsPerSecond, 'f', 2, 64) + "x"
 		}
-		rows = append(rows, []string{r.Scenario, r.Synchronous, strconv.Itoa(r.Connections),
-			a.Server, strconv.FormatFloat(a.RequestsPerSecond, 'f', 0, 64),
-			r.Server, strconv.FormatFloat(r.RequestsPerSecond, 'f', 0, 64), ratio})
+		rows = append(rows, []string{r.Scenario, strconv.Itoa(r.Connections),
+			a.Server, a.Synchronous, strconv.FormatFloat(a.RequestsPerSecond, 'f', 0, 64),
+			r.Server, r.Synchronous, strconv.FormatFloat(r.RequestsPerSecond, 'f', 0, 64), ratio})
 	}
 	if len(rows) == 1 {
 		return
 	}
 	fmt.Fprintln(w)
-	printMarkdown(w, rows, 2)
+	printMarkdown(w, rows, 1)
 }
 
 // printMarkdown prints rows as a Markdown table, the first row its header:

@@ -476,8 +476,9 @@ func TestOpen(t *testing.T) {
 			{"writer", write, "query_only", 0},
 			{"reader", read, "query_only", 1},
 			// Page caches by role, in KiB (docs/decisions.md, Memory).
-			{"writer", write, "cache_size", -2000},
+			{"writer", write, "cache_size", -8000},
 			{"reader", read, "cache_size", -500},
+			{"writer", write, "wal_autocheckpoint", 8000},
 		} {
 			var got int
 			if err := tt.db.QueryRowContext(ctx, `PRAGMA `+tt.pragma).Scan(&got); err != nil {

@@ -14,6 +14,10 @@ var ErrClosed = errors.New("the store is closed")
 // maxBatch bounds how many writes share one transaction.
 const maxBatch = 128
 
+// maxLinger bounds how long the writer waits for the writers of its last
+// batch to be back before it starts the next one.
+const maxLinger = 5 * time.Millisecond
+
 // writeJob is the work of one write transaction, queued for the writer.
 type writeJob struct {
 	ctx  context.Context
@@ -26,7 +30,8 @@ type writeJob struct {
 
 // update runs fn in a write transaction: its writes commit together and
 // only when fn returns nil. The writer runs the writes queued at the same
-// time in one transaction (group commit), each in a savepoint of its own,
+// time, and those it waits a moment for (see collect), in one transaction
+// (group commit), each in a savepoint of its own,
 // so that under load one commit, and with synchronous=FULL one fsync, serves
 // many writes, and pages they share (the end of an index, a counter) are
 // written once. A failed write rolls back its savepoint only; a failed
@@ -72,6 +77,13 @@ func write[T any](ctx context.Context, db *DB, fn func(ctx context.Context, tx *
 func (db *DB) writeLoop() {
 	defer close(db.writerDone)
 	batch := make([]*writeJob, 0, maxBatch)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	// expect is how many writes the last batch answered or left waiting:
+	// the writers that, under a steady load, are back for the next one.
+	// commit is how long the last batch's commit took.
+	var expect int
+	var commit time.Duration
 	for {
 		select {
 		case job := <-db.jobs:
@@ -79,20 +91,11 @@ func (db *DB) writeLoop() {
 		case <-db.closing:
 			return
 		}
-	collect:
-		for len(batch) < maxBatch {
-			select {
-			case job := <-db.jobs:
-				batch = append(batch, job)
-			default:
-				break collect
-			}
-		}
-		if db.observeBatch == nil {
-			db.runBatch(batch)
-		} else {
-			start := time.Now()
-			db.runBatch(batch)
+		batch = db.collect(batch, expect, min(commit/4, maxLinger), linger)
+		start := time.Now()
+		commit = db.runBatch(batch)
+		expect = int(db.pendingWrites.Load())
+		if db.observeBatch != nil {
 			db.observeBatch(len(batch), time.Since(start))
 		}
 		for _, job := range batch {
@@ -102,8 +105,46 @@ func (db *DB) writeLoop() {
 	}
 }
 
-// runBatch runs the jobs in one transaction and sets each one's outcome.
-func (db *DB) runBatch(batch []*writeJob) {
+// collect adds to batch the writes waiting now, up to maxBatch, and when
+// that makes fewer than expect, waits up to wait for more, on timer.
+//
+// The wait is for the writers of the last batch: answered, they send their
+// next write a moment later, and a batch started without them would commit
+// while they queue behind it. Under a steady load the writers would split
+// into two groups taking turns, each batch with half of them, and so twice
+// the commits, each with its fsync under FULL, that one batch of all of
+// them makes. The caller bounds the wait by a quarter of a commit, so that
+// writers that do not come back cost little beside the commit it may save.
+func (db *DB) collect(batch []*writeJob, expect int, wait time.Duration, timer *time.Timer) []*writeJob {
+take:
+	for len(batch) < maxBatch {
+		select {
+		case job := <-db.jobs:
+			batch = append(batch, job)
+		default:
+			break take
+		}
+	}
+	want := min(expect, maxBatch)
+	if len(batch) >= want || wait <= 0 {
+		return batch
+	}
+	timer.Reset(wait)
+	defer timer.Stop()
+	for len(batch) < want {
+		select {
+		case job := <-db.jobs:
+			batch = append(batch, job)
+		case <-timer.C:
+			return batch
+		}
+	}
+	return batch
+}
+
+// runBatch runs the jobs in one transaction and sets each one's outcome. It
+// returns how long the commit took, 0 when there was none.
+func (db *DB) runBatch(batch []*writeJob) (commit time.Duration) {
 	tx, err := db.write.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, job := range batch {
@@ -144,10 +185,12 @@ func (db *DB) runBatch(batch []*writeJob) {
 		tx.Rollback()
 		return
 	}
+	start := time.Now()
 	if err := tx.Commit(); err != nil {
 		failBatch(tx, batch, fmt.Errorf("commit: %w", err))
 		return
 	}
+	commit = time.Since(start)
 	if t.deliveriesDue {
 		select {
 		case db.eventsWritten <- struct{}{}:
@@ -172,6 +215,7 @@ func (db *DB) runBatch(batch []*writeJob) {
 		default:
 		}
 	}
+	return commit
 }
 
 // runJob runs one job's function, and records the idempotency key of its

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func openWriterTestDB(t *testing.T) *DB {
@@ -140,5 +141,41 @@ func TestWriteAfterClose(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestCollectWaitsForTheLastBatchsWriters: the writer waits, up to its
+// bound, for as many writes as the last batch answered or left waiting, and
+// not at all when it has them.
+func TestCollectWaitsForTheLastBatchsWriters(t *testing.T) {
+	d := &DB{jobs: make(chan *writeJob)}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	first := []*writeJob{{}}
+	send := func(after time.Duration) {
+		go func() {
+			time.Sleep(after)
+			d.jobs <- &writeJob{}
+		}()
+	}
+
+	send(5 * time.Millisecond)
+	send(10 * time.Millisecond)
+	start := time.Now()
+	batch := d.collect(first, 3, time.Minute, timer)
+	if len(batch) != 3 || time.Since(start) > 30*time.Second {
+		t.Errorf("expecting 3 writes, two coming: got %d after %s, want all 3 without waiting out the bound", len(batch), time.Since(start))
+	}
+
+	start = time.Now()
+	batch = d.collect(first[:1:1], 3, 20*time.Millisecond, timer)
+	if len(batch) != 1 || time.Since(start) < 20*time.Millisecond {
+		t.Errorf("expecting 3 writes, none coming: got %d after %s, want 1 after the 20ms bound", len(batch), time.Since(start))
+	}
+
+	start = time.Now()
+	batch = d.collect(first[:1:1], 1, time.Minute, timer)
+	if len(batch) != 1 || time.Since(start) > 30*time.Second {
+		t.Errorf("expecting 1 write: got %d after %s, want it at once", len(batch), time.Since(start))
 	}
 }
