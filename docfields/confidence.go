@@ -41,7 +41,14 @@ func (a *analysis) confidence(f *Fields) (map[string]float64, map[string]string)
 	set(document.IssuerIBAN, f.IssuerIBAN, map[bool]float64{true: 0.9, false: 0.2}[ibanValid(f.IssuerIBAN)])
 	if v := f.IssuerVATID; v != "" {
 		vs := vatsIn(v)
-		set(document.IssuerVATID, v, map[bool]float64{true: 0.85, false: 0.5}[len(vs) == 1 && vs[0].checked])
+		p := 0.5
+		switch {
+		case len(vs) == 1 && vs[0].checked:
+			p = 0.85
+		case len(vs) == 1 && vs[0].misshapen:
+			p = 0.2
+		}
+		set(document.IssuerVATID, v, p)
 	}
 	evidence := map[string]string{}
 	group := "document"

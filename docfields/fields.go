@@ -276,9 +276,18 @@ func (a *analysis) pickVAT() string {
 				recipIDs[v.id] = true
 				continue
 			}
-			if v.checked {
+			if v.misshapen && l.role != rVATID {
+				continue
+			}
+			switch {
+			case v.checked:
 				s += 0.5
-			} else {
+			case v.misshapen:
+				// Printed under a VAT label, as written: a wrong id is
+				// reported with a low confidence, never a well-shaped one
+				// passed over for it.
+				s -= 2.5
+			default:
 				s -= 1
 			}
 			if i > n*3/4 || i < 12 {

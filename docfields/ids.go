@@ -50,6 +50,7 @@ type vatTok struct {
 	id         string
 	start, end int
 	checked    bool // the check digits agree
+	misshapen  bool // the country's prefix and digits, but not its shape: a typo, or a sample's made-up id
 }
 
 // vatsIn finds VAT ids on a line. OCR confusions in the digit part are
@@ -86,7 +87,8 @@ func vatsIn(s string) []vatTok {
 		if f == nil {
 			continue
 		}
-		for n := len(compact); n >= 7; n-- {
+		found := false
+		for n := len(compact); n >= 7 && !found; n-- {
 			cand := fixVATBody(country, string(compact[:n]))
 			// The id must end where the token ends: not inside a longer number.
 			end := m[4] + ends[n-1]
@@ -101,11 +103,26 @@ func vatsIn(s string) []vatTok {
 					id = "CHE" + cand[1:]
 				}
 				out = append(out, vatTok{id: id, start: m[2], end: end, checked: vatChecks(country, cand)})
-				break
+				found = true
+			}
+		}
+		if !found && len(compact) >= 7 && len(compact) <= 14 && allDigits(compact) {
+			end := m[4] + ends[len(ends)-1]
+			if end >= len(s) || !isNum(s[end]) && !isLetter(s[end]) {
+				out = append(out, vatTok{id: country + string(compact), start: m[2], end: end, misshapen: true})
 			}
 		}
 	}
 	return out
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if !isNum(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // codeThenDigit reports whether s has two capitals followed closely by a

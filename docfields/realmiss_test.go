@@ -150,3 +150,28 @@ Summe 5,00`
 		t.Errorf("dates %+v, want two in the line's order", ds)
 	}
 }
+
+// A VAT id under a VAT label that has its country's prefix but not its
+// shape (a sample's "DE12435679") is reported as printed, with a low
+// confidence; a well-shaped one elsewhere on the page wins over it, and a
+// misshapen one without a label is no VAT id.
+func TestMisshapenVATIDAsPrinted(t *testing.T) {
+	r := Read(`Lieferant GmbH
+USt-IdNr.: DE12435679
+RECHNUNG Nr. 5 vom 01.02.2024
+Summe 100,00`)
+	if r.Fields.IssuerVATID != "DE12435679" || r.Confidence["issuerVatId"] > 0.3 {
+		t.Errorf("VAT id %q (%.2f), want DE12435679 at a low confidence", r.Fields.IssuerVATID, r.Confidence["issuerVatId"])
+	}
+	r = Read(`Lieferant GmbH
+USt-IdNr.: DE12435679
+RECHNUNG Nr. 5 vom 01.02.2024
+Summe 100,00
+Lieferant GmbH · USt-IdNr. DE136695976`)
+	if r.Fields.IssuerVATID != "DE136695976" {
+		t.Errorf("VAT id %q, want the well-shaped DE136695976", r.Fields.IssuerVATID)
+	}
+	if got := Read("Lieferant GmbH\nKundennummer DE12435679\nRECHNUNG Nr. 5\nSumme 100,00").Fields.IssuerVATID; got != "" {
+		t.Errorf("VAT id %q from an unlabelled number", got)
+	}
+}
