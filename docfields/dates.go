@@ -260,7 +260,7 @@ func datesIn(s string) []dateTok {
 			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
 		}
 	}
-	for _, m := range reDMYSlash.FindAllStringSubmatchIndex(s, 50) {
+	for _, m := range overlapping(reDMYSlash, s, 50) {
 		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
 			continue
 		}
@@ -291,6 +291,27 @@ func datesIn(s string) []dateTok {
 	// what readers of two neighbouring dates ("01.02.2018 bis 5 March
 	// 2018") rely on.
 	slices.SortFunc(out, func(x, y dateTok) int { return x.start - y.start })
+	return out
+}
+
+// overlapping finds up to n matches of re in s, each searched from one
+// byte past the previous match's start: a match that is no date ("19-
+// 21/03" of "#19- 21/03/2018") must not hide the date that overlaps it.
+func overlapping(re *regexp.Regexp, s string, n int) [][]int {
+	var out [][]int
+	for pos := 0; pos < len(s) && len(out) < n; {
+		m := re.FindStringSubmatchIndex(s[pos:])
+		if m == nil {
+			break
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += pos
+			}
+		}
+		out = append(out, m)
+		pos = m[0] + 1
+	}
 	return out
 }
 

@@ -175,3 +175,12 @@ Lieferant GmbH · USt-IdNr. DE136695976`)
 		t.Errorf("VAT id %q from an unlabelled number", got)
 	}
 }
+
+// A number glued before a date ("#19- 21/03/2018") makes a match that is
+// no date; the date it overlaps is still found.
+func TestDateAfterNumberAndDash(t *testing.T) {
+	ds := datesIn("ORD #18 -REG #19- 21/03/2018  19:53:23")
+	if len(ds) != 1 || ds[0].t.Format("2006-01-02") != "2018-03-21" {
+		t.Errorf("dates %+v, want 2018-03-21", ds)
+	}
+}
