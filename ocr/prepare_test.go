@@ -152,3 +152,19 @@ func TestPrepareBounds(t *testing.T) {
 		t.Errorf("large type's letters %v pixels after prepare, want some %d", s, glyphTarget)
 	}
 }
+
+func TestPageLayout(t *testing.T) {
+	for _, c := range []struct {
+		w, h int
+		want string
+	}{
+		{1240, 1754, "3"}, // A4
+		{1754, 1240, "3"}, // A4 lying
+		{439, 1004, "6"},  // a till slip
+		{800, 1280, "6"},
+	} {
+		if got := pageLayout(image.NewGray(image.Rect(0, 0, c.w, c.h))); got != c.want {
+			t.Errorf("%dx%d: layout %s, want %s", c.w, c.h, got, c.want)
+		}
+	}
+}
