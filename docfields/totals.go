@@ -187,15 +187,32 @@ func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
 	}
 	net, tax := xs[0], xs[1]
 	l, direct := a.governing(i, net.start, amountFamily, a.amountsBetween)
-	if l.role != rTotal || direct < 1 || tax.cents <= 0 || tax.cents*3 > net.cents {
+	if l.role != rTotal || direct < 1 || tax.cents < 0 || tax.cents*3 > net.cents {
 		return false
 	}
-	c.maxAbs = max(c.maxAbs, net.cents+tax.cents)
+	sum := net.cents + tax.cents
+	if adj, ok := a.roundingAdjustment(); ok && adj != 0 && abs(adj) <= maxRounding {
+		// The summary sums the items; the till rounds what is paid.
+		sum += adj
+	}
+	c.maxAbs = max(c.maxAbs, sum)
 	c.net = append(c.net, amtCand{x: net, score: weights.Side, line: i, labled: true})
 	c.tax = append(c.tax, amtCand{x: tax, score: weights.Side, line: i, labled: true})
-	c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: net.cents + tax.cents, currency: net.currency},
+	c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: sum, currency: net.currency},
 		score: weights.Total, line: i, labled: true, sum: true})
 	return true
+}
+
+// roundingAdjustment is the amount of the page's last rounding line
+// ("Rounding Adj -0.02").
+func (a *analysis) roundingAdjustment() (int64, bool) {
+	adj, ok := int64(0), false
+	for i := range a.amounts {
+		if x, has := a.labelledAmount(i, roundingLabels); has {
+			adj, ok = x, true
+		}
+	}
+	return adj, ok
 }
 
 // totalFeatures weighs each total candidate by what the page says beyond
@@ -268,12 +285,7 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 // ("Total 9.00", "Rounding Adj 0.00", "Rounded Total 9.60" misread), the
 // two lines that agree outvote the one that does not.
 func (a *analysis) checkRounding(T []amtCand, rounded []bool) {
-	adj, ok := int64(0), false
-	for i := range a.amounts {
-		if x, has := a.labelledAmount(i, roundingLabels); has {
-			adj, ok = x, true
-		}
-	}
+	adj, ok := a.roundingAdjustment()
 	if !ok {
 		return
 	}

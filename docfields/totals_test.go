@@ -200,3 +200,17 @@ CHANGE                   53.45`: "46.55",
 		}
 	}
 }
+
+// A tax summary's total row sums the items; the rounding line says what
+// the till took.
+func TestTaxSummaryRowRounded(t *testing.T) {
+	text := `SHOP SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1    26.00
+ROUNDING                -0.01
+GST Summary   Amt(RM)   Tax(RM)
+TOTAL:          26.00      1.56`
+	if got := Read(text).Fields.TotalAmount; got != "27.55" {
+		t.Errorf("total %q, want 27.55", got)
+	}
+}
