@@ -39,8 +39,9 @@ func evidenceClass(group, field string, m margin) string {
 
 // calibration maps an evidence class to the share of values of that class
 // read right on real documents no one here wrote: the lower bound of its
-// 95% interval on the first half of each tier, the lowest over the tiers
-// where it was seen often enough. TestCalibration measures and rewrites it.
+// 95% interval on the real tiers' first halves together, and no more than
+// its share on any tier that saw it often. TestRealEval (package analysis)
+// measures it and, with ACCTAPI_EVAL_CALIBRATE=1, rewrites it.
 //
 //go:embed calibration.json
 var calibrationJSON []byte

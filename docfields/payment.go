@@ -13,8 +13,7 @@ type payment struct {
 // Labels of the two lines of a payment, as labelTable spells them.
 var (
 	changeLabels = map[string]bool{"rückgeld": true, "zurück": true, "change": true, "change due": true,
-		"wechselgeld": true, "wisselgeld": true, "resto": true, "cambio": true, "rendu": true,
-		"balance due to customer": true}
+		"wisselgeld": true, "resto": true, "cambio": true, "balance due to customer": true}
 	tenderLabels = map[string]bool{"gegeben": true, "bar": true, "bar eur": true, "cash": true, "tendered": true,
 		"cash tendered": true, "tendered cash": true, "cash paid": true, "amount tendered": true,
 		"tendered amount": true, "cash received": true, "received": true, "tender": true, "paid": true,
@@ -22,11 +21,11 @@ var (
 		"girocard": true, "payment": true, "amount paid": true, "paid amount": true}
 )
 
-// payment finds the change line and the tendered amount within the four
-// lines above it, larger than the change. OCR often loses the tendered
-// line's label ("N  bssisine .... RM 70.30"): then the last amount of
-// the line just above the change counts when it is the page's only such
-// pair.
+// payment finds the first change line and the tendered amount within the
+// four lines above it, larger than the change. OCR often loses the
+// tendered line's label ("N  bssisine .... RM 70.30"): then the last
+// amount of the line just above the change counts, the payment marked
+// guessed.
 func (a *analysis) payment() (payment, bool) {
 	for i := range a.amounts {
 		change, ok := a.labelledAmount(i, changeLabels)
