@@ -213,7 +213,7 @@ func kindScores(a *analysis) (string, map[string]float64) {
 		}
 	}
 	score[document.Receipt] += receiptShape(a)
-	if _, paid := a.payment(); paid {
+	if a.hasPaid {
 		// Cash tendered and change given: paid at a till, whatever the
 		// slip is titled ("TAX INVOICE" on a Malaysian receipt).
 		score[document.Receipt] += paidAtTill

@@ -71,6 +71,12 @@ type analysis struct {
 	// margins holds, for the values whose confidence is calibrated, the
 	// winner's score and the best score of another value.
 	margins map[string]margin
+	// A till's payment and rounding line, found once: the kind and the
+	// total both weigh them.
+	paid        payment
+	hasPaid     bool
+	rounding    int64
+	hasRounding bool
 }
 
 func analyze(d *doc) *analysis {
@@ -90,6 +96,8 @@ func analyze(d *doc) *analysis {
 		a.vats[i] = vatsIn(l.raw)
 		a.ibans[i] = ibansIn(l.raw)
 	}
+	a.paid, a.hasPaid = a.payment()
+	a.rounding, a.hasRounding = a.roundingAdjustment()
 	a.kind = kindOf(a)
 	a.lang = languageOf(d)
 	a.mdy = a.monthFirst()

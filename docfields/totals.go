@@ -191,7 +191,7 @@ func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
 		return false
 	}
 	sum := net.cents + tax.cents
-	if adj, ok := a.roundingAdjustment(); ok && adj != 0 && abs(adj) <= maxRounding {
+	if adj := a.rounding; a.hasRounding && adj != 0 && abs(adj) <= maxRounding {
 		// The summary sums the items; the till rounds what is paid.
 		sum += adj
 	}
@@ -285,7 +285,7 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 // ("Total 9.00", "Rounding Adj 0.00", "Rounded Total 9.60" misread), the
 // two lines that agree outvote the one that does not.
 func (a *analysis) checkRounding(T []amtCand, rounded []bool) {
-	adj, ok := a.roundingAdjustment()
+	adj, ok := a.rounding, a.hasRounding
 	if !ok {
 		return
 	}
@@ -329,7 +329,7 @@ var roundingLabels = map[string]bool{"rounding": true, "rounding adj": true, "ro
 // (46.54 summed, 46.55 paid), unless the tendered line's label was not
 // read.
 func (a *analysis) paidTotals(c *amountCands) {
-	p, ok := a.payment()
+	p, ok := a.paid, a.hasPaid
 	if !ok {
 		return
 	}
