@@ -88,6 +88,9 @@ var (
 	// März 2018, 03/2018: a month, for periods
 	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
+	// "Date: 27092017", "Date 0502/2018", "DATE: 2870412017": a till's
+	// date right after its label, its separators lost or read as 1 or 7.
+	reLabelledRun = regexp.MustCompile(`(?i)\b(?:date|dated|datum|tarikh)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
 )
 
 // reNever matches nothing: it stands in for the month-name patterns on
@@ -143,18 +146,75 @@ func hasMonthName(s string) bool {
 	return false
 }
 
-func validYear(y int) bool { return y >= 1990 && y <= 2100 }
+func validYear(y int) bool { return y >= 1990 && y <= latestYear }
+
+// latestYear is the last year a document's date can name: a year after
+// next is a misread, or no date at all ("RCI1-23-42", an article).
+var latestYear = time.Now().Year() + 1
 
 func year(s string) int {
 	y, _ := strconv.Atoi(s)
-	if len(s) == 2 {
+	switch len(s) {
+	case 2:
 		if y < 70 {
 			y += 2000
 		} else {
 			y += 1900
 		}
+	case 4:
+		if y > latestYear {
+			if r, ok := undoMisread(s, validYear); ok {
+				y = r
+			}
+		}
 	}
 	return y
+}
+
+// undoMisread reads the digits s again as a thermal print's faded 0 and
+// 1, which OCR takes for 6 and 7 ("30/03/2618", "10/03/2078"): the one
+// value ok accepts with a single such digit undone. Two that fit are
+// no answer.
+func undoMisread(s string, ok func(int) bool) (int, bool) {
+	found, n := 0, 0
+	for i := range len(s) {
+		var d byte
+		switch s[i] {
+		case '6':
+			d = '0'
+		case '7':
+			d = '1'
+		default:
+			continue
+		}
+		v, _ := strconv.Atoi(s[:i] + string(d) + s[i+1:])
+		if ok(v) && (n == 0 || v != found) {
+			found, n = v, n+1
+		}
+	}
+	return found, n == 1
+}
+
+// dayMonth is a numeric date's day and month as printed; beside a year
+// of four digits, a part no date can have is read again (see
+// undoMisread). A two-digit year's "23-69 - 12" is more often no date.
+func dayMonth(ds, ms, ys string) (int, int) {
+	d, _ := strconv.Atoi(ds)
+	m, _ := strconv.Atoi(ms)
+	if len(ys) != 4 {
+		return d, m
+	}
+	if d > 31 {
+		if r, ok := undoMisread(ds, func(v int) bool { return v >= 1 && v <= 31 }); ok {
+			d = r
+		}
+	}
+	if m > 12 {
+		if r, ok := undoMisread(ms, func(v int) bool { return v >= 1 && v <= 12 }); ok {
+			m = r
+		}
+	}
+	return d, m
 }
 
 func mkDate(y, m, d int) (time.Time, bool) {
@@ -228,10 +288,8 @@ func datesIn(s string) []dateTok {
 		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
 			continue
 		}
-		y, _ := strconv.Atoi(s[m[2]:m[3]])
-		mo, _ := strconv.Atoi(s[m[4]:m[5]])
-		d, _ := strconv.Atoi(s[m[6]:m[7]])
-		if t, ok := mkDate(y, mo, d); ok {
+		d, mo := dayMonth(s[m[6]:m[7]], s[m[4]:m[5]], s[m[2]:m[3]])
+		if t, ok := mkDate(year(s[m[2]:m[3]]), mo, d); ok {
 			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
 		}
 	}
@@ -247,9 +305,8 @@ func datesIn(s string) []dateTok {
 			m[1], m[7] = m[1]-2, m[7]-2
 		}
 		// "1.234,56" is an amount, not 1.2.34: a comma form needs a dot after.
-		d, _ := strconv.Atoi(s[m[2]:m[3]])
-		mo, _ := strconv.Atoi(s[m[4]:m[5]])
 		ys := s[m[6]:m[7]]
+		d, mo := dayMonth(s[m[2]:m[3]], s[m[4]:m[5]], ys)
 		if len(ys) == 2 && m[1] < len(s) && (s[m[1]] == ',' || s[m[1]] == '.') && m[1]+1 < len(s) && isNum(s[m[1]+1]) {
 			continue
 		}
@@ -285,6 +342,24 @@ func datesIn(s string) []dateTok {
 			out = append(out, tok)
 		case okAlt:
 			out = append(out, dateTok{t: alt, start: m[0], end: m[1], slash: true, first: a, sec: b})
+		default:
+			d, mo := dayMonth(s[m[2]:m[3]], s[m[6]:m[7]], ys)
+			if t, ok := mkDate(y, mo, d); ok {
+				out = append(out, dateTok{t: t, start: m[0], end: m[1], slash: true, first: d, sec: mo})
+			}
+		}
+	}
+	for _, m := range reLabelledRun.FindAllStringSubmatchIndex(s, 5) {
+		if taken(m[2], m[3]) {
+			continue
+		}
+		d, mo := dayMonth(s[m[4]:m[5]], s[m[6]:m[7]], s[m[8]:m[9]])
+		if t, ok := mkDate(year(s[m[8]:m[9]]), mo, d); ok {
+			tok := dateTok{t: t, start: m[2], end: m[3], slash: true, first: d, sec: mo}
+			if alt, ok := mkDate(t.Year(), d, mo); ok && d != mo {
+				tok.ambiguous, tok.swapped = true, alt
+			}
+			out = append(out, tok)
 		}
 	}
 	// Each spelling was found in a pass of its own: the line's order is

@@ -132,9 +132,14 @@ func dropDates(as []amountTok, ds []dateTok) []amountTok {
 
 var reUSMarks = regexp.MustCompile(`(\$\s?\d|\bUSD\b|\bsales tax\b|\b(?:AL|AK|AZ|CA|CO|CT|FL|GA|IL|MA|MI|MN|NJ|NY|NC|OH|OR|PA|TX|VA|WA|WI)\s+\d{5}(?:-\d{4})?\b|\bInc\.|\bLLC\b)`)
 
+// reDayFirstMarks are what pages of day-first countries print: a VAT or
+// GST, ringgit, euros, pounds. One outweighs a "$" OCR made of an "S".
+var reDayFirstMarks = regexp.MustCompile(`(?i)(\bGST\b|\bVAT\b|\bMwSt|\bRM\s?\d|\bSdn\.?\s+Bhd\b|€|£|\bEUR\b|\bGBP\b)`)
+
 // monthFirst decides how "05/03/2018" reads: day first unless a date of
 // the page proves month first (a second part above 12) or the page looks
-// American (dollars, a state and ZIP code) and nothing proves day first.
+// American (dollars, a state and ZIP code) and nothing proves day first:
+// neither a date nor a mark of a day-first country.
 func (a *analysis) monthFirst() bool {
 	dmy, mdy, ambiguous := false, false, false
 	for _, ds := range a.dates {
@@ -164,12 +169,12 @@ func (a *analysis) monthFirst() bool {
 	}
 	hits := 0
 	for _, l := range a.d.lines {
-		hits += len(reUSMarks.FindAllStringIndex(l.raw, 3))
-		if hits >= 2 {
-			return true
+		if reDayFirstMarks.MatchString(l.raw) {
+			return false
 		}
+		hits += len(reUSMarks.FindAllStringIndex(l.raw, 3))
 	}
-	return false
+	return hits >= 2
 }
 
 func (a *analysis) result() Result {

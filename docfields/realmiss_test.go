@@ -184,3 +184,44 @@ func TestDateAfterNumberAndDash(t *testing.T) {
 		t.Errorf("dates %+v, want 2018-03-21", ds)
 	}
 }
+
+// Thermal slips fade: OCR reads a 0 as 6 and a 1 as 7, and loses or
+// misreads a date's separators. A part no date can have is read again;
+// a year after next that cannot be mended is no date.
+func TestMisreadDates(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"Date: 10/03/2078 5:41:08", "2018-03-10"},
+		{"12-02-2618   11:34:45 AM", "2018-02-12"},
+		{"Date : 36/03/2018 # 8:13 PM", "2018-03-30"},
+		{"ADMIN : 30/63/2018 11:18", "2018-03-30"},
+		{"Receipt#: CS00087400 Date: 27092017", "2017-09-27"},
+		{"Doc No. CS00065374 Date  0502/2018", "2018-02-05"},
+		{"RECEIPT # 0300933990 DATE: 2870412017", "2017-04-28"},
+		{"DATE: 20/03/2094", ""},
+		{"RCI1-23-69 - 12/144", ""},
+		{"Rechnung Nr. 0502/2018", ""},
+		{"Invoice 27092017", ""},
+	} {
+		ds := datesIn(repairDigits(c.line))
+		got := ""
+		if len(ds) > 0 {
+			got = ds[0].t.Format("2006-01-02")
+		}
+		if got != c.want {
+			t.Errorf("%q: date %q, want %q", c.line, got, c.want)
+		}
+	}
+	// Two mendings that both fit are no answer.
+	if v, ok := undoMisread("67", func(int) bool { return true }); ok {
+		t.Errorf("67 mended to %d though 07 and 61 both fit", v)
+	}
+}
+
+// Dollar signs OCR made of an S do not make a Malaysian receipt's dates
+// month first: its ringgit and GST say day first.
+func TestDayFirstMarksOutweighDollars(t *testing.T) {
+	r := Read("99 SPEED MART\nGST ID 000181747712\n10-05-17\n$425 MAGGI HOT CUP RM3.50\n$1.75 X 2\nTotal Sales RM 72.74")
+	if r.Fields.IssueDate != "2017-05-10" {
+		t.Errorf("date %q, want 2017-05-10, day first", r.Fields.IssueDate)
+	}
+}
