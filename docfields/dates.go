@@ -88,9 +88,10 @@ var (
 	// März 2018, 03/2018: a month, for periods
 	reMonY  = regexp.MustCompile(`(?i)(` + monthAlt + `)\.?\s*(\d{4})`)
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
-	// "Date: 27092017", "Date 0502/2018", "DATE: 2870412017": a till's
-	// date right after its label, its separators lost or read as 1 or 7.
-	reLabelledRun = regexp.MustCompile(`(?i)\b(?:date|dated|datum|tarikh)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
+	// "Date: 27092017", "Date 0502/2018", "Sat 21710/2017": a till's date
+	// right after its label or weekday, its separators lost or read as 1
+	// or 7.
+	reLabelledRun = regexp.MustCompile(`(?i)\b(?:date|dated|datum|tarikh|mon|tue|wed|thu|fri|sat|sun)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
 )
 
 // reNever matches nothing: it stands in for the month-name patterns on
@@ -318,7 +319,8 @@ func datesIn(s string) []dateTok {
 		}
 	}
 	for _, m := range overlapping(reDMYSlash, s, 50) {
-		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
+		if !edge(m[0], m[1]) || taken(m[0], m[1]) || m[1]+1 < len(s) && s[m[1]] == '/' && isNum(s[m[1]+1]) {
+			// "#19- 02/03/2018": "19- 02/03" goes on; the date is what follows.
 			continue
 		}
 		a, _ := strconv.Atoi(s[m[2]:m[3]])

@@ -495,6 +495,8 @@ var (
 	reDiscountLine = regexp.MustCompile(`(?i)(skonto|discount|escompte|rabatt)`)
 )
 
+var reClockNext = regexp.MustCompile(`^\s{0,4}(?:[01]?\d|2[0-3])[:.][0-5]\d\b`)
+
 var rePlaceDate = regexp.MustCompile(`(?i)[\pL][\pL .\-/()]{1,40},\s*(?:den|am|le|the|im)?\s*$`)
 var rePeriodJoin = regexp.MustCompile(`(?i)^\s*(?:-|bis|to|au|until|through|thru|\.\.)\s*(?:zum|le)?\s*$`)
 
@@ -562,6 +564,10 @@ func (a *analysis) pickDates() (string, string) {
 				s = 1
 				if top {
 					s += 0.4
+				}
+				if a.kind == document.Receipt && reClockNext.MatchString(fix[d.end:]) {
+					// A till prints the moment of the sale: date and time.
+					s += 0.5
 				}
 				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
 					s += 1.2

@@ -197,6 +197,8 @@ func TestMisreadDates(t *testing.T) {
 		{"Receipt#: CS00087400 Date: 27092017", "2017-09-27"},
 		{"Doc No. CS00065374 Date  0502/2018", "2018-02-05"},
 		{"RECEIPT # 0300933990 DATE: 2870412017", "2017-04-28"},
+		{"Mater  Sat  21710/2017  01:31:54 PM", "2017-10-21"},
+		{"ORD #15 -REG #19- 02/03/2018  12:59:16", "2018-03-02"},
 		{"DATE: 20/03/2094", ""},
 		{"RCI1-23-69 - 12/144", ""},
 		{"Rechnung Nr. 0502/2018", ""},
@@ -223,5 +225,14 @@ func TestDayFirstMarksOutweighDollars(t *testing.T) {
 	r := Read("99 SPEED MART\nGST ID 000181747712\n10-05-17\n$425 MAGGI HOT CUP RM3.50\n$1.75 X 2\nTotal Sales RM 72.74")
 	if r.Fields.IssueDate != "2017-05-10" {
 		t.Errorf("date %q, want 2017-05-10, day first", r.Fields.IssueDate)
+	}
+}
+
+// A till prints the moment of its sale, a date with its time; another
+// date at the top (a number misread as one) gives way to it.
+func TestReceiptDateWithTime(t *testing.T) {
+	r := Read("PASAR MINI\nTAXINV :002-1550040    19/03/16\nVEGETABLES  2.20\nTOTAL RM 28.60\nCASH 100.00\nCHANGE 71.40\n18/03/18 09:03 #902- 15500408")
+	if r.Kind != "receipt" || r.Fields.IssueDate != "2018-03-18" {
+		t.Errorf("kind %q, date %q; want a receipt of 2018-03-18", r.Kind, r.Fields.IssueDate)
 	}
 }
