@@ -146,6 +146,17 @@ func kindOf(a *analysis) string {
 	return k
 }
 
+// insideLonger reports whether another hit of the same kind spans h and
+// more.
+func insideLonger(h hit, hits []hit, kind string) bool {
+	for _, o := range hits {
+		if o != h && kindWords[o.id].kind == kind && o.start <= h.start && h.end <= o.end && o.end-o.start > h.end-h.start {
+			return true
+		}
+	}
+	return false
+}
+
 func kindScores(a *analysis) (string, map[string]float64) {
 	d := a.d
 	score := map[string]float64{}
@@ -163,6 +174,13 @@ func kindScores(a *analysis) (string, map[string]float64) {
 	}
 	seen := map[*kindWord]int{}
 	titled := map[string]bool{}
+	// A slip's heading is a weaker title than a page's: a restaurant's
+	// "Rechnung", a Malaysian till's "TAX INVOICE".
+	shape := receiptShape(a)
+	invoiceTitle := 3.0
+	if shape > 0 {
+		invoiceTitle = 1.5
+	}
 	for _, l := range d.lines {
 		if strings.TrimSpace(l.raw) == "" {
 			continue
@@ -177,8 +195,14 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				score[document.Invoice] += 6
 				titled[document.Invoice] = true
 			}
-			for _, h := range kindMatcher.find(c.text, fold(c.text)) {
+			hits := kindMatcher.find(c.text, fold(c.text))
+			for _, h := range hits {
 				k := &kindWords[h.id]
+				if k.titled && insideLonger(h, hits, k.kind) {
+					// "Invoice No" is one title, not "Invoice" and again
+					// "Invoice No".
+					continue
+				}
 				loc := []int{h.start, h.end}
 				if seen[k] >= 3 {
 					continue
@@ -187,8 +211,11 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				w := k.w
 				if k.titled {
 					switch {
-					case top && isTitle(c.text, loc) && !(k.kind == document.Other && isReference(l.raw[min(c.start+loc[1], len(l.raw)):])):
+					case top && isTitle(c.text, loc) && !afterFunctionWord(l.raw[:c.start]) && !(k.kind == document.Other && isReference(l.raw[min(c.start+loc[1], len(l.raw)):])):
 						w *= 3
+						if k.kind == document.Invoice {
+							w = k.w * invoiceTitle
+						}
 						titled[k.kind] = true
 					case k.kind == document.Other:
 						// "Bestellung", "Lieferavis", "Mitteilung" in the
@@ -212,7 +239,7 @@ func kindScores(a *analysis) (string, map[string]float64) {
 			}
 		}
 	}
-	score[document.Receipt] += receiptShape(a)
+	score[document.Receipt] += shape
 	if a.hasPaid {
 		// Cash tendered and change given: paid at a till, whatever the
 		// slip is titled ("TAX INVOICE" on a Malaysian receipt).
@@ -248,6 +275,18 @@ func isTitle(text string, loc []int) bool {
 	}
 	// "Credit Note No. 5 dated 15 May 2015" heads the page too.
 	return len(strings.Fields(text)) <= 6 || reNumberNext.MatchString(text[loc[1]:])
+}
+
+// afterFunctionWord says whether the text before a cell ends with a short
+// lower-case word: the cell goes on a sentence whose words OCR spaced
+// apart ("Keep  the  invoice  for  returns"), and heads nothing.
+func afterFunctionWord(before string) bool {
+	f := strings.Fields(before)
+	if len(f) == 0 {
+		return false
+	}
+	w := f[len(f)-1]
+	return len(w) <= 4 && strings.ToLower(w) == w && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 var (

@@ -236,3 +236,32 @@ func TestReceiptDateWithTime(t *testing.T) {
 		t.Errorf("kind %q, date %q; want a receipt of 2018-03-18", r.Kind, r.Fields.IssueDate)
 	}
 }
+
+// A narrow slip of prices is a till receipt though headed "INVOICE NO"
+// and told to "Keep the invoice": a slip's heading is a weaker title than
+// a page's, and "Invoice No" is one title, not two.
+func TestSlipHeadedInvoiceIsReceipt(t *testing.T) {
+	slip := `        99 SPEED MART S/B  (519537-X)
+          INVOICE NO  :  18311/103/T0280
+
+    483 CARLSBERG CAN 4X320ML   RM106.50  s
+    2101  CARLSBERG SMOOTH       RM104.50 s
+
+    Total  Sales  (Inclusive GST)  RM  213.00
+                          CASH RM   213.00
+                         CHANGE RM      .00
+
+         Thank You.  Please come  again
+    Keep  the  invoice  for applicable  returns`
+	if k := Read(slip).Kind; k != "receipt" {
+		t.Errorf("kind %q, want receipt", k)
+	}
+	page := "Lieferant GmbH, Lieferantenstraße 20, 80333 München, USt-IdNr. DE123456789, Tel. 089 123456\n" +
+		"                                                                 RECHNUNG NR 2018-42\n" +
+		"Pos  Beschreibung                          Menge      Einzelpreis         Gesamt\n" +
+		"1    Beratung Projekt Alpha                 10         120,00 EUR     1.200,00 EUR\n" +
+		"                                                      Gesamtbetrag     1.428,00 EUR"
+	if k := Read(page).Kind; k != "invoice" {
+		t.Errorf("kind %q of a page headed RECHNUNG NR, want invoice", k)
+	}
+}
