@@ -91,6 +91,9 @@ var (
 	// "Date: 27092017", "Date 0502/2018", "Sat 21710/2017": a till's date
 	// right after its label or weekday, its separators lost or read as 1
 	// or 7.
+	// "0405/2017 7:19:43 AM": such a run before the time of day, its
+	// label lost.
+	reTimedRun    = regexp.MustCompile(`(?:^|[^\d/])((\d{2})[17/]?(\d{2})[17/]?(\d{4}))\s{1,4}(?:[01]?\d|2[0-3]):[0-5]\d\b`)
 	reLabelledRun = regexp.MustCompile(`(?i)\b(?:date|dated|datum|tarikh|mon|tue|wed|thu|fri|sat|sun)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
 )
 
@@ -351,7 +354,8 @@ func datesIn(s string) []dateTok {
 			}
 		}
 	}
-	for _, m := range reLabelledRun.FindAllStringSubmatchIndex(s, 5) {
+	runs := append(reLabelledRun.FindAllStringSubmatchIndex(s, 5), reTimedRun.FindAllStringSubmatchIndex(s, 5)...)
+	for _, m := range runs {
 		if taken(m[2], m[3]) {
 			continue
 		}
