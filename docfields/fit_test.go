@@ -22,11 +22,12 @@ type fitDoc struct {
 	truth map[string]string
 }
 
-// TestFitWeights scores the amount reader's weights on the real tiers that
-// TestRealEval (package analysis) wrote to ACCTAPI_EVAL_DIR/out. With
-// ACCTAPI_EVAL_FIT=1 it first searches the weights, one at a time, for the
-// values that read the most totals, nets and taxes right on the first
-// halves, and rewrites amountweights.json; the second halves judge.
+// TestFitWeights scores the amount and date readers' weights on the real
+// tiers that TestRealEval (package analysis) wrote to ACCTAPI_EVAL_DIR/out.
+// With ACCTAPI_EVAL_FIT=1 it first searches the weights, one at a time,
+// for the values that read the most totals, nets and taxes (and issue
+// dates) right on the first halves, and rewrites amountweights.json and
+// dateweights.json; the second halves judge.
 func TestFitWeights(t *testing.T) {
 	dir := os.Getenv("ACCTAPI_EVAL_DIR")
 	if dir == "" {
@@ -39,14 +40,30 @@ func TestFitWeights(t *testing.T) {
 	if len(docs) == 0 {
 		t.Skip("no tier in DIR/out: run TestRealEval first")
 	}
-	before := weights
-	t.Log("\n" + amountTable(docs))
+	t.Log("\n" + amountTable(docs) + dateTable(docs))
 	if os.Getenv("ACCTAPI_EVAL_FIT") != "1" {
 		return
 	}
-	defer func() { weights = before }()
-	best := amountScore(docs, 0)
-	v := reflect.ValueOf(&weights).Elem()
+	beforeAmounts, beforeDates := weights, dateW
+	defer func() { weights, dateW = beforeAmounts, beforeDates }()
+	a := fitFirstHalf(reflect.ValueOf(&weights).Elem(), func() int { return amountScore(docs, 0) })
+	d := fitFirstHalf(reflect.ValueOf(&dateW).Elem(), func() int { return dateScore(docs, 0) })
+	t.Logf("fitted on the first halves (%d amounts, %d dates right):\n%s%s", a, d, amountTable(docs), dateTable(docs))
+	for file, w := range map[string]any{"amountweights.json": weights, "dateweights.json": dateW} {
+		data, err := json.MarshalIndent(w, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fitFirstHalf moves each weight of v in turn to the value that makes
+// score highest, for up to three rounds, and returns the best score.
+func fitFirstHalf(v reflect.Value, score func() int) int {
+	best := score()
 	for round := 0; round < 3; round++ {
 		improved := false
 		for i := range v.NumField() {
@@ -58,7 +75,7 @@ func TestFitWeights(t *testing.T) {
 					continue
 				}
 				f.SetFloat(next)
-				if s := amountScore(docs, 0); s > best {
+				if s := score(); s > best {
 					best, cur, improved = s, next, true
 				}
 			}
@@ -68,14 +85,41 @@ func TestFitWeights(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("fitted on the first halves (%d right):\n%s", best, amountTable(docs))
-	data, err := json.MarshalIndent(weights, "", "  ")
-	if err != nil {
-		t.Fatal(err)
+	return best
+}
+
+// dateScore is how many issue dates of the given half are read right.
+func dateScore(docs []fitDoc, half int) int {
+	n := 0
+	for _, d := range docs {
+		if d.half != half || d.truth[document.IssueDate] == "" {
+			continue
+		}
+		if issue, _ := d.a.pickDates(); issue == d.truth[document.IssueDate] {
+			n++
+		}
 	}
-	if err := os.WriteFile("amountweights.json", append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
+	return n
+}
+
+func dateTable(docs []fitDoc) string {
+	var out string
+	for _, tier := range []string{"invoices-text", "invoices-scan", "receipts-sroie"} {
+		var right, shown [2]int
+		for _, d := range docs {
+			if d.tier != tier || d.truth[document.IssueDate] == "" {
+				continue
+			}
+			shown[d.half]++
+			if issue, _ := d.a.pickDates(); issue == d.truth[document.IssueDate] {
+				right[d.half]++
+			}
+		}
+		if shown[0]+shown[1] > 0 {
+			out += fmt.Sprintf("%-15s %-12s %4d/%-4d %4d/%-4d\n", tier, document.IssueDate, right[0], shown[0], right[1], shown[1])
+		}
 	}
+	return out
 }
 
 func readTier(t *testing.T, path, tier string) []fitDoc {

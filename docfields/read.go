@@ -1,6 +1,9 @@
 package docfields
 
 import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -500,6 +503,33 @@ var reClockNext = regexp.MustCompile(`^\s{0,4}(?:[01]?\d|2[0-3])[:.][0-5]\d\b`)
 var rePlaceDate = regexp.MustCompile(`(?i)[\pL][\pL .\-/()]{1,40},\s*(?:den|am|le|the|im)?\s*$`)
 var rePeriodJoin = regexp.MustCompile(`(?i)^\s*(?:-|bis|to|au|until|through|thru|\.\.)\s*(?:zum|le)?\s*$`)
 
+// dateWeights names every weight the date reader uses.
+type dateWeights struct {
+	Issue, IssueOfNumber, IssueWeak float64 // labelled an issue date; "Rechnung Nr. 5 vom"; "Datum", "vom"
+	Unlabelled, Top, Place          float64 // no label; on the first page's top; after a place ("Berlin, den")
+	TillClock                       float64 // a receipt's date with its time of day
+	DueInLine                       float64 // "zahlbar bis 04.04.2018"
+	Period, PeriodEnd               float64 // a statement's or payslip's period; its end
+	StatementLatest, StatementMonth float64 // a statement's latest date; less for its month alone
+	Month, MonthLabelled            float64 // a month without a day; one labelled a period or date
+}
+
+// dateW are fitted as the amount weights are (TestFitWeights), and
+// embedded from dateweights.json.
+//
+//go:embed dateweights.json
+var dateWeightsJSON []byte
+
+var dateW = func() dateWeights {
+	var w dateWeights
+	d := json.NewDecoder(bytes.NewReader(dateWeightsJSON))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&w); err != nil {
+		panic("docfields: dateweights.json: " + err.Error())
+	}
+	return w
+}()
+
 type dateCand struct {
 	t     time.Time
 	score float64
@@ -550,49 +580,49 @@ func (a *analysis) pickDates() (string, string) {
 			s := 0.0
 			switch r {
 			case rIssue:
-				s = 3 * labelWeight(r, l.text) * direct
+				s = dateW.Issue * labelWeight(r, l.text) * direct
 				if l.role == rIssueWeak {
 					// "Rechnung Nr. 5 vom": the number's date.
-					s = 2.6 * direct
+					s = dateW.IssueOfNumber * direct
 				}
 			case rIssueWeak:
-				s = 2.4 * direct
+				s = dateW.IssueWeak * direct
 				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
-					s += 1.2
+					s += dateW.Place
 				}
 			case rNone:
-				s = 1
+				s = dateW.Unlabelled
 				if top {
-					s += 0.4
+					s += dateW.Top
 				}
 				if a.kind == document.Receipt && reClockNext.MatchString(fix[d.end:]) {
 					// A till prints the moment of the sale: date and time.
-					s += 0.5
+					s += dateW.TillClock
 				}
 				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
-					s += 1.2
+					s += dateW.Place
 				}
 			case rPeriod:
 				if periodic {
-					s = 1
+					s = dateW.Period
 				}
 			case rDue:
 				due = append(due, dateCand{t: d.t, score: labelWeight(r, l.text) * direct, line: i})
 			}
 			if r == rNone && reDueLine.MatchString(raw) && reDueBefore.MatchString(raw[:min(d.start, len(raw))]) && !reDiscountLine.MatchString(raw) {
 				// "Zahlbar innerhalb 30 Tagen netto bis 04.04.2018".
-				due = append(due, dateCand{t: d.t, score: 0.9, line: i})
+				due = append(due, dateCand{t: d.t, score: dateW.DueInLine, line: i})
 				s = 0
 			}
 			if periodic {
 				if periodEnd {
-					s += 1
+					s += dateW.PeriodEnd
 				}
 				if periodStart {
 					s = 0
 				}
 				if a.kind == document.BankStatement && r == rNone && d.t.Equal(maxDate) {
-					s += 0.5
+					s += dateW.StatementLatest
 				}
 			} else if (periodStart || periodEnd) && r != rIssue {
 				s = 0
@@ -607,12 +637,12 @@ func (a *analysis) pickDates() (string, string) {
 		for i, ms := range a.months {
 			for _, m := range ms {
 				l, _ := a.governing(i, m.start, dateFamily, a.datesBetween)
-				s := 0.8
+				s := dateW.Month
 				if l.role == rPeriod || l.role == rIssue || l.role == rIssueWeak {
-					s = 2.2
+					s = dateW.MonthLabelled
 				}
 				if a.kind == document.BankStatement {
-					s -= 0.5
+					s -= dateW.StatementMonth
 				}
 				issue = append(issue, dateCand{t: m.t, score: s, line: i})
 			}
