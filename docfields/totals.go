@@ -499,15 +499,21 @@ func (best amountChoice) side(c *amtCand, all []amtCand) string {
 	return ""
 }
 
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
+// reTaxQualifier is what stands between a total's label and its tax's:
+// "(incl.", "inklusive", "RM Inclusive of" (a currency may come first).
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|]\.?|ink[l1i|]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
 
-var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
 
 // reStartsIncluding is a tax label that says the tax is in the sum
 // before it: "Rechnungssumme Brutto (inkl. USt.)".
 var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+
+// reOnlyOf is the gap of "Total Sales (Inclusive of GST)" once its
+// label took the qualifier: nothing, or "of".
+var reOnlyOf = regexp.MustCompile(`(?i)^[\s.(]*(?:of[\s.]*)?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
 // total they are, not as the tax their last word names.
@@ -521,7 +527,7 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		switch p.role {
 		case rGross, rTotal, rDue2, rNet, rTotalLow:
 			between := a.d.lines[i].raw[p.end:l.start]
-			within := strings.Trim(between, " .(") == "" && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
+			within := reOnlyOf.MatchString(between) && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
 			if reTaxQualifier.MatchString(between) || within {
 				r := p.role
 				if reExcluding.MatchString(between + " " + p.text) {

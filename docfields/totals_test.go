@@ -214,3 +214,25 @@ TOTAL:          26.00      1.56`
 		t.Errorf("total %q, want 27.55", got)
 	}
 }
+
+// "Total (Inclusive of GST)", "Total RM Incl. of GST": the total with its
+// tax, not the tax; "Total (Excluding GST)" is the net.
+func TestTotalInclusiveOf(t *testing.T) {
+	for text, want := range map[string]string{
+		`SWEET CAFE SDN BHD
+Tax Invoice   14-02-2018 13:02
+Smoked Duck Spaghetti    1 x   12.50
+Total (Excluding GST):             28.58
+GST payable (6%):                   1.72
+Total (Inclusive of GST):          30.30`: "30.30",
+		`POPULAR BOOK CO SDN BHD
+12/01/18 16:52  Slip No.: 0020070154
+70g P. Copy   2pc @ 13.69     27.38
+Stat-Great Saving             -6.40
+Total RM Incl. of GST         20.98`: "20.98",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
