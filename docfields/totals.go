@@ -26,6 +26,7 @@ type amountWeights struct {
 	PayslipTotal                      float64 // "Auszahlungsbetrag", a tax notice's "Nachzahlung"
 	Position, Currency, LastOnLine    float64 // lower on the page; a currency beside it; the line's last amount
 	Rounded, Contradicted             float64 // a rounded total above the sum it rounds; one its sum and adjustment contradict
+	Unrounded                         float64 // a sum that an amount below it rounds
 	Largest, LargestSum               float64 // the page's largest amount; the largest labelled sum
 	Paid, PaidWrong                   float64 // equals what was tendered less the change; is the tendered or the change
 	Checked, CheckedLabel             float64 // net + tax = total; again for each labelled one of the three
@@ -56,7 +57,8 @@ type amtCand struct {
 	score  float64
 	line   int
 	labled bool
-	sum    bool // the sum of a net and a tax read beside each other: their adding up proves nothing
+	sum    bool  // the sum of a net and a tax read beside each other: their adding up proves nothing
+	rounds int64 // the rounding adjustment a rounded total adds to its net and tax
 }
 
 // amountCands are the candidates for each role, and the page's largest
@@ -276,8 +278,36 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 		out = append(out, c)
 		rounded = append(rounded, r)
 	}
+	a.roundedBelow(out, rounded)
 	a.checkRounding(out, rounded)
 	return out
+}
+
+// roundedBelow finds a rounded total its label does not name ("Total
+// (incl. GST) 23.26", "Rounding Adj -0.01", "TOTAL 23.25"): an amount
+// below a labelled sum that is the sum plus the page's adjustment. The
+// sum it rounds is not what was paid.
+func (a *analysis) roundedBelow(T []amtCand, rounded []bool) {
+	adj := a.rounding
+	if !a.hasRounding || adj == 0 || abs(adj) > maxRounding {
+		return
+	}
+	for k := range T {
+		if rounded[k] {
+			continue
+		}
+		for j := range T {
+			if T[j].labled && (T[j].role == rTotal || T[j].role == rGross) && T[j].line < T[k].line && T[j].x.cents+adj == T[k].x.cents {
+				// It is the sum, rounded: as good a total as the sum's
+				// label makes it, and its net and tax are the sum's.
+				T[k].score = max(T[k].score, T[j].score) + weights.Rounded
+				T[k].labled, T[k].role, T[k].rounds = true, T[j].role, adj
+				T[j].score += weights.Unrounded
+				rounded[k] = true
+				break
+			}
+		}
+	}
 }
 
 // checkRounding holds a rounded total to the sum and the adjustment
@@ -447,7 +477,7 @@ func combine(t, n, x *amtCand, maxAbs int64) (s float64, checked, ok bool) {
 			// Two line items that add up to the total are no net and tax.
 			return 0, false, false
 		}
-		if n.x.cents+x.x.cents != t.x.cents && !(abs(n.x.cents+x.x.cents-t.x.cents) == 1 && n.labled && x.labled) {
+		if d := n.x.cents + x.x.cents + t.rounds - t.x.cents; d != 0 && !(abs(d) == 1 && n.labled && x.labled) {
 			return 0, false, false
 		}
 		if t.sum {

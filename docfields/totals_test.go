@@ -236,3 +236,28 @@ Total RM Incl. of GST         20.98`: "20.98",
 		}
 	}
 }
+
+// A rounded total no label calls rounded: the amount below a sum that is
+// the sum plus the rounding line's adjustment.
+func TestRoundedBelow(t *testing.T) {
+	for text, want := range map[string]string{
+		`SUSHI MENTAI SDN BHD
+Tax Invoice   31-03-2018 18:12
+Unagi Don                1x   19.80
+Total (Excluding GST):        61.82
+GST Payable:                   3.71
+Total (Inclusive of GST):     65.53
+Rounding Adj:                  0.02
+VISA                          65.55`: "65.55",
+		`BANH MI CAFE
+Guest Check   29-10-2017 18:31
+Pork Ribs                      9.90
+Total (Inclusive of GST):     23.26
+Rounding Adj:                 -0.01
+TOTAL:                        23.25`: "23.25",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
