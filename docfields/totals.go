@@ -100,6 +100,9 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	return net, tax, total, cur
 }
 
+// reNamed is a word before an amount.
+var reNamed = regexp.MustCompile(`\pL{3,}`)
+
 // amountCandidates gives each amount of the page the roles its label
 // allows: a total, a net or a tax, or all three weakly when no label
 // governs it. A payslip's and a tax notice's total is only the amount
@@ -111,10 +114,13 @@ func (a *analysis) amountCandidates() amountCands {
 		if a.taxSummaryRow(i, &c) {
 			continue
 		}
-		last := -1
+		first, last := -1, -1
 		for k, x := range xs {
 			if !x.percent {
 				last = k
+				if first < 0 {
+					first = k
+				}
 			}
 		}
 		for k, x := range xs {
@@ -171,6 +177,12 @@ func (a *analysis) amountCandidates() amountCands {
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
 			case rNone:
 				c.total = append(c.total, amtCand{x: x, score: weights.Unlabelled + pos, line: i})
+				if k == last && k == first && reNamed.MatchString(a.d.lines[i].raw[:x.start]) {
+					// A line that names its one amount ("Serv. Charge
+					// (10%)") in words no label holds is a charge, not a
+					// net or tax; a row of a summary table is read whole.
+					continue
+				}
 				c.net = append(c.net, amtCand{x: x, score: weights.UnlabelledSide, line: i})
 				c.tax = append(c.tax, amtCand{x: x, score: weights.UnlabelledSide, line: i})
 			}

@@ -261,3 +261,20 @@ TOTAL:                        23.25`: "23.25",
 		}
 	}
 }
+
+// A charge its line names in words no label holds ("Serv. Charge") is
+// not the tax that makes a net add up to a total.
+func TestNamedChargeIsNoTax(t *testing.T) {
+	text := `TOKYO KITCHEN SDN BHD
+Tax Invoice   23-04-2017 21:04
+Salmon Teriyaki Wazen    1x   25.90
+Total (Excluding GST):        97.60
+Serv. Charge (10%):            9.76
+GST Payable:                   6.44
+Total (Inclusive of GST):    113.80
+GST Summary   Amount(RM)   Tax(RM)
+SR (@ 6%)       107.36       6.44`
+	if got := Read(text).Fields.TotalAmount; got != "113.80" {
+		t.Errorf("total %q, want 113.80", got)
+	}
+}
