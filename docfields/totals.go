@@ -173,6 +173,12 @@ func (a *analysis) amountCandidates() amountCands {
 				c.total = append(c.total, labelled(rNone, weights.TotalLow*direct+pos))
 			case rNet:
 				c.net = append(c.net, labelled(rNone, weights.Side*w*direct))
+				if a.hasRounding && i > a.roundingLine && i-a.roundingLine <= 2 {
+					// "ROUNDING ADJ -0.02", "NET TOTAL 7.40": a till
+					// rounds what is paid, and the sum after the rounding
+					// is that.
+					c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+				}
 			case rTax:
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
 			case rNone:
@@ -218,15 +224,15 @@ func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
 }
 
 // roundingAdjustment is the amount of the page's last rounding line
-// ("Rounding Adj -0.02").
-func (a *analysis) roundingAdjustment() (int64, bool) {
-	adj, ok := int64(0), false
+// ("Rounding Adj -0.02") and that line.
+func (a *analysis) roundingAdjustment() (int64, int, bool) {
+	adj, line, ok := int64(0), 0, false
 	for i := range a.amounts {
 		if x, has := a.labelledAmount(i, roundingLabels); has {
-			adj, ok = x, true
+			adj, line, ok = x, i, true
 		}
 	}
-	return adj, ok
+	return adj, line, ok
 }
 
 // totalFeatures weighs each total candidate by what the page says beyond

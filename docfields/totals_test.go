@@ -278,3 +278,18 @@ SR (@ 6%)       107.36       6.44`
 		t.Errorf("total %q, want 113.80", got)
 	}
 }
+
+// The sum printed right after the rounding line is the rounded total,
+// whatever its label calls it ("NET TOTAL").
+func TestNetAfterRoundingIsTotal(t *testing.T) {
+	text := `B & BEST RESTAURANT
+TAX INVOICE   10/02/2017 13:09
+1 FISHBALL NOODLE             7.00
+SUB TOTAL                     7.00
+GST 6%                        0.42
+ROUNDING ADJ                 -0.02
+NET TOTAL                     7.40`
+	if got := Read(text).Fields.TotalAmount; got != "7.40" {
+		t.Errorf("total %q, want 7.40", got)
+	}
+}
