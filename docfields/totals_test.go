@@ -1,6 +1,7 @@
 package docfields
 
 import (
+	"slices"
 	"testing"
 
 	"acctapi/document"
@@ -291,5 +292,27 @@ ROUNDING ADJ                 -0.02
 NET TOTAL                     7.40`
 	if got := Read(text).Fields.TotalAmount; got != "7.40" {
 		t.Errorf("total %q, want 7.40", got)
+	}
+}
+
+// OCR spaces a label's words out ("Total   Amount"); beside its value it
+// is still one label, but a table's header of columns stays words apart.
+func TestSpacedLabel(t *testing.T) {
+	canon := func(s string) []string {
+		var out []string
+		for _, l := range labelsIn(s) {
+			out = append(out, l.canon)
+		}
+		return out
+	}
+	for line, want := range map[string][]string{
+		"Total   Amount:      57.80":     {"total amount"},
+		"  Tax     Amount :  RM 3.27":    {"tax amount"},
+		"Qty  Description   Total   Tax": {"qty", "description", "total", "tax"},
+		"Total  .  Amount      57.80":    {"total", "amount"},
+	} {
+		if got := canon(line); !slices.Equal(got, want) {
+			t.Errorf("labels of %q: %q, want %q", line, got, want)
+		}
 	}
 }
