@@ -132,6 +132,11 @@ func (a *analysis) amountCandidates() amountCands {
 			if l.role == rTax {
 				l = a.taxWithinTotal(i, l)
 			}
+			if (l.role == rGross || l.role == rDue2 || l.role == rTotal) && a.headsColumn(i, l) {
+				// "QTY  PRICE  TOTAL" over the items: each row's total,
+				// not the page's.
+				l, direct = found{}, 1
+			}
 			if l.role == rTotal || l.role == rTotalLow || l.role == rGross && len(xs) > 1 && k < last {
 				// A "Summe" row of a table with net and tax columns: the
 				// column says what the sum is of.
@@ -195,6 +200,36 @@ func (a *analysis) amountCandidates() amountCands {
 		}
 	}
 	return c
+}
+
+// headsColumn says whether label l, governing an amount of line i, is a
+// column's header above it with several amounts in the rows below, before
+// the next line with an amount's label.
+func (a *analysis) headsColumn(i int, l found) bool {
+	if slices.ContainsFunc(a.labels[i], func(f found) bool { return f.start == l.start }) {
+		// The amount's own line's label.
+		return false
+	}
+	h := -1
+	for up := i - 1; up >= 0 && up >= i-12; up-- {
+		if slices.Contains(a.labels[up], l) {
+			h = up
+			break
+		}
+	}
+	if h < 0 {
+		return false
+	}
+	rows := 0
+	for k := h + 1; k < len(a.d.lines) && k <= h+12; k++ {
+		if slices.ContainsFunc(a.labels[k], func(f found) bool { return f.role != rItemHeader && f.role.isAmount() }) {
+			break
+		}
+		if a.amountsBetween(k, 0, len(a.d.lines[k].raw)) {
+			rows++
+		}
+	}
+	return rows >= 2
 }
 
 // taxSummaryRow reads the total row of a receipt's tax summary ("Total

@@ -316,3 +316,19 @@ func TestSpacedLabel(t *testing.T) {
 		}
 	}
 }
+
+// "Total" heading a column of item amounts labels each row's total, not
+// the page's.
+func TestTotalColumnHeader(t *testing.T) {
+	text := `WARAKUYA SDN BHD
+TAX INVOICE   10/03/2018 5:41
+Qty Code/Desc                  Total RM
+ 3  SABA SHIO YAKI SET            63.70
+ 1  SALMON SHIO SET               21.90
+ 4  ICED GREEN TEA                 4.00
+                DISCOUNT         -30.06
+TOTAL:                      RM 57.80`
+	if got := Read(text).Fields.TotalAmount; got != "57.80" {
+		t.Errorf("total %q, want 57.80", got)
+	}
+}
