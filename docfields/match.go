@@ -164,18 +164,20 @@ func (m *matcher) find(s string, f folded) []hit {
 	return out
 }
 
-// spacedLabel says whether a phrase that spans wide gaps ("TAX
-// TOTAL:", "Total   Amount") is one label that OCR spaced out, not
-// words of two columns: each wide gap holds only spaces, and the value
-// follows the phrase on its line, with nothing but punctuation or a
-// currency between.
+// spacedLabel says whether a phrase that spans wide gaps ("Total
+// Amount", "Total  Sales  (Inclusive GST)  RM  9.90") is one label that
+// OCR spaced out, not words of two columns: each wide gap holds only
+// spaces, and the value follows the phrase on its line, with nothing but
+// punctuation or a currency between, or the phrase starts a line that
+// holds a value after it.
 func spacedLabel(s string, f folded, p, n int) bool {
 	for k := p; k+1 < p+n; k++ {
 		if gap := s[f.end[k]:f.off[k+1]]; strings.Contains(gap, "  ") && strings.Trim(gap, " ") != "" {
 			return false
 		}
 	}
-	return reValueNext.MatchString(s[f.end[p+n-1]:])
+	rest := s[f.end[p+n-1]:]
+	return reValueNext.MatchString(rest) || strings.Trim(s[:f.off[p]], " |:.*-") == "" && strings.ContainsAny(rest, "0123456789")
 }
 
 // reValueNext is what follows a label whose value stands beside it.

@@ -295,8 +295,9 @@ NET TOTAL                     7.40`
 	}
 }
 
-// OCR spaces a label's words out ("Total   Amount"); beside its value it
-// is still one label, but a table's header of columns stays words apart.
+// OCR spaces a label's words out ("Total   Amount"); beside its value, or
+// starting a line that ends in one, it is still one label, but a table's
+// header of columns stays words apart.
 func TestSpacedLabel(t *testing.T) {
 	canon := func(s string) []string {
 		var out []string
