@@ -46,9 +46,18 @@ func amountsIn(s string) []amountTok {
 		}
 		// Maximal run of digits and separators.
 		j := i
+		spaced := -1
 		for j < len(s) {
 			c := s[j]
 			if isNum(c) || c == '.' || c == ',' || c == '\'' {
+				j++
+				continue
+			}
+			// OCR puts a space after a decimal point ("29. 70"): the
+			// cents still belong to it when exactly two digits end it.
+			if c == ' ' && spaced < 0 && j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) &&
+				j+2 < len(s) && isNum(s[j+1]) && isNum(s[j+2]) && (j+3 >= len(s) || !isNum(s[j+3]) && s[j+3] != '.' && s[j+3] != ',') {
+				spaced = j
 				j++
 				continue
 			}
@@ -63,7 +72,11 @@ func amountsIn(s string) []amountTok {
 		}
 		run := strings.TrimRight(s[i:j], ".,' ")
 		end := i + len(run)
-		if c, ok := parseAmount(run); ok {
+		num := run
+		if spaced >= 0 {
+			num = s[i:spaced] + s[spaced+1:end]
+		}
+		if c, ok := parseAmount(num); ok {
 			a := amountTok{cents: c, start: i, end: end}
 			// Sign: "-12,00", "- 12,00", "12,00-".
 			k := i - 1

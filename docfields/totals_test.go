@@ -333,3 +333,23 @@ TOTAL:                      RM 57.80`
 		t.Errorf("total %q, want 57.80", got)
 	}
 }
+
+// OCR puts a space after a decimal point ("29. 70"); the cents still
+// belong to it, but not where a date or another number goes on.
+func TestSpacedDecimals(t *testing.T) {
+	for line, want := range map[string][]int64{
+		"Total Sales          RM  29. 70": {2970},
+		"Discount              -30. 06":   {-3006},
+		"Total  49, 80 paid":              {4980},
+		"am 12. 03. 2018":                 nil,
+		"Nr. 12. 500":                     nil,
+	} {
+		var got []int64
+		for _, x := range amountsIn(repairDigits(line)) {
+			got = append(got, x.cents)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("amounts of %q: %v, want %v", line, got, want)
+		}
+	}
+}
