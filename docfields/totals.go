@@ -186,6 +186,12 @@ func (a *analysis) amountCandidates() amountCands {
 				}
 			case rTax:
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
+			case rAmountOther:
+				if roundingLabels[l.canon] && abs(x.cents) >= maxAdjustment && a.roundsAbove(i, x.cents) {
+					// "Rounding RM 45.35" below "Total 45.34": too large
+					// to adjust a total, it is the total rounded.
+					c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+				}
 			case rNone:
 				c.total = append(c.total, amtCand{x: x, score: weights.Unlabelled + pos, line: i})
 				if k == last && k == first && reNamed.MatchString(a.d.lines[i].raw[:x.start]) {
@@ -263,7 +269,7 @@ func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
 func (a *analysis) roundingAdjustment() (int64, int, bool) {
 	adj, line, ok := int64(0), 0, false
 	for i := range a.amounts {
-		if x, has := a.labelledAmount(i, roundingLabels); has {
+		if x, has := a.labelledAmount(i, roundingLabels); has && abs(x) < maxAdjustment {
 			adj, line, ok = x, i, true
 		}
 	}
@@ -338,27 +344,31 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 
 // roundedBelow finds a rounded total its label does not name ("Total
 // (incl. GST) 23.26", "Rounding Adj -0.01", "TOTAL 23.25"): an amount
-// below a labelled sum that is the sum plus the page's adjustment. The
-// sum it rounds is not what was paid.
+// below a labelled sum that is the sum plus the page's adjustment. It, and
+// a rounded total a few cents off the sum above it ("Total 45.34",
+// "Rounding RM 45.35"), is as good a total as the sum's label makes it;
+// the sum it rounds is not what was paid.
 func (a *analysis) roundedBelow(T []amtCand, rounded []bool) {
 	adj := a.rounding
-	if !a.hasRounding || adj == 0 || abs(adj) > maxRounding {
-		return
-	}
+	known := a.hasRounding && adj != 0 && abs(adj) <= maxRounding
 	for k := range T {
-		if rounded[k] {
-			continue
-		}
 		for j := range T {
-			if T[j].labled && (T[j].role == rTotal || T[j].role == rGross) && T[j].line < T[k].line && T[j].x.cents+adj == T[k].x.cents {
-				// It is the sum, rounded: as good a total as the sum's
-				// label makes it, and its net and tax are the sum's.
+			if !T[j].labled || T[j].role != rTotal && T[j].role != rGross || T[j].line >= T[k].line {
+				continue
+			}
+			switch d := T[k].x.cents - T[j].x.cents; {
+			case !rounded[k] && known && d == adj:
+				// Its net and tax are the sum's.
 				T[k].score = max(T[k].score, T[j].score) + weights.Rounded
 				T[k].labled, T[k].role, T[k].rounds = true, T[j].role, adj
-				T[j].score += weights.Unrounded
-				rounded[k] = true
-				break
+			case rounded[k] && !rounded[j] && d != 0 && abs(d) <= maxRounding:
+				T[k].score = max(T[k].score, T[j].score+weights.Rounded)
+			default:
+				continue
 			}
+			T[j].score += weights.Unrounded
+			rounded[k] = true
+			break
 		}
 	}
 }
@@ -438,6 +448,23 @@ func (a *analysis) paidTotals(c *amountCands) {
 			line: p.changeLine, labled: true})
 	}
 }
+
+// roundsAbove says whether an amount above line i is within half a unit
+// of v, as a total is of its rounding.
+func (a *analysis) roundsAbove(i int, v int64) bool {
+	for up := range i {
+		for _, x := range a.amounts[up] {
+			if !x.percent && x.cents != v && abs(x.cents-v) < maxAdjustment/2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxAdjustment bounds, in cents, what a rounding line adjusts by: less
+// than a whole unit, even where tills round to whole kronor.
+const maxAdjustment = 100
 
 // maxRounding is the most, in cents, a till rounds a total by (to five
 // cents, as in Malaysia, Switzerland or Sweden's öre days).

@@ -353,3 +353,25 @@ func TestSpacedDecimals(t *testing.T) {
 		}
 	}
 }
+
+// A rounding line's amount too large to adjust a total, near a sum above
+// it, prints the total rounded; one near no sum is an adjustment misread.
+func TestRoundingLinePrintsTotal(t *testing.T) {
+	for text, want := range map[string]string{
+		`99 SPEED MART S/B
+INVOICE NO : 18301/102/T0305   07-02-18
+270 CSR GULA 1KG             RM35.20
+2471 LYCHEES IN SYRUP        RM10.14
+Total Sales (Inclusive GST)  RM  45.34
+Rounding RM   45.35`: "45.35",
+		`KEDAI MAJU SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1               19.20
+Total Sales (Inclusive GST)  19.20
+Rounding  Adj   9.00`: "19.20",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
