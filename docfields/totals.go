@@ -420,16 +420,18 @@ var roundingLabels = map[string]bool{"rounding": true, "rounding adj": true, "ro
 // garbled the total's line (no candidate equals it and no labelled sum
 // is read) and where the sums read differ from it by a till's rounding
 // (46.54 summed, 46.55 paid), unless the tendered line's label was not
-// read.
+// read and no sum plus the rounding line's adjustment makes the payment.
 func (a *analysis) paidTotals(c *amountCands) {
 	p, ok := a.paid, a.hasPaid
 	if !ok {
 		return
 	}
 	paid := p.tendered - p.change
-	seen, otherSum := false, false
+	seen, otherSum, rounds := false, false, false
 	for k := range c.total {
 		t := &c.total[k]
+		sum := t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2)
+		rounds = rounds || sum && a.hasRounding && a.rounding != 0 && t.x.cents+a.rounding == paid
 		switch {
 		case t.line == p.changeLine && t.x.cents == p.change && p.change != 0,
 			t.line == p.tenderedLine && t.x.cents == p.tendered && p.change != 0:
@@ -439,11 +441,13 @@ func (a *analysis) paidTotals(c *amountCands) {
 			seen = true
 		case t.x.cents > p.tendered:
 			t.score += weights.PaidWrong
-		case t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2) && abs(t.x.cents-paid) > maxRounding:
+		case sum && abs(t.x.cents-paid) > maxRounding:
 			otherSum = true
 		}
 	}
-	if !seen && !otherSum && !p.guessed && paid > 0 {
+	// A sum and the rounding line that add up to the payment vouch for
+	// a tendered line whose label was not read.
+	if !seen && !otherSum && (!p.guessed || rounds) && paid > 0 {
 		c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: paid}, score: weights.Total + weights.Paid,
 			line: p.changeLine, labled: true})
 	}

@@ -375,3 +375,20 @@ Rounding  Adj   9.00`: "19.20",
 		}
 	}
 }
+
+// A sum and the rounding line that make the payment vouch for a tendered
+// line OCR lost the label of, where the rounded total's line is misread.
+func TestPaidRoundedSum(t *testing.T) {
+	text := `GIANT SUPERMARKET
+TAX INVOICE   13/05/18 16:08
+SA GRANNY SMITH 10s            15.98
+Total with GST                 41.48
+Rounding                        0.02
+Tatal 5 vt     Total       4i  50
+                         Tender
+Master  5148 App  83550        41.50
+Change                          0.00`
+	if got := Read(text).Fields.TotalAmount; got != "41.50" {
+		t.Errorf("total %q, want 41.50", got)
+	}
+}
