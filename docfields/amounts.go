@@ -53,10 +53,11 @@ func amountsIn(s string) []amountTok {
 				j++
 				continue
 			}
-			// OCR puts a space after a decimal point ("29. 70"): the
-			// cents still belong to it when exactly two digits end it.
-			if c == ' ' && spaced < 0 && j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) &&
-				j+2 < len(s) && isNum(s[j+1]) && isNum(s[j+2]) && (j+3 >= len(s) || !isNum(s[j+3]) && s[j+3] != '.' && s[j+3] != ',') {
+			// OCR puts a space after a decimal point ("29. 70") or before
+			// it ("28 .05"): the cents still belong to it when exactly two
+			// digits end it.
+			if c == ' ' && spaced < 0 && (j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, j+1) ||
+				isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2)) {
 				spaced = j
 				j++
 				continue
@@ -100,6 +101,12 @@ func amountsIn(s string) []amountTok {
 		}
 	}
 	return out
+}
+
+// centsEnd says whether s holds exactly two digits from k on, and then no
+// more of a number.
+func centsEnd(s string, k int) bool {
+	return k+1 < len(s) && isNum(s[k]) && isNum(s[k+1]) && (k+2 >= len(s) || !isNum(s[k+2]) && s[k+2] != '.' && s[k+2] != ',')
 }
 
 // groupBefore reports whether s[i:j] is a group of one to three digits or

@@ -334,13 +334,16 @@ TOTAL:                      RM 57.80`
 	}
 }
 
-// OCR puts a space after a decimal point ("29. 70"); the cents still
-// belong to it, but not where a date or another number goes on.
+// OCR puts a space after a decimal point ("29. 70") or before it ("28
+// .05"); the cents still belong to it, but not where a date or another
+// number goes on.
 func TestSpacedDecimals(t *testing.T) {
 	for line, want := range map[string][]int64{
 		"Total Sales          RM  29. 70": {2970},
 		"Discount              -30. 06":   {-3006},
 		"Total  49, 80 paid":              {4980},
+		"het  Total        RM28 .05":      {2805},
+		"Qty 2 3.50":                      {350},
 		"am 12. 03. 2018":                 nil,
 		"Nr. 12. 500":                     nil,
 	} {
