@@ -614,7 +614,7 @@ func (best amountChoice) side(c *amtCand, all []amtCand) string {
 }
 
 // reTaxQualifier is what stands between a total's label and its tax's:
-// "(incl.", "inklusive", "RM Inclusive of" (a currency may come first).
+// "(incl.", "Incl. of", "RM Inclusive of" (a currency may come first).
 var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|]\.?|ink[l1i|]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
 
 var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
