@@ -46,9 +46,19 @@ func amountsIn(s string) []amountTok {
 		}
 		// Maximal run of digits and separators.
 		j := i
+		spaced := -1
 		for j < len(s) {
 			c := s[j]
 			if isNum(c) || c == '.' || c == ',' || c == '\'' {
+				j++
+				continue
+			}
+			// OCR puts a space after a decimal point ("29. 70") or before
+			// it ("28 .05"): the cents still belong to it when exactly two
+			// digits end it.
+			if c == ' ' && spaced < 0 && (j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, j+1) ||
+				isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2)) {
+				spaced = j
 				j++
 				continue
 			}
@@ -63,7 +73,11 @@ func amountsIn(s string) []amountTok {
 		}
 		run := strings.TrimRight(s[i:j], ".,' ")
 		end := i + len(run)
-		if c, ok := parseAmount(run); ok {
+		num := run
+		if spaced >= 0 {
+			num = s[i:spaced] + s[spaced+1:end]
+		}
+		if c, ok := parseAmount(num); ok {
 			a := amountTok{cents: c, start: i, end: end}
 			// Sign: "-12,00", "- 12,00", "12,00-".
 			k := i - 1
@@ -87,6 +101,12 @@ func amountsIn(s string) []amountTok {
 		}
 	}
 	return out
+}
+
+// centsEnd says whether s holds exactly two digits from k on, and then no
+// more of a number.
+func centsEnd(s string, k int) bool {
+	return k+1 < len(s) && isNum(s[k]) && isNum(s[k+1]) && (k+2 >= len(s) || !isNum(s[k+2]) && s[k+2] != '.' && s[k+2] != ',')
 }
 
 // groupBefore reports whether s[i:j] is a group of one to three digits or

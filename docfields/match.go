@@ -1,6 +1,7 @@
 package docfields
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -148,8 +149,7 @@ func (m *matcher) find(s string, f folded) []hit {
 					continue
 				}
 				st, en := f.off[p], f.end[p+len(pat)-1]
-				// A phrase never spans a column gap.
-				if edgeBefore(s, st) && edgeAfter(s, en) && !strings.Contains(s[st:en], "  ") {
+				if edgeBefore(s, st) && edgeAfter(s, en) && (!strings.Contains(s[st:en], "  ") || spacedLabel(s, f, p, len(pat))) {
 					out = append(out, hit{id: id, start: st, end: en})
 				}
 			}
@@ -163,6 +163,25 @@ func (m *matcher) find(s string, f folded) []hit {
 	}
 	return out
 }
+
+// spacedLabel says whether a phrase that spans wide gaps ("Total
+// Amount", "Total  Sales  (Inclusive GST)  RM  9.90") is one label that
+// OCR spaced out, not words of two columns: each wide gap holds only
+// spaces, and the value follows the phrase on its line, with nothing but
+// punctuation or a currency between, or the phrase starts a line that
+// holds a value after it.
+func spacedLabel(s string, f folded, p, n int) bool {
+	for k := p; k+1 < p+n; k++ {
+		if gap := s[f.end[k]:f.off[k+1]]; strings.Contains(gap, "  ") && strings.Trim(gap, " ") != "" {
+			return false
+		}
+	}
+	rest := s[f.end[p+n-1]:]
+	return reValueNext.MatchString(rest) || strings.Trim(s[:f.off[p]], " |:.*-") == "" && strings.ContainsAny(rest, "0123456789")
+}
+
+// reValueNext is what follows a label whose value stands beside it.
+var reValueNext = regexp.MustCompile(`^[\s:;.,=~!*()\[\]-]*(?:(?i:rm|myr|eur|usd|gbp|chf|sgd)\b|[€$£])?[\s:;.=~!*()-]*-?\d`)
 
 func runesEqual(a, b []rune) bool {
 	for i := range a {

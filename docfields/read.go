@@ -76,10 +76,11 @@ type analysis struct {
 	margins map[string]margin
 	// A till's payment and rounding line, found once: the kind and the
 	// total both weigh them.
-	paid        payment
-	hasPaid     bool
-	rounding    int64
-	hasRounding bool
+	paid         payment
+	hasPaid      bool
+	rounding     int64
+	roundingLine int
+	hasRounding  bool
 }
 
 func analyze(d *doc) *analysis {
@@ -100,7 +101,7 @@ func analyze(d *doc) *analysis {
 		a.ibans[i] = ibansIn(l.raw)
 	}
 	a.paid, a.hasPaid = a.payment()
-	a.rounding, a.hasRounding = a.roundingAdjustment()
+	a.rounding, a.roundingLine, a.hasRounding = a.roundingAdjustment()
 	a.kind = kindOf(a)
 	a.lang = languageOf(d)
 	a.mdy = a.monthFirst()

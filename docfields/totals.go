@@ -26,6 +26,7 @@ type amountWeights struct {
 	PayslipTotal                      float64 // "Auszahlungsbetrag", a tax notice's "Nachzahlung"
 	Position, Currency, LastOnLine    float64 // lower on the page; a currency beside it; the line's last amount
 	Rounded, Contradicted             float64 // a rounded total above the sum it rounds; one its sum and adjustment contradict
+	Unrounded                         float64 // a sum that an amount below it rounds
 	Largest, LargestSum               float64 // the page's largest amount; the largest labelled sum
 	Paid, PaidWrong                   float64 // equals what was tendered less the change; is the tendered or the change
 	Checked, CheckedLabel             float64 // net + tax = total; again for each labelled one of the three
@@ -56,7 +57,8 @@ type amtCand struct {
 	score  float64
 	line   int
 	labled bool
-	sum    bool // the sum of a net and a tax read beside each other: their adding up proves nothing
+	sum    bool  // the sum of a net and a tax read beside each other: their adding up proves nothing
+	rounds int64 // the rounding adjustment a rounded total adds to its net and tax
 }
 
 // amountCands are the candidates for each role, and the page's largest
@@ -98,6 +100,9 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	return net, tax, total, cur
 }
 
+// reNamed is a word before an amount.
+var reNamed = regexp.MustCompile(`\pL{3,}`)
+
 // amountCandidates gives each amount of the page the roles its label
 // allows: a total, a net or a tax, or all three weakly when no label
 // governs it. A payslip's and a tax notice's total is only the amount
@@ -109,10 +114,13 @@ func (a *analysis) amountCandidates() amountCands {
 		if a.taxSummaryRow(i, &c) {
 			continue
 		}
-		last := -1
+		first, last := -1, -1
 		for k, x := range xs {
 			if !x.percent {
 				last = k
+				if first < 0 {
+					first = k
+				}
 			}
 		}
 		for k, x := range xs {
@@ -123,6 +131,11 @@ func (a *analysis) amountCandidates() amountCands {
 			l, direct := a.governing(i, x.start, amountFamily, a.amountsBetween)
 			if l.role == rTax {
 				l = a.taxWithinTotal(i, l)
+			}
+			if (l.role == rGross || l.role == rDue2 || l.role == rTotal) && a.headsColumn(i, l) {
+				// "QTY  PRICE  TOTAL" over the items: each row's total,
+				// not the page's.
+				l, direct = found{}, 1
 			}
 			if l.role == rTotal || l.role == rTotalLow || l.role == rGross && len(xs) > 1 && k < last {
 				// A "Summe" row of a table with net and tax columns: the
@@ -165,16 +178,64 @@ func (a *analysis) amountCandidates() amountCands {
 				c.total = append(c.total, labelled(rNone, weights.TotalLow*direct+pos))
 			case rNet:
 				c.net = append(c.net, labelled(rNone, weights.Side*w*direct))
+				if a.hasRounding && i > a.roundingLine && i-a.roundingLine <= 2 {
+					// "ROUNDING ADJ -0.02", "NET TOTAL 7.40": a till
+					// rounds what is paid, and the sum after the rounding
+					// is that.
+					c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+				}
 			case rTax:
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
+			case rAmountOther:
+				if roundingLabels[l.canon] && abs(x.cents) >= maxAdjustment && a.roundsAbove(i, x.cents) {
+					// "Rounding RM 45.35" below "Total 45.34": too large
+					// to adjust a total, it is the total rounded.
+					c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+				}
 			case rNone:
 				c.total = append(c.total, amtCand{x: x, score: weights.Unlabelled + pos, line: i})
+				if k == last && k == first && reNamed.MatchString(a.d.lines[i].raw[:x.start]) {
+					// A line that names its one amount ("Serv. Charge
+					// (10%)") in words no label holds is a charge, not a
+					// net or tax; a row of a summary table is read whole.
+					continue
+				}
 				c.net = append(c.net, amtCand{x: x, score: weights.UnlabelledSide, line: i})
 				c.tax = append(c.tax, amtCand{x: x, score: weights.UnlabelledSide, line: i})
 			}
 		}
 	}
 	return c
+}
+
+// headsColumn says whether label l, governing an amount of line i, is a
+// column's header above it with several amounts in the rows below, before
+// the next line with an amount's label.
+func (a *analysis) headsColumn(i int, l found) bool {
+	if slices.ContainsFunc(a.labels[i], func(f found) bool { return f.start == l.start }) {
+		// The amount's own line's label.
+		return false
+	}
+	h := -1
+	for up := i - 1; up >= 0 && up >= i-12; up-- {
+		if slices.Contains(a.labels[up], l) {
+			h = up
+			break
+		}
+	}
+	if h < 0 {
+		return false
+	}
+	rows := 0
+	for k := h + 1; k < len(a.d.lines) && k <= h+12; k++ {
+		if slices.ContainsFunc(a.labels[k], func(f found) bool { return f.role != rItemHeader && f.role.isAmount() }) {
+			break
+		}
+		if a.amountsBetween(k, 0, len(a.d.lines[k].raw)) {
+			rows++
+		}
+	}
+	return rows >= 2
 }
 
 // taxSummaryRow reads the total row of a receipt's tax summary ("Total
@@ -204,15 +265,15 @@ func (a *analysis) taxSummaryRow(i int, c *amountCands) bool {
 }
 
 // roundingAdjustment is the amount of the page's last rounding line
-// ("Rounding Adj -0.02").
-func (a *analysis) roundingAdjustment() (int64, bool) {
-	adj, ok := int64(0), false
+// ("Rounding Adj -0.02") and that line.
+func (a *analysis) roundingAdjustment() (int64, int, bool) {
+	adj, line, ok := int64(0), 0, false
 	for i := range a.amounts {
-		if x, has := a.labelledAmount(i, roundingLabels); has {
-			adj, ok = x, true
+		if x, has := a.labelledAmount(i, roundingLabels); has && abs(x) < maxAdjustment {
+			adj, line, ok = x, i, true
 		}
 	}
-	return adj, ok
+	return adj, line, ok
 }
 
 // totalFeatures weighs each total candidate by what the page says beyond
@@ -276,8 +337,40 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 		out = append(out, c)
 		rounded = append(rounded, r)
 	}
+	a.roundedBelow(out, rounded)
 	a.checkRounding(out, rounded)
 	return out
+}
+
+// roundedBelow finds a rounded total its label does not name ("Total
+// (incl. GST) 23.26", "Rounding Adj -0.01", "TOTAL 23.25"): an amount
+// below a labelled sum that is the sum plus the page's adjustment. It, and
+// a rounded total a few cents off the sum above it ("Total 45.34",
+// "Rounding RM 45.35"), is as good a total as the sum's label makes it;
+// the sum it rounds is not what was paid.
+func (a *analysis) roundedBelow(T []amtCand, rounded []bool) {
+	adj := a.rounding
+	known := a.hasRounding && adj != 0 && abs(adj) <= maxRounding
+	for k := range T {
+		for j := range T {
+			if !T[j].labled || T[j].role != rTotal && T[j].role != rGross || T[j].line >= T[k].line {
+				continue
+			}
+			switch d := T[k].x.cents - T[j].x.cents; {
+			case !rounded[k] && known && d == adj:
+				// Its net and tax are the sum's.
+				T[k].score = max(T[k].score, T[j].score) + weights.Rounded
+				T[k].labled, T[k].role, T[k].rounds = true, T[j].role, adj
+			case rounded[k] && !rounded[j] && d != 0 && abs(d) <= maxRounding:
+				T[k].score = max(T[k].score, T[j].score+weights.Rounded)
+			default:
+				continue
+			}
+			T[j].score += weights.Unrounded
+			rounded[k] = true
+			break
+		}
+	}
 }
 
 // checkRounding holds a rounded total to the sum and the adjustment
@@ -327,16 +420,18 @@ var roundingLabels = map[string]bool{"rounding": true, "rounding adj": true, "ro
 // garbled the total's line (no candidate equals it and no labelled sum
 // is read) and where the sums read differ from it by a till's rounding
 // (46.54 summed, 46.55 paid), unless the tendered line's label was not
-// read.
+// read and no sum plus the rounding line's adjustment makes the payment.
 func (a *analysis) paidTotals(c *amountCands) {
 	p, ok := a.paid, a.hasPaid
 	if !ok {
 		return
 	}
 	paid := p.tendered - p.change
-	seen, otherSum := false, false
+	seen, otherSum, rounds := false, false, false
 	for k := range c.total {
 		t := &c.total[k]
+		sum := t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2)
+		rounds = rounds || sum && a.hasRounding && a.rounding != 0 && t.x.cents+a.rounding == paid
 		switch {
 		case t.line == p.changeLine && t.x.cents == p.change && p.change != 0,
 			t.line == p.tenderedLine && t.x.cents == p.tendered && p.change != 0:
@@ -346,15 +441,34 @@ func (a *analysis) paidTotals(c *amountCands) {
 			seen = true
 		case t.x.cents > p.tendered:
 			t.score += weights.PaidWrong
-		case t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2) && abs(t.x.cents-paid) > maxRounding:
+		case sum && abs(t.x.cents-paid) > maxRounding:
 			otherSum = true
 		}
 	}
-	if !seen && !otherSum && !p.guessed && paid > 0 {
+	// A sum and the rounding line that add up to the payment vouch for
+	// a tendered line whose label was not read.
+	if !seen && !otherSum && (!p.guessed || rounds) && paid > 0 {
 		c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: paid}, score: weights.Total + weights.Paid,
 			line: p.changeLine, labled: true})
 	}
 }
+
+// roundsAbove says whether an amount above line i is within half a unit
+// of v, as a total is of its rounding.
+func (a *analysis) roundsAbove(i int, v int64) bool {
+	for up := range i {
+		for _, x := range a.amounts[up] {
+			if !x.percent && x.cents != v && abs(x.cents-v) < maxAdjustment/2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxAdjustment bounds, in cents, what a rounding line adjusts by: less
+// than a whole unit, even where tills round to whole kronor.
+const maxAdjustment = 100
 
 // maxRounding is the most, in cents, a till rounds a total by (to five
 // cents, as in Malaysia, Switzerland or Sweden's öre days).
@@ -447,7 +561,7 @@ func combine(t, n, x *amtCand, maxAbs int64) (s float64, checked, ok bool) {
 			// Two line items that add up to the total are no net and tax.
 			return 0, false, false
 		}
-		if n.x.cents+x.x.cents != t.x.cents && !(abs(n.x.cents+x.x.cents-t.x.cents) == 1 && n.labled && x.labled) {
+		if d := n.x.cents + x.x.cents + t.rounds - t.x.cents; d != 0 && !(abs(d) == 1 && n.labled && x.labled) {
 			return 0, false, false
 		}
 		if t.sum {
@@ -499,15 +613,21 @@ func (best amountChoice) side(c *amtCand, all []amtCand) string {
 	return ""
 }
 
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(inc[l1i|]\.?|ink[l1i|]\.?|including|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)[\s.]*$`)
+// reTaxQualifier is what stands between a total's label and its tax's:
+// "(incl.", "Incl. of", "RM Inclusive of" (a currency may come first).
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|]\.?|ink[l1i|]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
 
-var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|without|hors|vor|before|netto|net)\b`)
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
 
 // reStartsIncluding is a tax label that says the tax is in the sum
 // before it: "Rechnungssumme Brutto (inkl. USt.)".
 var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+
+// reOnlyOf is the gap of "Total Sales (Inclusive of GST)" once its
+// label took the qualifier: nothing, or "of".
+var reOnlyOf = regexp.MustCompile(`(?i)^[\s.(]*(?:of[\s.]*)?$`)
 
 // taxWithinTotal reads "Total (incl. VAT)" and "Summe inkl. MwSt." as the
 // total they are, not as the tax their last word names.
@@ -521,7 +641,7 @@ func (a *analysis) taxWithinTotal(i int, l found) found {
 		switch p.role {
 		case rGross, rTotal, rDue2, rNet, rTotalLow:
 			between := a.d.lines[i].raw[p.end:l.start]
-			within := strings.Trim(between, " .(") == "" && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
+			within := reOnlyOf.MatchString(between) && (reEndsQualifier.MatchString(p.text) || reStartsIncluding.MatchString(l.text))
 			if reTaxQualifier.MatchString(between) || within {
 				r := p.role
 				if reExcluding.MatchString(between + " " + p.text) {

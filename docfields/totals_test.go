@@ -1,6 +1,7 @@
 package docfields
 
 import (
+	"slices"
 	"testing"
 
 	"acctapi/document"
@@ -212,5 +213,185 @@ GST Summary   Amt(RM)   Tax(RM)
 TOTAL:          26.00      1.56`
 	if got := Read(text).Fields.TotalAmount; got != "27.55" {
 		t.Errorf("total %q, want 27.55", got)
+	}
+}
+
+// "Total (Inclusive of GST)", "Total RM Incl. of GST": the total with its
+// tax, not the tax; "Total (Excluding GST)" is the net.
+func TestTotalInclusiveOf(t *testing.T) {
+	for text, want := range map[string]string{
+		`SWEET CAFE SDN BHD
+Tax Invoice   14-02-2018 13:02
+Smoked Duck Spaghetti    1 x   12.50
+Total (Excluding GST):             28.58
+GST payable (6%):                   1.72
+Total (Inclusive of GST):          30.30`: "30.30",
+		`POPULAR BOOK CO SDN BHD
+12/01/18 16:52  Slip No.: 0020070154
+70g P. Copy   2pc @ 13.69     27.38
+Stat-Great Saving             -6.40
+Total RM Incl. of GST         20.98`: "20.98",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
+
+// A rounded total no label calls rounded: the amount below a sum that is
+// the sum plus the rounding line's adjustment.
+func TestRoundedBelow(t *testing.T) {
+	for text, want := range map[string]string{
+		`SUSHI MENTAI SDN BHD
+Tax Invoice   31-03-2018 18:12
+Unagi Don                1x   19.80
+Total (Excluding GST):        61.82
+GST Payable:                   3.71
+Total (Inclusive of GST):     65.53
+Rounding Adj:                  0.02
+VISA                          65.55`: "65.55",
+		`BANH MI CAFE
+Guest Check   29-10-2017 18:31
+Pork Ribs                      9.90
+Total (Inclusive of GST):     23.26
+Rounding Adj:                 -0.01
+TOTAL:                        23.25`: "23.25",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
+
+// A charge its line names in words no label holds ("Serv. Charge") is
+// not the tax that makes a net add up to a total.
+func TestNamedChargeIsNoTax(t *testing.T) {
+	text := `TOKYO KITCHEN SDN BHD
+Tax Invoice   23-04-2017 21:04
+Salmon Teriyaki Wazen    1x   25.90
+Total (Excluding GST):        97.60
+Serv. Charge (10%):            9.76
+GST Payable:                   6.44
+Total (Inclusive of GST):    113.80
+GST Summary   Amount(RM)   Tax(RM)
+SR (@ 6%)       107.36       6.44`
+	if got := Read(text).Fields.TotalAmount; got != "113.80" {
+		t.Errorf("total %q, want 113.80", got)
+	}
+}
+
+// The sum printed right after the rounding line is the rounded total,
+// whatever its label calls it ("NET TOTAL").
+func TestNetAfterRoundingIsTotal(t *testing.T) {
+	text := `B & BEST RESTAURANT
+TAX INVOICE   10/02/2017 13:09
+1 FISHBALL NOODLE             7.00
+SUB TOTAL                     7.00
+GST 6%                        0.42
+ROUNDING ADJ                 -0.02
+NET TOTAL                     7.40`
+	if got := Read(text).Fields.TotalAmount; got != "7.40" {
+		t.Errorf("total %q, want 7.40", got)
+	}
+}
+
+// OCR spaces a label's words out ("Total   Amount"); beside its value, or
+// starting a line that ends in one, it is still one label, but a table's
+// header of columns stays words apart.
+func TestSpacedLabel(t *testing.T) {
+	canon := func(s string) []string {
+		var out []string
+		for _, l := range labelsIn(s) {
+			out = append(out, l.canon)
+		}
+		return out
+	}
+	for line, want := range map[string][]string{
+		"Total   Amount:      57.80":     {"total amount"},
+		"  Tax     Amount :  RM 3.27":    {"tax amount"},
+		"Qty  Description   Total   Tax": {"qty", "description", "total", "tax"},
+		"Total  .  Amount      57.80":    {"total", "amount"},
+	} {
+		if got := canon(line); !slices.Equal(got, want) {
+			t.Errorf("labels of %q: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// "Total" heading a column of item amounts labels each row's total, not
+// the page's.
+func TestTotalColumnHeader(t *testing.T) {
+	text := `WARAKUYA SDN BHD
+TAX INVOICE   10/03/2018 5:41
+Qty Code/Desc                  Total RM
+ 3  SABA SHIO YAKI SET            63.70
+ 1  SALMON SHIO SET               21.90
+ 4  ICED GREEN TEA                 4.00
+                DISCOUNT         -30.06
+TOTAL:                      RM 57.80`
+	if got := Read(text).Fields.TotalAmount; got != "57.80" {
+		t.Errorf("total %q, want 57.80", got)
+	}
+}
+
+// OCR puts a space after a decimal point ("29. 70") or before it ("28
+// .05"); the cents still belong to it, but not where a date or another
+// number goes on.
+func TestSpacedDecimals(t *testing.T) {
+	for line, want := range map[string][]int64{
+		"Total Sales          RM  29. 70": {2970},
+		"Discount              -30. 06":   {-3006},
+		"Total  49, 80 paid":              {4980},
+		"het  Total        RM28 .05":      {2805},
+		"Qty 2 3.50":                      {350},
+		"am 12. 03. 2018":                 nil,
+		"Nr. 12. 500":                     nil,
+	} {
+		var got []int64
+		for _, x := range amountsIn(repairDigits(line)) {
+			got = append(got, x.cents)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("amounts of %q: %v, want %v", line, got, want)
+		}
+	}
+}
+
+// A rounding line's amount too large to adjust a total, near a sum above
+// it, prints the total rounded; one near no sum is an adjustment misread.
+func TestRoundingLinePrintsTotal(t *testing.T) {
+	for text, want := range map[string]string{
+		`99 SPEED MART S/B
+INVOICE NO : 18301/102/T0305   07-02-18
+270 CSR GULA 1KG             RM35.20
+2471 LYCHEES IN SYRUP        RM10.14
+Total Sales (Inclusive GST)  RM  45.34
+Rounding RM   45.35`: "45.35",
+		`KEDAI MAJU SDN BHD
+CASH BILL  06/03/2018 14:22
+ITEM A      1               19.20
+Total Sales (Inclusive GST)  19.20
+Rounding  Adj   9.00`: "19.20",
+	} {
+		if got := Read(text).Fields.TotalAmount; got != want {
+			t.Errorf("total %q, want %s in\n%s", got, want, text)
+		}
+	}
+}
+
+// A sum and the rounding line that make the payment vouch for a tendered
+// line OCR lost the label of, where the rounded total's line is misread.
+func TestPaidRoundedSum(t *testing.T) {
+	text := `GIANT SUPERMARKET
+TAX INVOICE   13/05/18 16:08
+SA GRANNY SMITH 10s            15.98
+Total with GST                 41.48
+Rounding                        0.02
+Tatal 5 vt     Total       4i  50
+                         Tender
+Master  5148 App  83550        41.50
+Change                          0.00`
+	if got := Read(text).Fields.TotalAmount; got != "41.50" {
+		t.Errorf("total %q, want 41.50", got)
 	}
 }
