@@ -188,6 +188,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("Facture n° 1\nDate : 05/03/2018\nTotal TTC 1 234,56 €\nTVA intracom. FR32123456789")
 	f.Add("\f\f\x00\xff 12.12.12.12.12 1.1.1.1,11 DE DE DE")
 	f.Add("Leistungszeitraum 01.02.2018 bis 5. März 2018\nRechnungsdatum 6 March 2018")
+	f.Add("TAX INVOICE\nDate: 2870412017 Sat 21710/2017\n36/63/2618 0405/2017 7:19\n#19- 02/03/2018\nCASH 50.00\nCHANGE 1.00")
 	f.Fuzz(func(t *testing.T, s string) {
 		r := Read(s)
 		if iban := r.Fields.IssuerIBAN; iban != "" && (len(iban) < 15 || len(iban) > 34 || strings.Trim(iban, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "") {
