@@ -234,7 +234,7 @@ var labelTable = map[role][]string{
 		"btw-bedrag", "btw bedrag", "totaal btw", "imposta", "totale iva", "importo iva", "cuota iva", "cuota de iva", "total iva", "total gst", "gst amount", "gst payable", "sst", "service tax", "total tax",
 	},
 	rAmountOther: {
-		"rückgeld", "gegeben", "zurück", "change", "change due", "cash tendered", "tendered", "bereits bezahlt",
+		"rückgeld", "gegeben", "zurück", "change", "change due", "change cash", "cash change", "cash tendered", "tendered", "bereits bezahlt",
 		"bereits gezahlt", "anzahlung", "abschlag", "abschlagszahlung", "skonto", "rabatt", "discount", "nachlass",
 		"einzelpreis", "unit price", "e-preis", "ep", "stückpreis", "prix unitaire", "pu ht", "kontostand",
 		"saldo", "alter kontostand", "neuer kontostand", "balance", "opening balance", "closing balance",

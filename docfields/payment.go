@@ -13,6 +13,7 @@ type payment struct {
 // Labels of the two lines of a payment, as labelTable spells them.
 var (
 	changeLabels = map[string]bool{"rückgeld": true, "zurück": true, "change": true, "change due": true,
+		"change cash": true, "cash change": true,
 		"wisselgeld": true, "resto": true, "cambio": true, "balance due to customer": true}
 	tenderLabels = map[string]bool{"gegeben": true, "bar": true, "bar eur": true, "cash": true, "tendered": true,
 		"cash tendered": true, "tendered cash": true, "cash paid": true, "amount tendered": true,

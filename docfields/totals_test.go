@@ -63,6 +63,13 @@ func TestPaymentRead(t *testing.T) {
 	if _, ok := analyze(newDoc([]string{"RECHNUNG\nSumme 20,00\nRabatt 2,70"})).payment(); ok {
 		t.Error("an invoice without change has a payment")
 	}
+	// "CHANGE CASH" and "CASH CHANGE" give change back; neither is cash paid.
+	for _, label := range []string{"CHANGE CASH", "CASH CHANGE"} {
+		a := analyze(newDoc([]string{"SUBTOTAL        RM41.45\nCASH            RM50.00\n" + label + "     RM8.55"}))
+		if p, ok := a.payment(); !ok || p.tendered != 5000 || p.change != 855 {
+			t.Errorf("%s: payment %+v %v, want 50.00 tendered and 8.55 change", label, p, ok)
+		}
+	}
 }
 
 func TestPaidTotals(t *testing.T) {
