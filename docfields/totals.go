@@ -186,6 +186,14 @@ func (a *analysis) amountCandidates() amountCands {
 				}
 			case rTax:
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
+				if a.kind != document.Receipt {
+					// A total whose label the reader does not know ("Due
+					// payable: 571.04" under "VAT total: 75.04") falls to
+					// the tax's label above it: as unlabelled, it is the
+					// total only where a net and a tax add up to it. A till
+					// slip's sums add up too often.
+					c.total = append(c.total, amtCand{x: x, score: weights.Unlabelled + pos, line: i})
+				}
 			case rAmountOther:
 				if roundingLabels[l.canon] && abs(x.cents) >= maxAdjustment && a.roundsAbove(i, x.cents) {
 					// "Rounding RM 45.35" below "Total 45.34": too large

@@ -402,3 +402,15 @@ Change                          0.00`
 		t.Errorf("total %q, want 41.50", got)
 	}
 }
+
+// A total under a label the reader does not know is governed by the tax's
+// label above it; net and tax adding up to it make it the total. (The page
+// is a real one's end, its "Net amout" as printed.)
+func TestTotalUnderTaxLabel(t *testing.T) {
+	page := "INVOICE 2018-7\n400.00   Ballons          19%    0.79 €    316.00 €\n800.00   Hot air          19%   0.025 €     20.00 €\n" +
+		"Net total: 496.00 €\n\nplus VAT\nVAT              Net amout      VAT amount\n7%               160.00 €       11.20 €\n19%              336.00 €       63.84 €\n" +
+		"                 VAT total: 75.04 €\nDue payable: 571.04 €"
+	if got := Read(page).Fields; got.TotalAmount != "571.04" || got.TaxAmount != "75.04" {
+		t.Errorf("total %q, tax %q; want 571.04 and 75.04", got.TotalAmount, got.TaxAmount)
+	}
+}
