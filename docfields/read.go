@@ -1,9 +1,7 @@
 package docfields
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -521,15 +519,7 @@ type dateWeights struct {
 //go:embed dateweights.json
 var dateWeightsJSON []byte
 
-var dateW = func() dateWeights {
-	var w dateWeights
-	d := json.NewDecoder(bytes.NewReader(dateWeightsJSON))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&w); err != nil {
-		panic("docfields: dateweights.json: " + err.Error())
-	}
-	return w
-}()
+var dateW = embeddedWeights[dateWeights]("dateweights.json", dateWeightsJSON)
 
 type dateCand struct {
 	t     time.Time

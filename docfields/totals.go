@@ -40,15 +40,19 @@ type amountWeights struct {
 //go:embed amountweights.json
 var weightsJSON []byte
 
-var weights = func() amountWeights {
-	var w amountWeights
-	d := json.NewDecoder(bytes.NewReader(weightsJSON))
+var weights = embeddedWeights[amountWeights]("amountweights.json", weightsJSON)
+
+// embeddedWeights decodes a weights file the package embeds; one that
+// names a weight the reader lacks is a build's mistake.
+func embeddedWeights[W any](name string, data []byte) W {
+	var w W
+	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&w); err != nil {
-		panic("docfields: amountweights.json: " + err.Error())
+		panic("docfields: " + name + ": " + err.Error())
 	}
 	return w
-}()
+}
 
 // amtCand is one amount taken for one role.
 type amtCand struct {
