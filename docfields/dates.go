@@ -150,11 +150,12 @@ func hasMonthName(s string) bool {
 	return false
 }
 
-func validYear(y int) bool { return y >= 1990 && y <= latestYear }
+func validYear(y int) bool { return y >= 1990 && y <= latestYear() }
 
 // latestYear is the last year a document's date can name: a year after
-// next is a misread, or no date at all ("RCI1-23-42", an article).
-var latestYear = time.Now().Year() + 1
+// next is a misread, or no date at all ("RCI1-23-42", an article). It is
+// asked each time, since a server runs across New Year.
+func latestYear() int { return time.Now().Year() + 1 }
 
 func year(s string) int {
 	y, _ := strconv.Atoi(s)
@@ -166,7 +167,7 @@ func year(s string) int {
 			y += 1900
 		}
 	case 4:
-		if y > latestYear {
+		if y > latestYear() {
 			if r, ok := undoMisread(s, validYear); ok {
 				y = r
 			}
