@@ -212,9 +212,10 @@ func kindScores(a *analysis) (string, map[string]float64) {
 				if k.titled {
 					switch {
 					case top && isTitle(c.text, loc) && !afterFunctionWord(l.raw[:c.start]) && !(k.kind == document.Other && isReference(l.raw[min(c.start+loc[1], len(l.raw)):])):
-						w *= 3
 						if k.kind == document.Invoice {
-							w = k.w * invoiceTitle
+							w *= invoiceTitle
+						} else {
+							w *= 3
 						}
 						titled[k.kind] = true
 					case k.kind == document.Other:
