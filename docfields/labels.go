@@ -197,7 +197,7 @@ var labelTable = map[role][]string{
 		"überweisungsbetrag", "abschlusszahlung", "nachzahlung", "verbleibende nachzahlung", "zu entrichten",
 		"festgesetzt", "ttc", "eur ttc", "montant eur ttc", "somme à payer", "total facture ttc", "verbleibende beträge", "verbleibender betrag", "amount payable", "balance payable", "tax due",
 		"totaal te betalen", "totaalbedrag", "totaal incl", "totaal incl. btw", "totaal inclusief btw", "te betalen bedrag", "totale fattura", "totale documento", "totale da pagare", "totale complessivo", "importo totale", "importe total", "total factura", "total a pagar", "importe a pagar", "total con iva", "rounded total", "total rounded", "total (incl gst)", "total incl gst", "total inclusive gst", "total inclusive", "total incl. gst", "total amount payable", "nett total", "net total payable", "total payable", "grand total (rm)", "total (rm)", "total rm", "total sales (inclusive", "total sales inclusive", "total sales incl",
-		"total amt rounded", "totalamtrounded", "total amount rounded", "rounded amount", "round total", "rounded total (rm)", "round d total", "total sales", "total amt", "nett amount", "net amount payable", "amount payable (rm)",
+		"total amt rounded", "totalamtrounded", "total after adj", "total after adjustment", "total after rounding", "total amount rounded", "rounded amount", "round total", "rounded total (rm)", "round d total", "total sales", "total amt", "nett amount", "net amount payable", "amount payable (rm)",
 	},
 	rDue2: {
 		"zu zahlen", "zahlbetrag", "zu zahlender betrag", "zahlungsbetrag", "offener betrag", "noch zu zahlen",

@@ -113,6 +113,7 @@ var reNamed = regexp.MustCompile(`\pL{3,}`)
 // paid out or due.
 func (a *analysis) amountCandidates() amountCands {
 	var c amountCands
+	var subtotals []amtCand
 	nlines := len(a.d.lines)
 	for i, xs := range a.amounts {
 		if a.taxSummaryRow(i, &c) {
@@ -187,6 +188,8 @@ func (a *analysis) amountCandidates() amountCands {
 					// rounds what is paid, and the sum after the rounding
 					// is that.
 					c.total = append(c.total, labelled(rTotal, weights.Total*direct+pos+lastBonus))
+				} else if a.kind == document.Receipt {
+					subtotals = append(subtotals, labelled(rNone, weights.Total*direct+pos+lastBonus))
 				}
 			case rTax:
 				c.tax = append(c.tax, labelled(rNone, weights.Side*w*direct))
@@ -216,6 +219,11 @@ func (a *analysis) amountCandidates() amountCands {
 				c.tax = append(c.tax, amtCand{x: x, score: weights.UnlabelledSide, line: i})
 			}
 		}
+	}
+	if !slices.ContainsFunc(c.total, func(t amtCand) bool { return t.labled && (t.role == rTotal || t.role == rGross || t.role == rDue2) }) {
+		// A till's subtotal is what is paid where no total is read
+		// ("Subtotal 7.00", "Total incl GST 700" with its point lost).
+		c.total = append(c.total, subtotals...)
 	}
 	return c
 }
@@ -342,7 +350,8 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 		if c.x.cents == 0 || a.kind == document.Receipt && (c.x.cents < 0 || years[c.x.cents]) {
 			continue
 		}
-		r := c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start]))
+		r := c.labled && (strings.Contains(strings.ToLower(a.labelOf(c)), "round") || reRoundedTotal.MatchString(a.d.lines[c.line].raw[:c.x.start]) ||
+			a.afterRounding(c))
 		if r {
 			c.score += weights.Rounded
 		}
@@ -352,6 +361,13 @@ func (a *analysis) tillTotals(T []amtCand) []amtCand {
 	a.roundedBelow(out, rounded)
 	a.checkRounding(out, rounded)
 	return out
+}
+
+// afterRounding says whether c is a receipt's sum just below its rounding
+// line ("Rounding Adj 0.03", "TOTAL: RM 57.80"): what the till rounded.
+func (a *analysis) afterRounding(c amtCand) bool {
+	return a.kind == document.Receipt && a.hasRounding && (c.role == rTotal || c.role == rGross || c.role == rDue2) &&
+		c.line > a.roundingLine && c.line-a.roundingLine <= 3
 }
 
 // roundedBelow finds a rounded total its label does not name ("Total
@@ -375,6 +391,9 @@ func (a *analysis) roundedBelow(T []amtCand, rounded []bool) {
 				T[k].labled, T[k].role, T[k].rounds = true, T[j].role, adj
 			case rounded[k] && !rounded[j] && d != 0 && abs(d) <= maxRounding:
 				T[k].score = max(T[k].score, T[j].score+weights.Rounded)
+				if known && d == adj {
+					T[k].rounds = adj
+				}
 			default:
 				continue
 			}
@@ -627,15 +646,15 @@ func (best amountChoice) side(c *amtCand, all []amtCand) string {
 
 // reTaxQualifier is what stands between a total's label and its tax's:
 // "(incl.", "Incl. of", "RM Inclusive of" (a currency may come first).
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|]\.?|ink[l1i|]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|]\.?|exk[l1i|]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|\]]\.?|ink[l1i|\]]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|\]]\.?|exk[l1i|\]]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|\]]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
 
-var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|]|exk[l1i|]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
+var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|\]]|exk[l1i|\]]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
 
 // reStartsIncluding is a tax label that says the tax is in the sum
 // before it: "Rechnungssumme Brutto (inkl. USt.)".
-var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|]|ink[l1i|]|including|einsch[l1i|])`)
+var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|\]]|ink[l1i|\]]|including|einsch[l1i|\]])`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|]|ink[l1i|]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|]|exk[l1i|]|excluding|hors|ohne|mit|with|without|einsch[l1i|])\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|\]]|ink[l1i|\]]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|\]]|exk[l1i|\]]|excluding|hors|ohne|mit|with|without|einsch[l1i|\]])\.?$`)
 
 // reOnlyOf is the gap of "Total Sales (Inclusive of GST)" once its
 // label took the qualifier: nothing, or "of".

@@ -2,6 +2,7 @@ package docfields
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"acctapi/document"
@@ -412,5 +413,70 @@ func TestTotalUnderTaxLabel(t *testing.T) {
 		"                 VAT total: 75.04 €\nDue payable: 571.04 €"
 	if got := Read(page).Fields; got.TotalAmount != "571.04" || got.TaxAmount != "75.04" {
 		t.Errorf("total %q, tax %q; want 571.04 and 75.04", got.TotalAmount, got.TaxAmount)
+	}
+}
+
+// A sum just below a receipt's rounding line is what the till rounded,
+// though a larger-weighted label ("Total Amount") sums above it before
+// the service charge.
+func TestSumAfterRoundingLine(t *testing.T) {
+	text := `SUSHI KING
+TAX INVOICE   12/03/2018 19:40
+3  SABA SHIO YAKI SET          33.70
+1  SALMON SHIO SET             21.90
+Total  Amount                  49.80
+Serv  Charge  10%               4.98
+GST @ 6%                        3.29
+Rounding Adj  :                -0.27
+TOTAL:                      RM 57.80`
+	if got := Read(text).Fields.TotalAmount; got != "57.80" {
+		t.Errorf("total %q, want 57.80", got)
+	}
+}
+
+// Where no total is read ("Total incl of GST 700", its point lost), a
+// till's subtotal is what was paid, not an item's quantity; where a total
+// is read, the subtotal stays the net.
+func TestReceiptSubtotalWithoutTotal(t *testing.T) {
+	slip := `LIM SENG THO HARDWARE TRADING
+TAX INVOICE
+Date -       03/02/2018 15:28
+    10.00 NOS   x   0.70       7.00     SR
+           Subtotal :         7.00
+     Total incl of GST        700
+     Change Due :           0.00`
+	if got := Read(slip).Fields.TotalAmount; got != "7.00" {
+		t.Errorf("total %q, want the subtotal 7.00", got)
+	}
+	withTotal := strings.Replace(slip, "700", "7.42", 1)
+	if got := Read(withTotal).Fields.TotalAmount; got != "7.42" {
+		t.Errorf("total %q, want the total 7.42", got)
+	}
+}
+
+// "Total After Adj Incl GST" is the rounded total, and with the
+// adjustment the tax summary's net and tax add up to it, not to the sum
+// before it. OCR reads "Incl" as "Inc]".
+func TestTotalAfterAdjustment(t *testing.T) {
+	text := `AEON CO. (M) BHD
+1x 000008204363                14,99SR
+1x 000001018506                83.38SR
+Sub-total                           98,37
+Total  Sales  Inc]  GST             98.37
+Rounding Adj                        -0.02
+Total  After Adj  Incl  GST         98,35
+CASH                               100,00
+Item Count  6      Change Amt         1.65
+GST Summary          Amount           Tax
+SR @ 6%               92.80          5,57
+Total                 92.80          5,57
+22/04/2018  19:26`
+	got := Read(text).Fields
+	if got.TotalAmount != "98.35" || got.NetAmount != "92.80" || got.TaxAmount != "5.57" {
+		t.Errorf("total, net, tax %q %q %q, want 98.35 92.80 5.57", got.TotalAmount, got.NetAmount, got.TaxAmount)
+	}
+	beforePayment, _, _ := strings.Cut(text, "CASH")
+	if got := Read(beforePayment).Fields.TotalAmount; got != "98.35" {
+		t.Errorf("without payment and summary: total %q, want 98.35", got)
 	}
 }
