@@ -90,8 +90,8 @@ var (
 	reMMYYY = regexp.MustCompile(`(\d{1,2})\s?[/.]\s?(\d{4})`)
 	// "Date: 27092017", "Date 0502/2018", "Sat 21710/2017": a till's date
 	// right after its label or weekday, its separators lost or read as 1
-	// or 7.
-	reLabelledRun = regexp.MustCompile(`(?i)\b(?:date|dated|datum|tarikh|mon|tue|wed|thu|fri|sat|sun)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
+	// or 7. A faded "Date" reads "Bate" or "Cate".
+	reLabelledRun = regexp.MustCompile(`(?i)\b(?:[bcd]ate|datz|dated|datum|tarikh|mon|tue|wed|thu|fri|sat|sun)\b[\s:.]{0,8}((\d{2})[17/]?(\d{2})[17/]?(\d{4}))(?:[^\d/]|$)`)
 	// "0405/2017 7:19:43 AM": such a run before the time of day, its
 	// label lost.
 	reTimedRun = regexp.MustCompile(`(?:^|[^\d/])((\d{2})[17/]?(\d{2})[17/]?(\d{4}))\s{1,4}(?:[01]?\d|2[0-3]):[0-5]\d\b`)

@@ -7,11 +7,11 @@ import (
 )
 
 // prepare makes g look like a scan of some 300 dpi: scaled into the pixel
-// budget, smoothed where noisy, its lighting evened and its contrast
+// budget, cut to its paper, smoothed where noisy, its lighting evened and its contrast
 // stretched (flatten), and, unless noise drowns its letters, scaled so
 // that they are some glyphTarget pixels high.
 func prepare(g *image.Gray, maxPixels int) *image.Gray {
-	g = scaleDown(g, maxPixels)
+	g = cropToPaper(scaleDown(g, maxPixels))
 	// Each pass divides Gaussian noise by about three.
 	for range min(noiseLevel(g)/noisy, 2) {
 		g = blur3(g)
