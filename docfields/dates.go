@@ -177,27 +177,28 @@ func year(s string) int {
 }
 
 // undoMisread reads the digits s again as a thermal print's faded 0 and
-// 1, which OCR takes for 6 and 7 ("30/03/2618", "10/03/2078"): the one
-// value ok accepts with a single such digit undone. Two that fit are
-// no answer.
+// 1, which OCR takes for 6 and 7 ("30/03/2618", "10/03/2078") and less
+// often 0 for 8 or 3 ("32/02/2018"): the one value ok accepts with a
+// single such digit undone, the rarer misreadings tried only where the
+// common ones give nothing. Two that fit ("67": 07 and 61) are no answer.
 func undoMisread(s string, ok func(int) bool) (int, bool) {
-	found, n := 0, 0
-	for i := range len(s) {
-		var d byte
-		switch s[i] {
-		case '6':
-			d = '0'
-		case '7':
-			d = '1'
-		default:
-			continue
+	for _, misread := range []map[byte]byte{{'6': '0', '7': '1'}, {'8': '0', '3': '0'}} {
+		found, n := 0, 0
+		for i := range len(s) {
+			d, has := misread[s[i]]
+			if !has {
+				continue
+			}
+			v, _ := strconv.Atoi(s[:i] + string(d) + s[i+1:])
+			if ok(v) && (n == 0 || v != found) {
+				found, n = v, n+1
+			}
 		}
-		v, _ := strconv.Atoi(s[:i] + string(d) + s[i+1:])
-		if ok(v) && (n == 0 || v != found) {
-			found, n = v, n+1
+		if n > 0 {
+			return found, n == 1
 		}
 	}
-	return found, n == 1
+	return 0, false
 }
 
 // dayMonth is a numeric date's day and month as printed; beside a year
