@@ -41,8 +41,8 @@
 // lies on, the hand holding it), columns and rows at the edges mostly
 // darker than Otsu's split of the page, is cut away with a margin, where
 // that split has dark surround below it and paper well above; Tesseract
-// reads a surround as lines of specks. Noisy images (the median difference between neighbouring pixels
-// above a few levels) are smoothed; the lighting is evened (each pixel
+// reads a surround as lines of specks. Noisy images (the median
+// difference between neighbouring pixels above a few levels) are smoothed; the lighting is evened (each pixel
 // divided by the paper's brightness around it, so that a shadow across a
 // photo leaves white paper) and the contrast stretched from the ink's
 // level to the paper's, both measured on the page's own paper and ink:
