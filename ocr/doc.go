@@ -38,21 +38,21 @@
 //
 // Before reading, a page is made to look like a scan. It is converted to
 // gray and cut to its paper: a photo's dark surround (the table a receipt
-// lies on, the hand holding it), columns and rows at the edges mostly
-// darker than Otsu's split of the page, is cut away with a margin, where
-// that split has dark surround below it and paper well above; Tesseract
-// reads a surround as lines of specks. Noisy images (the median
-// difference between neighbouring pixels above a few levels) are smoothed; the lighting is evened (each pixel
-// divided by the paper's brightness around it, so that a shadow across a
-// photo leaves white paper) and the contrast stretched from the ink's
-// level to the paper's, both measured on the page's own paper and ink:
-// stretching between percentiles of the whole page fails on a sparse page,
-// whose ink is under one pixel in a hundred. Then the page is scaled so
-// that its letters are some 28 pixels high (the median size of its dark
-// shapes, which lies between x-height and capitals; Tesseract reads best
-// at some 20-30 pixels of x-height), up to three times, down to what the
-// pixel budget allows: 10-point type in a 150-dpi photo, at 11 pixels of
-// x-height, is read nearly as well as 12-point.
+// lies on, the hand holding it), columns and rows at the edges mostly darker
+// than Otsu's split of the page, is cut away with a margin, where that split
+// has dark surround below it and paper well above; Tesseract reads a
+// surround as lines of specks. Noisy images (the median difference between
+// neighbouring pixels above a few levels) are smoothed; the lighting is
+// evened (each pixel divided by the paper's brightness around it, so that a
+// shadow across a photo leaves white paper) and the contrast stretched from
+// the ink's level to the paper's, both measured on the page's own paper and
+// ink: stretching between percentiles of the whole page fails on a sparse
+// page, whose ink is under one pixel in a hundred. Then the page is scaled
+// so that its letters are some 28 pixels high (the median size of its dark
+// shapes, which lies between x-height and capitals; Tesseract reads best at
+// some 20-30 pixels of x-height), up to three times, down to what the pixel
+// budget allows: 10-point type in a 150-dpi photo, at 11 pixels of x-height,
+// is read nearly as well as 12-point.
 //
 // Orientation: a JPEG's EXIF orientation is applied first. The page is
 // read as it then is: most pages come upright, and a reading with a mean
