@@ -29,6 +29,7 @@ type amountWeights struct {
 	Unrounded                         float64 // a sum that an amount below it rounds
 	Largest, LargestSum               float64 // the page's largest amount; the largest labelled sum
 	Paid, PaidWrong                   float64 // equals what was tendered less the change; is the tendered or the change
+	PaidExactly                       float64 // equals what was tendered with no change given
 	Checked, CheckedLabel             float64 // net + tax = total; again for each labelled one of the three
 	PairPenalty, SideUnchecked        float64 // two rates' lines added; a net or tax nothing checks
 }
@@ -142,7 +143,7 @@ func (a *analysis) amountCandidates() amountCands {
 				// not the page's.
 				l, direct = found{}, 1
 			}
-			if l.role == rTotal || l.role == rTotalLow || l.role == rGross && len(xs) > 1 && k < last {
+			if l.role == rTotal || (l.role == rTotalLow || l.role == rGross) && len(xs) > 1 && k < last {
 				// A "Summe" row of a table with net and tax columns: the
 				// column says what the sum is of.
 				if h, d := a.above(i, x.start, amountFamily, a.amountsBetween); h.role == rNet || h.role == rTax || h.role == rGross {
@@ -458,6 +459,16 @@ func (a *analysis) paidTotals(c *amountCands) {
 		return
 	}
 	paid := p.tendered - p.change
+	// Tendered with no change, the amount was counted out to the total:
+	// where a printed sum differs from it in one misread digit ("63.50",
+	// "CASH 63.60", "Change 0.00"), the payment is the better witness
+	// unless a net and tax check the sum.
+	exactly := 0.0
+	if p.change == 0 && slices.ContainsFunc(c.total, func(t amtCand) bool {
+		return t.labled && (t.role == rGross || t.role == rTotal || t.role == rDue2) && oneDigitApart(t.x.cents, paid)
+	}) {
+		exactly = weights.PaidExactly
+	}
 	seen, otherSum, rounds := false, false, false
 	for k := range c.total {
 		t := &c.total[k]
@@ -468,7 +479,7 @@ func (a *analysis) paidTotals(c *amountCands) {
 			t.line == p.tenderedLine && t.x.cents == p.tendered && p.change != 0:
 			t.score += weights.PaidWrong
 		case t.x.cents == paid:
-			t.score += weights.Paid
+			t.score += weights.Paid + exactly
 			seen = true
 		case t.x.cents > p.tendered:
 			t.score += weights.PaidWrong
@@ -482,6 +493,24 @@ func (a *analysis) paidTotals(c *amountCands) {
 		c.total = append(c.total, amtCand{role: rTotal, x: amountTok{cents: paid}, score: weights.Total + weights.Paid,
 			line: p.changeLine, labled: true})
 	}
+}
+
+// oneDigitApart says whether a and b, both positive, differ in exactly
+// one digit of the same count of digits, as a misread digit makes them.
+func oneDigitApart(a, b int64) bool {
+	if a <= 0 || b <= 0 {
+		return false
+	}
+	differ := 0
+	for ; a > 0 || b > 0; a, b = a/10, b/10 {
+		if a == 0 || b == 0 {
+			return false
+		}
+		if a%10 != b%10 {
+			differ++
+		}
+	}
+	return differ == 1
 }
 
 // roundsAbove says whether an amount above line i is within half a unit

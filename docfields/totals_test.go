@@ -480,3 +480,37 @@ Total                 92.80          5,57
 		t.Errorf("without payment and summary: total %q, want 98.35", got)
 	}
 }
+
+// Paid with no change, the payment outweighs a printed total one misread
+// digit away, unless the net and tax add up to the total; a payment more
+// than a digit away does not ("CASH 98.20" misread for 8.20).
+func TestPaidExactly(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"a digit misread", `      Total Sales (Excluding GST)   60.00
+                      Discount       0.00
+      Total Sales (Inclusive of GST)  :  63.50
+                           CASH  :     63.60
+                         Change  :      0.00`, "63.60"},
+		{"checked by net and tax", `   Total Sales (Excluding GST)  :  89.50
+                     Total GST  :   5.37
+Total Sales (Inclusive of GST)  :  94.87
+                          CASH  :  84.87
+                        Change  :   0.00`, "94.87"},
+		{"more than a digit", `Total Amount: $8.20
+Nett Total: $8.20
+CASH    98.20
+Change   $0.00`, "8.20"},
+	} {
+		if got := Read("TAX INVOICE\n" + c.text).Fields.TotalAmount; got != c.want {
+			t.Errorf("%s: total %q, want %q", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		a, b int64
+		want bool
+	}{{6350, 6360, true}, {9487, 8487, true}, {820, 9820, false}, {11825, 11835, true}, {6350, 6350, false}, {1234, 4321, false}} {
+		if got := oneDigitApart(c.a, c.b); got != c.want {
+			t.Errorf("oneDigitApart(%d, %d) = %v", c.a, c.b, got)
+		}
+	}
+}
