@@ -46,21 +46,35 @@ func amountsIn(s string) []amountTok {
 		}
 		// Maximal run of digits and separators.
 		j := i
-		spaced := -1
+		spaced, spacedEnd := -1, -1
 		for j < len(s) {
 			c := s[j]
 			if isNum(c) || c == '.' || c == ',' || c == '\'' {
 				j++
 				continue
 			}
-			// OCR puts a space after a decimal point ("29. 70") or before
-			// it ("28 .05"): the cents still belong to it when exactly two
-			// digits end it.
-			if c == ' ' && spaced < 0 && (j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, j+1) ||
-				isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2)) {
-				spaced = j
-				j++
-				continue
+			// OCR puts a space after a decimal point ("29. 70"), several
+			// after a currency's ("RM 170.   00"), or one before it ("28
+			// .05"): the cents still belong to it when exactly two digits
+			// end it.
+			if c == ' ' && spaced < 0 {
+				gap, most := j, 1
+				if afterCurrency(s, i) {
+					most = 3
+				}
+				for gap < len(s) && gap-j < most && s[gap] == ' ' {
+					gap++
+				}
+				if j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, gap) ||
+					isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2) {
+					if !isNum(s[j-1]) {
+						spaced, spacedEnd = j, gap
+					} else {
+						spaced, spacedEnd = j, j+1
+					}
+					j = spacedEnd
+					continue
+				}
 			}
 			// A space is a thousands separator only before exactly three
 			// digits that end the group.
@@ -75,7 +89,7 @@ func amountsIn(s string) []amountTok {
 		end := i + len(run)
 		num := run
 		if spaced >= 0 {
-			num = s[i:spaced] + s[spaced+1:end]
+			num = s[i:spaced] + s[spacedEnd:end]
 		}
 		if c, ok := parseAmount(num); ok {
 			a := amountTok{cents: c, start: i, end: end}
@@ -101,6 +115,21 @@ func amountsIn(s string) []amountTok {
 		}
 	}
 	return out
+}
+
+// afterCurrency says whether a currency's sign or code ("RM", "€", "EUR")
+// stands right before the number at i.
+func afterCurrency(s string, i int) bool {
+	before := strings.TrimRight(s[:i], " ")
+	if strings.HasSuffix(before, "RM") {
+		return true
+	}
+	for _, c := range currencySigns {
+		if strings.HasSuffix(before, c.sign) {
+			return true
+		}
+	}
+	return false
 }
 
 // centsEnd says whether s holds exactly two digits from k on, and then no

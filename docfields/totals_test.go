@@ -351,6 +351,8 @@ func TestSpacedDecimals(t *testing.T) {
 		"Discount              -30. 06":   {-3006},
 		"Total  49, 80 paid":              {4980},
 		"het  Total        RM28 .05":      {2805},
+		"  RM       170.   00":            {17000},
+		"Pos. 1.   25 Stk":                nil,
 		"Qty 2 3.50":                      {350},
 		"am 12. 03. 2018":                 nil,
 		"Nr. 12. 500":                     nil,
