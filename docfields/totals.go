@@ -674,16 +674,17 @@ func (best amountChoice) side(c *amtCand, all []amtCand) string {
 }
 
 // reTaxQualifier is what stands between a total's label and its tax's:
-// "(incl.", "Incl. of", "RM Inclusive of" (a currency may come first).
-var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(inc[l1i|\]]\.?|ink[l1i|\]]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|\]]\.?|exk[l1i|\]]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|\]]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
+// "(incl.", "Incl. of", "RM Inclusive of" (a currency may come first), and
+// the "Inel.", "Ins]" and "Inc]" OCR makes of "Incl".
+var reTaxQualifier = regexp.MustCompile(`(?i)^[\s(]*(?:(?:rm|myr|eur|usd|gbp|chf|sgd|€|\$|£)\s+)?(in[ceks][l1i|\]]\.?|including|inclusive|inc\.?|zzgl\.?|plus|exc[l1i|\]]\.?|exk[l1i|\]]\.?|excluding|exclusive|hors|ohne|mit|with|without|vor|before|nach|after|einsch[l1i|\]]\.?|einschließlich)(?:\s+of)?[\s.]*$`)
 
 var reExcluding = regexp.MustCompile(`(?i)\b(ohne|exc[l1i|\]]|exk[l1i|\]]|excluding|exclusive|without|hors|vor|before|netto|net)\b`)
 
 // reStartsIncluding is a tax label that says the tax is in the sum
 // before it: "Rechnungssumme Brutto (inkl. USt.)".
-var reStartsIncluding = regexp.MustCompile(`(?i)^(inc[l1i|\]]|ink[l1i|\]]|including|einsch[l1i|\]])`)
+var reStartsIncluding = regexp.MustCompile(`(?i)^(in[ceks][l1i|\]]|including|einsch[l1i|\]])`)
 
-var reEndsQualifier = regexp.MustCompile(`(?i)(inc[l1i|\]]|ink[l1i|\]]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|\]]|exk[l1i|\]]|excluding|hors|ohne|mit|with|without|einsch[l1i|\]])\.?$`)
+var reEndsQualifier = regexp.MustCompile(`(?i)(in[ceks][l1i|\]]|including|inclusive|exclusive|inc|zzgl|plus|exc[l1i|\]]|exk[l1i|\]]|excluding|hors|ohne|mit|with|without|einsch[l1i|\]])\.?$`)
 
 // reOnlyOf is the gap of "Total Sales (Inclusive of GST)" once its
 // label took the qualifier: nothing, or "of".

@@ -239,6 +239,17 @@ Total (Inclusive of GST):          30.30`: "30.30",
 70g P. Copy   2pc @ 13.69     27.38
 Stat-Great Saving             -6.40
 Total RM Incl. of GST         20.98`: "20.98",
+		// OCR reads "Incl." as "Inel." or "Ins]".
+		`POPULAR BOOK CO SDN BHD
+12/01/18 16:52  Slip No.: 0020070154
+2pe  @  3,50                  1.00  T
+Total  RM  Inel.  of  GST        9. 65
+Te  6%               9.10        0.55`: "9.65",
+		`AEON CO. (M) BHD
+Sub-tota |                         122,16
+Rounding Adi                         0.02
+Total  After  Adj  Ins]  GST       122.80
+CASH                               200,00`: "122.80",
 	} {
 		if got := Read(text).Fields.TotalAmount; got != want {
 			t.Errorf("total %q, want %s in\n%s", got, want, text)
