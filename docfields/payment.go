@@ -34,8 +34,9 @@ func (a *analysis) payment() (payment, bool) {
 			continue
 		}
 		for up := i - 1; up >= 0 && up >= i-4; up-- {
-			if tendered, ok := a.labelledAmount(up, tenderLabels); ok && tendered > change {
-				return payment{tendered: tendered, change: change, tenderedLine: up, changeLine: i}, true
+			// Some tills print what was tendered as a credit: "Cash -51.00".
+			if tendered, ok := a.labelledAmount(up, tenderLabels); ok && abs(tendered) > change {
+				return payment{tendered: abs(tendered), change: change, tenderedLine: up, changeLine: i}, true
 			}
 		}
 		if up := a.prevNonBlank(i); up >= 0 && len(a.labels[up]) == 0 {

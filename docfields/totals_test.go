@@ -71,6 +71,13 @@ func TestPaymentRead(t *testing.T) {
 			t.Errorf("%s: payment %+v %v, want 50.00 tendered and 8.55 change", label, p, ok)
 		}
 	}
+	// A till that prints the cash tendered as a credit.
+	a = analyze(newDoc([]string{"Total RM Incl. of GST     41.00
+Cash                     -51.00
+CHANGE                    10.00"}))
+	if p, ok := a.payment(); !ok || p.tendered != 5100 || p.change != 1000 {
+		t.Errorf("payment %+v %v, want 51.00 tendered and 10.00 change", p, ok)
+	}
 }
 
 func TestPaidTotals(t *testing.T) {
