@@ -72,9 +72,7 @@ func TestPaymentRead(t *testing.T) {
 		}
 	}
 	// A till that prints the cash tendered as a credit.
-	a = analyze(newDoc([]string{"Total RM Incl. of GST     41.00
-Cash                     -51.00
-CHANGE                    10.00"}))
+	a = analyze(newDoc([]string{"Total RM Incl. of GST     41.00\nCash                     -51.00\nCHANGE                    10.00"}))
 	if p, ok := a.payment(); !ok || p.tendered != 5100 || p.change != 1000 {
 		t.Errorf("payment %+v %v, want 51.00 tendered and 10.00 change", p, ok)
 	}
