@@ -65,12 +65,12 @@ func amountsIn(s string) []amountTok {
 				for gap < len(s) && gap-j < most && s[gap] == ' ' {
 					gap++
 				}
-				if j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, gap) ||
-					isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2) {
-					if !isNum(s[j-1]) {
-						spaced, spacedEnd = j, gap
-					} else {
-						spaced, spacedEnd = j, j+1
+				afterPoint := j >= i+2 && (s[j-1] == '.' || s[j-1] == ',') && isNum(s[j-2]) && centsEnd(s, gap)
+				beforePoint := isNum(s[j-1]) && j+1 < len(s) && (s[j+1] == '.' || s[j+1] == ',') && centsEnd(s, j+2)
+				if afterPoint || beforePoint {
+					spaced, spacedEnd = j, j+1
+					if afterPoint {
+						spacedEnd = gap
 					}
 					j = spacedEnd
 					continue
