@@ -5,9 +5,9 @@ import "image"
 // cropToPaper cuts away what surrounds the paper in a photo: the dark
 // table a receipt lies on, the hand that holds it. Tesseract reads such a
 // surround as lines of specks, and a till slip read as one block of text
-// loses its lines among them. The paper is the widest band of columns
-// mostly brighter than Otsu's split of the page, then, within it, the
-// band of rows; a scan, all paper, is returned as it is.
+// loses its lines among them. The paper spans the columns from the first
+// to the last mostly brighter than Otsu's split of the page, and within
+// them the rows alike; a scan, all paper, is returned as it is.
 func cropToPaper(g *image.Gray) *image.Gray {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	small := scaleDown(g, paperPixels)
