@@ -15,7 +15,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"acctapi/banking"
+	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 )
@@ -140,7 +140,7 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 		h.fail(w, r, err)
 		return
 	}
-	in, err := banking.Import(data)
+	in, err := bankimport.Read(data)
 	if err != nil {
 		h.fail(w, r, statementRefused(err))
 		return
@@ -174,7 +174,7 @@ func statementRefused(err error) error {
 	reason := err.Error()
 	if errors.As(err, &refused) {
 		reason = refused.Reason
-	} else if !errors.Is(err, banking.ErrSeveralAccounts) {
+	} else if !errors.Is(err, bankimport.ErrSeveralAccounts) {
 		return err
 	}
 	return &validationError{issues: []issue{{Code: "custom", Path: []any{"file"},
