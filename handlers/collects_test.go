@@ -51,13 +51,13 @@ var clCollectFields = []string{"createdAt", "dueDate", "id", "items", "locale", 
 
 // clSession is a collect session; Token and URL only on create.
 type clSession struct {
-	ID         string  `json:"id"`
-	CollectID  string  `json:"collectId"`
-	Label      *string `json:"label"`
-	ExpiresAt  string  `json:"expiresAt"`
-	CreatedAt  string  `json:"createdAt"`
-	RevokedAt  *string `json:"revokedAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
+	ID         string   `json:"id"`
+	CollectID  string   `json:"collectId"`
+	Label      *string  `json:"label"`
+	ExpiresAt  string   `json:"expiresAt"`
+	CreatedAt  string   `json:"createdAt"`
+	RevokedAt  *string  `json:"revokedAt"`
+	LastUsedAt *string  `json:"lastUsedAt"`
 	Token      string   `json:"token"`
 	URL        string   `json:"url"`
 	Warnings   []string `json:"warnings"`
