@@ -42,6 +42,9 @@ var layers = map[string]int{
 	"acctapi/ocr/ocrtest": 1,
 	"acctapi/durable":     0,
 	"acctapi/retry":       0,
+	// Runs a queue's jobs in the background (claim, wake, poll, lanes,
+	// stop), generic over the job; imports nothing of ours.
+	"acctapi/jobs": 0,
 	// The kinds of document and the names of their fields, which every
 	// reader and the store share; imports nothing of ours.
 	"acctapi/document": 0,
