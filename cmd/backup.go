@@ -11,6 +11,7 @@ import (
 
 	"acctapi/backup"
 	"acctapi/db"
+	"acctapi/server"
 )
 
 // backupJSON is what backup --json and restore --json print: the manifest,
@@ -54,7 +55,7 @@ DIR must not exist or be empty.`,
 				Version: version,
 				Commit:  buildCommit(),
 				Now:     cfg.Now,
-				Dirs:    cfg.dirs,
+				Dirs:    cfg.Dirs,
 			})
 			if err != nil {
 				return err
@@ -98,7 +99,7 @@ DIR2's database open.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force, Dirs: cfg.dirs})
+			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force, Dirs: cfg.Dirs})
 			if err != nil {
 				return err
 			}
@@ -127,11 +128,11 @@ DIR2's database open.`,
 
 // backupBucket is the bucket --storage names, nil for the local store.
 func backupBucket(ctx context.Context, cfg *Config) (backup.Bucket, error) {
-	bucket, prefix, err := parseLocation(cfg.Storage.Location)
+	bucket, prefix, err := server.ParseLocation(cfg.Storage.Location)
 	if err != nil || bucket == "" {
 		return nil, err
 	}
-	return openBucket(ctx, cfg.Storage, bucket, prefix, defaultMaxUpload, cfg.Now)
+	return server.OpenBucket(ctx, cfg.Storage, bucket, prefix, server.DefaultMaxUpload, cfg.Now)
 }
 
 // byteSize formats a number of bytes for people.

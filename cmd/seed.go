@@ -12,6 +12,7 @@ import (
 	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/db/seed"
+	"acctapi/server"
 )
 
 // seedJSON is what seed --json prints.
@@ -87,7 +88,7 @@ limiter. The data dir must not hold a database yet.`,
 	flags.IntVar(&spec.AccountantUsers, "accountant-users", 5, "accountant users of the firm")
 	flags.IntVar(&spec.Files, "files", 0, "documents of the first client, already read (their records, texts and search index, without bytes: for measuring lists and search)")
 	flags.IntVar(&rateLimit, "rate-limit", 1_000_000_000, "requests a minute the printed keys may make")
-	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", defaultFirmName), "name of the firm")
+	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", server.DefaultFirmName), "name of the firm")
 	flags.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }

@@ -1,4 +1,4 @@
-package cmd
+package server
 
 import (
 	"net/http"
@@ -16,7 +16,7 @@ func TestFirstStartListensAtOnce(t *testing.T) {
 		t.Skip("compiles the PDF reader; skipped with -short")
 	}
 	dir := t.TempDir()
-	cfg, _, stderr := testConfig(filepath.Join(dir, "data"))
+	cfg, stderr := testConfig(filepath.Join(dir, "data"))
 	cfg.CacheDir = filepath.Join(dir, "cache")
 	timeToHealth := func() (*running, time.Duration) {
 		t.Helper()
