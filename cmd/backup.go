@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -43,7 +42,7 @@ DIR must not exist or be empty.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			bucket, err := backupBucket(cmd.Context(), cfg)
+			bucket, err := server.Bucket(cmd.Context(), &cfg.Config)
 			if err != nil {
 				return err
 			}
@@ -124,15 +123,6 @@ DIR2's database open.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	_ = cmd.MarkFlagRequired("from")
 	return cmd
-}
-
-// backupBucket is the bucket --storage names, nil for the local store.
-func backupBucket(ctx context.Context, cfg *Config) (backup.Bucket, error) {
-	bucket, prefix, err := server.ParseLocation(cfg.Storage.Location)
-	if err != nil || bucket == "" {
-		return nil, err
-	}
-	return server.OpenBucket(ctx, cfg.Storage, bucket, prefix, server.DefaultMaxUpload, cfg.Now)
 }
 
 // byteSize formats a number of bytes for people.

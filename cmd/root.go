@@ -108,32 +108,13 @@ func envInt(name string, fallback int64) int64 {
 // openStore opens the database of the data dir, creating the dir if needed.
 func openStore(cfg *Config) (*db.DB, error) { return server.OpenStore(&cfg.Config, nil) }
 
-// openExistingStore opens the database of the data dir, refusing to create
-// one: a mistyped --data-dir is an error, not a new empty database. The error
-// is os.ErrNotExist (errors.Is) when the database is missing.
-func openExistingStore(cfg *Config) (*db.DB, error) {
-	if _, err := os.Stat(cfg.DatabasePath()); err != nil {
-		if os.IsNotExist(err) {
-			return nil, &os.PathError{Op: "open database", Path: cfg.DatabasePath(),
-				Err: fmt.Errorf("%w (check --data-dir, or run acctapi serve once to create it)", os.ErrNotExist)}
-		}
-		return nil, err
-	}
-	return openStore(cfg)
-}
+// openExistingStore opens the data dir's database, refusing to create one.
+func openExistingStore(cfg *Config) (*db.DB, error) { return server.OpenExistingStore(&cfg.Config) }
 
-// openCurrentStore opens the existing database and checks that it is at this
-// binary's schema, as every command but serve and migrate needs.
+// openCurrentStore opens the existing database at this binary's schema, as
+// every command but serve and migrate needs.
 func openCurrentStore(cmd *cobra.Command, cfg *Config) (*db.DB, error) {
-	store, err := openExistingStore(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.CheckSchema(cmd.Context()); err != nil {
-		store.Close()
-		return nil, err
-	}
-	return store, nil
+	return server.OpenCurrentStore(cmd.Context(), &cfg.Config)
 }
 
 // printList prints a listing command's items: as a JSON array of their

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/auth"
-	"acctapi/db"
 	"acctapi/db/seed"
 	"acctapi/server"
 )
@@ -102,7 +101,7 @@ func generate(cmd *cobra.Command, cfg *Config, spec seed.Spec, rateLimit int) (*
 	if err != nil {
 		return nil, err
 	}
-	firm, err := setUpFirm(cmd, cfg, store)
+	firm, err := server.SetUpFirm(ctx, store, cfg.FirmName)
 	if err = errors.Join(err, store.Close()); err != nil {
 		return nil, err
 	}
@@ -128,19 +127,6 @@ func generate(cmd *cobra.Command, cfg *Config, spec seed.Spec, rateLimit int) (*
 	}
 	out.Seconds = time.Since(start).Seconds()
 	return out, nil
-}
-
-// setUpFirm migrates the new database and creates the firm and the
-// link-signing secret, as serve does on an empty data dir.
-func setUpFirm(cmd *cobra.Command, cfg *Config, store *db.DB) (*db.Firm, error) {
-	if err := store.MigrateUp(); err != nil {
-		return nil, err
-	}
-	firm, err := store.CreateFirm(cmd.Context(), cfg.FirmName)
-	if err != nil {
-		return nil, err
-	}
-	return firm, store.InitLinkSigningSecret(cmd.Context(), auth.NewSecret())
 }
 
 func printSeeded(cfg *Config, out *seedJSON) {

@@ -3,12 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"acctapi/backup"
 	"acctapi/server"
 )
 
@@ -84,45 +82,16 @@ progress bar of files and bytes; otherwise it prints a line per file.`,
 }
 
 // migrateStorage copies the data dir's files from cfg.Storage to the store
-// named to.
+// named to, showing its progress.
 func migrateStorage(ctx context.Context, cfg *Config, to string) error {
-	from := cfg.Storage.Location
-	if from == "" {
-		from = "local"
-	}
-	if strings.TrimSuffix(to, "/") == strings.TrimSuffix(from, "/") {
-		return fmt.Errorf("--to %s is the store the files are in (--storage %s)", to, from)
-	}
-	store, err := openExistingStore(cfg)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if err := store.CheckSchema(ctx); err != nil {
-		return err
-	}
-	source, err := server.OpenFiles(ctx, cfg.Storage, cfg.FilesPath(), maxMigratedFile, cfg.Now)
-	if err != nil {
-		return err
-	}
-	targetConfig := cfg.Storage
-	targetConfig.Location = to
-	target, err := server.OpenFiles(ctx, targetConfig, cfg.FilesPath(), maxMigratedFile, cfg.Now)
-	if err != nil {
-		return err
-	}
 	start := time.Now()
 	show := newMigrationProgress(cfg.Stdout)
-	done, err := backup.Migrate(ctx, backup.MigrateOptions{DB: store, From: source, To: target, Progress: show.update})
+	from, done, err := server.MigrateFiles(ctx, &cfg.Config, to, show.update)
 	show.finish()
 	if err != nil {
-		return fmt.Errorf("after %d of %d files: %w (run the command again to go on)", done.Files, done.TotalFiles, err)
+		return err
 	}
 	fmt.Fprintf(cfg.Stdout, "migrated %d files (%s) from %s to %s in %.1f s: %d copied and verified, %d already in place\n",
 		done.TotalFiles, byteSize(done.TotalBytes), from, to, time.Since(start).Seconds(), done.Copied, done.Skipped)
 	return nil
 }
-
-// maxMigratedFile sets the part size of a migration's uploads to a bucket:
-// files of up to 80 GB fit S3's 10,000 parts of 8 MiB.
-const maxMigratedFile = 80_000_000_000

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"acctapi/backup"
 	"acctapi/filestore"
 	"acctapi/handlers"
 )
@@ -53,4 +55,49 @@ func OpenBucket(ctx context.Context, s StorageConfig, bucket, prefix string, max
 		AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey,
 		Bucket: bucket, Prefix: prefix, SweepAfter: s.SweepAfter, Now: now,
 	}, maxUpload)
+}
+
+// MigrateFiles copies the data dir's files from cfg.Storage to the store
+// named to, telling progress of each file, and returns the location they
+// came from and what it did. A copy cut off is taken up where it stopped
+// by the next call.
+func MigrateFiles(ctx context.Context, cfg *Config, to string, progress func(backup.MigrateProgress)) (string, backup.MigrateProgress, error) {
+	from := cmp.Or(cfg.Storage.Location, "local")
+	if strings.TrimSuffix(to, "/") == strings.TrimSuffix(from, "/") {
+		return from, backup.MigrateProgress{}, fmt.Errorf("--to %s is the store the files are in (--storage %s)", to, from)
+	}
+	store, err := OpenCurrentStore(ctx, cfg)
+	if err != nil {
+		return from, backup.MigrateProgress{}, err
+	}
+	defer store.Close()
+	source, err := OpenFiles(ctx, cfg.Storage, cfg.FilesPath(), maxMigratedFile, cfg.Now)
+	if err != nil {
+		return from, backup.MigrateProgress{}, err
+	}
+	target := cfg.Storage
+	target.Location = to
+	dest, err := OpenFiles(ctx, target, cfg.FilesPath(), maxMigratedFile, cfg.Now)
+	if err != nil {
+		return from, backup.MigrateProgress{}, err
+	}
+	done, err := backup.Migrate(ctx, backup.MigrateOptions{DB: store, From: source, To: dest, Progress: progress})
+	if err != nil {
+		err = fmt.Errorf("after %d of %d files: %w (run the command again to go on)", done.Files, done.TotalFiles, err)
+	}
+	return from, done, err
+}
+
+// maxMigratedFile sets the part size of a migration's uploads to a bucket:
+// files of up to 80 GB fit S3's 10,000 parts of 8 MiB.
+const maxMigratedFile = 80_000_000_000
+
+// Bucket is the bucket cfg.Storage names, for a backup; nil for the local
+// store.
+func Bucket(ctx context.Context, cfg *Config) (backup.Bucket, error) {
+	bucket, prefix, err := ParseLocation(cfg.Storage.Location)
+	if err != nil || bucket == "" {
+		return nil, err
+	}
+	return OpenBucket(ctx, cfg.Storage, bucket, prefix, DefaultMaxUpload, cfg.Now)
 }
