@@ -70,6 +70,9 @@ var layers = map[string]int{
 	// Test support: finds the real programs the tests run, and imports
 	// nothing of ours.
 	"acctapi/testprog": 0,
+	// Test support: a log buffer, a bounded client and a stopped Run for
+	// the tests that run the server; imports nothing of ours.
+	"acctapi/server/servertest": 0,
 	// Turns a document's bytes into text and embedded files, and imports
 	// nothing of ours.
 	"acctapi/docread": 1,

@@ -292,4 +292,3 @@ func value(s *string) string {
 	}
 	return *s
 }
-

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"acctapi/server"
 
 	"context"
@@ -66,7 +68,7 @@ func freePort(t *testing.T, udp bool) int {
 
 // pebbleProcess is a program of Pebble's, run until the test ends.
 type pebbleProcess struct {
-	out    *syncBuffer
+	out    *servertest.SyncBuffer
 	exited chan struct{}
 }
 
@@ -74,7 +76,7 @@ type pebbleProcess struct {
 // for a failure's message.
 func startPebbleProcess(t *testing.T, env []string, name string, args ...string) *pebbleProcess {
 	t.Helper()
-	p := &pebbleProcess{out: &syncBuffer{}, exited: make(chan struct{})}
+	p := &pebbleProcess{out: &servertest.SyncBuffer{}, exited: make(chan struct{})}
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = p.out, p.out

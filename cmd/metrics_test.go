@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"acctapi/server"
 
 	"bytes"
@@ -29,7 +31,7 @@ import (
 // Prometheus' own text parser.
 func scrapeMetrics(t *testing.T, srv *server.Server) map[string]*dto.MetricFamily {
 	t.Helper()
-	client := testClient()
+	client := servertest.Client()
 	defer client.CloseIdleConnections()
 	res, err := client.Get("http://" + srv.MetricsAddr() + "/metrics")
 	if err != nil {

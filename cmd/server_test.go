@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"acctapi/server"
 
 	"bytes"
@@ -18,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,29 +39,10 @@ var demoClientRE = regexp.MustCompile(`demo client (c[0-9a-z]+)`)
 // public address and the token.
 var demoCollectPageRE = regexp.MustCompile(`(http://\S+)/collect/([A-Za-z0-9_-]{43})\n`)
 
-// syncBuffer is a bytes.Buffer that the server's goroutines may write to while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testConfig is the Config of an in-process server on a free port of the
 // loopback interface, with its output captured.
-func testConfig(dir string) (cfg *Config, stdout, stderr *syncBuffer) {
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+func testConfig(dir string) (cfg *Config, stdout, stderr *servertest.SyncBuffer) {
+	stdout, stderr = &servertest.SyncBuffer{}, &servertest.SyncBuffer{}
 	return &Config{Stdout: stdout, Config: server.Config{
 		Addr:            "127.0.0.1:0",
 		DataDir:         dir,
@@ -68,30 +50,18 @@ func testConfig(dir string) (cfg *Config, stdout, stderr *syncBuffer) {
 		FirmName:        "Test firm",
 		LogFormat:       "json",
 		ShutdownTimeout: 5 * time.Second,
-		CacheDir:        testCacheDir,
+		CacheDir:        servertest.CacheDir,
 		Stderr:          stderr,
 		Version:         version,
 		Commit:          buildCommit(),
 	}}, stdout, stderr
 }
 
-// testCacheDir is the compiled PDF reader every test server shares:
-// compiling it takes seconds, and minutes under the race detector.
-var testCacheDir = filepath.Join(os.TempDir(), "acctapi-test-cache")
-
-// testClient is an HTTP client with bounded waits and no proxy.
-func testClient() *http.Client {
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}
-}
-
 // running is a server started with Run in a goroutine.
 type running struct {
-	srv    *server.Server
-	base   string // http://<addr>/v1
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
-	err    error
+	*servertest.Running
+	srv  *server.Server
+	base string // http://<addr>/v1
 }
 
 // openServer calls OpenServer and fails the test on error.
@@ -113,30 +83,11 @@ func startServer(t *testing.T, cfg *Config) *running {
 
 func runServer(t *testing.T, srv *server.Server) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{srv: srv, base: "http://" + srv.Addr() + "/v1", cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- srv.Run(ctx) }()
-	t.Cleanup(func() { r.stop() })
-	return r
+	return &running{Running: servertest.Start(t, srv.Run, srv.Close), srv: srv, base: "http://" + srv.Addr() + "/v1"}
 }
 
-// stop cancels Run's context, waits (bounded) for Run to return and closes
-// the server. It returns Run's error joined with Close's.
-func (r *running) stop() error {
-	r.once.Do(func() {
-		r.cancel()
-		select {
-		case err := <-r.done:
-			r.err = err
-		case <-time.After(15 * time.Second):
-			r.err = errors.New("Run did not return within 15s of its context being cancelled")
-		}
-		if err := r.srv.Close(); err != nil {
-			r.err = errors.Join(r.err, fmt.Errorf("Close: %w", err))
-		}
-	})
-	return r.err
-}
+// stop stops the server; see servertest.Running.Stop.
+func (r *running) stop() error { return r.Stop() }
 
 // besideStore opens a running server's database beside it, as another
 // process on the data dir would; the test's cleanup closes it.
@@ -160,7 +111,7 @@ func get(t *testing.T, url, key string) (int, http.Header, []byte) {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	client := testClient()
+	client := servertest.Client()
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -1013,9 +964,9 @@ func previousVersion(t *testing.T) int {
 }
 
 // TestMain has the commands tests run in this process keep the compiled PDF
-// reader in testCacheDir too, as their flags' defaults read the
+// reader in servertest.CacheDir too, as their flags' defaults read the
 // environment.
 func TestMain(m *testing.M) {
-	os.Setenv("ACCTAPI_CACHE_DIR", testCacheDir)
+	os.Setenv("ACCTAPI_CACHE_DIR", servertest.CacheDir)
 	os.Exit(m.Run())
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"acctapi/server/servertest"
+
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -22,7 +24,7 @@ func TestFirstStartListensAtOnce(t *testing.T) {
 		t.Helper()
 		start := time.Now()
 		r := startServer(t, cfg)
-		client := testClient()
+		client := servertest.Client()
 		for {
 			res, err := client.Get(r.base + "/health")
 			if err == nil {

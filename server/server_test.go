@@ -1,6 +1,8 @@
 package server
 
 import (
+	"acctapi/server/servertest"
+
 	"bytes"
 	"context"
 	"errors"
@@ -16,29 +18,10 @@ import (
 	"time"
 )
 
-// syncBuffer is a bytes.Buffer that the server's goroutines may write to while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testConfig is the Config of an in-process server on a free port of the
 // loopback interface, with its log captured.
-func testConfig(dir string) (cfg *Config, stderr *syncBuffer) {
-	stderr = &syncBuffer{}
+func testConfig(dir string) (cfg *Config, stderr *servertest.SyncBuffer) {
+	stderr = &servertest.SyncBuffer{}
 	return &Config{
 		Addr:            "127.0.0.1:0",
 		DataDir:         dir,
@@ -46,29 +29,17 @@ func testConfig(dir string) (cfg *Config, stderr *syncBuffer) {
 		FirmName:        "Test firm",
 		LogFormat:       "json",
 		ShutdownTimeout: 5 * time.Second,
-		CacheDir:        testCacheDir,
+		CacheDir:        servertest.CacheDir,
 		Stderr:          stderr,
 		Version:         "test",
 	}, stderr
 }
 
-// testCacheDir is the compiled PDF reader every test server shares:
-// compiling it takes seconds, and minutes under the race detector.
-var testCacheDir = filepath.Join(os.TempDir(), "acctapi-test-cache")
-
-// testClient is an HTTP client with bounded waits and no proxy.
-func testClient() *http.Client {
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}
-}
-
 // running is a server started with Run in a goroutine.
 type running struct {
-	srv    *Server
-	base   string // http://<addr>/v1
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
-	err    error
+	*servertest.Running
+	srv  *Server
+	base string // http://<addr>/v1
 }
 
 // openServer calls Open and fails the test on error.
@@ -90,30 +61,11 @@ func startServer(t *testing.T, cfg *Config) *running {
 
 func runServer(t *testing.T, srv *Server) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{srv: srv, base: "http://" + srv.Addr() + "/v1", cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- srv.Run(ctx) }()
-	t.Cleanup(func() { r.stop() })
-	return r
+	return &running{Running: servertest.Start(t, srv.Run, srv.Close), srv: srv, base: "http://" + srv.Addr() + "/v1"}
 }
 
-// stop cancels Run's context, waits (bounded) for Run to return and closes
-// the server. It returns Run's error joined with Close's.
-func (r *running) stop() error {
-	r.once.Do(func() {
-		r.cancel()
-		select {
-		case err := <-r.done:
-			r.err = err
-		case <-time.After(15 * time.Second):
-			r.err = errors.New("Run did not return within 15s of its context being cancelled")
-		}
-		if err := r.srv.Close(); err != nil {
-			r.err = errors.Join(r.err, fmt.Errorf("Close: %w", err))
-		}
-	})
-	return r.err
-}
+// stop stops the server; see servertest.Running.Stop.
+func (r *running) stop() error { return r.Stop() }
 
 // holdingServer opens a server whose handler holds requests that carry the
 // X-Test-Hold header until release is called, and reports on entered when
@@ -151,7 +103,7 @@ func heldRequest(base string) <-chan result {
 	go func() {
 		req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
 		req.Header.Set("X-Test-Hold", "1")
-		client := testClient()
+		client := servertest.Client()
 		client.Timeout = 30 * time.Second
 		defer client.CloseIdleConnections()
 		resp, err := client.Do(req)
@@ -183,12 +135,12 @@ func TestServerGracefulShutdown(t *testing.T) {
 
 		res := heldRequest(r.base)
 		waitFor(t, entered, "the request to reach the handler")
-		r.cancel()
+		r.Cancel()
 		waitFor(t, shuttingDown, "Shutdown to begin")
 
 		// Shutdown has closed the listener and waits for the request.
 		select {
-		case err := <-r.done:
+		case err := <-r.Done:
 			t.Fatalf("Run returned %v while a request was in flight", err)
 		default:
 		}
@@ -227,10 +179,10 @@ func TestServerGracefulShutdown(t *testing.T) {
 		waitFor(t, entered, "the request to reach the handler")
 
 		start := time.Now()
-		r.cancel()
+		r.Cancel()
 		var runErr error
 		select {
-		case runErr = <-r.done:
+		case runErr = <-r.Done:
 		case <-time.After(10 * time.Second):
 			release()
 			t.Fatal("Run did not return after the shutdown timeout")
@@ -241,7 +193,7 @@ func TestServerGracefulShutdown(t *testing.T) {
 		if !errors.Is(runErr, context.DeadlineExceeded) {
 			t.Errorf("Run = %v, want the shutdown deadline exceeded", runErr)
 		}
-		r.done <- runErr // for stop
+		r.Done <- runErr // for stop
 		release()
 		select {
 		case <-res:
@@ -267,7 +219,7 @@ func TestServerGracefulShutdown(t *testing.T) {
 		done := make(chan outcome, 1)
 		go func() {
 			var o outcome
-			client := testClient()
+			client := servertest.Client()
 			defer client.CloseIdleConnections()
 			defer func() { done <- o }()
 			for {
@@ -293,13 +245,13 @@ func TestServerGracefulShutdown(t *testing.T) {
 			}
 		}()
 		waitFor(t, warm, "20 successful requests")
-		r.cancel()
+		r.Cancel()
 		select {
-		case err := <-r.done:
+		case err := <-r.Done:
 			if err != nil {
 				t.Errorf("Run = %v, want nil", err)
 			}
-			r.done <- err
+			r.Done <- err
 		case <-time.After(cfg.ShutdownTimeout + 5*time.Second):
 			t.Fatal("Run did not return within the shutdown timeout")
 		}
