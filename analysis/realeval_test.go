@@ -12,7 +12,6 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +21,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"acctapi/docfields"
 	"acctapi/document"
@@ -30,14 +30,25 @@ import (
 	"acctapi/ocr/ocrtest"
 )
 
-// realDoc is one real document of the evaluation: its pages' text and what
-// it truly says, by field name ("kind" and document's field names).
+// realDoc is one real document of the evaluation: its pages' text, what
+// it truly says, by field name ("kind" and document's field names), and
+// the family it comes from.
 type realDoc struct {
 	name  string
-	half  int // 0 or 1: the halves learning is fitted on and scored on
 	pages []string
 	truth map[string]string
+	// family is who made the document: the repository and the seller
+	// for an e-invoice, the shop for a receipt. Documents of one family
+	// share a layout.
+	family string
+	// fold is one of the folds whole families are left out of a fit by,
+	// chosen by the seller alone: a seller whose invoices several
+	// repositories carry is left out of a fit in all of them at once.
+	fold int
 }
+
+// folds is how many folds the families are spread over.
+const folds = 5
 
 // realFields are the fields scored on the real tiers, in the table's order.
 var realFields = append([]string{"kind"}, document.FieldNames...)
@@ -49,8 +60,12 @@ var realFields = append([]string{"kind"}, document.FieldNames...)
 // pages scanned (rendered at 200 dpi, turned, dimmed, noised, JPEG) and read
 // with OCR. ACCTAPI_EVAL_DIR names the data, as scripts/evaldata lays it
 // out; OCR text is cached there by image and settings, so only the first
-// run pays for OCR. Every tier prints its per-field table for each half
-// and the confidence report; misses go to DIR/out/<tier>.misses.
+// run pays for OCR. Every tier prints its per-field table and confidence
+// report twice: left out (each family read by the weights and calibration
+// of the fit that never saw it, as TestFitWeights in docfields wrote them
+// to DIR/out/<tier>.leftout.jsonl) and in family (the committed weights
+// and calibration, fitted on every family); misses go to
+// DIR/out/<tier>.misses.
 // ACCTAPI_EVAL_TIERS (e.g. "receipts-sroie,invoices-text") picks tiers;
 // ACCTAPI_EVAL_CACHED=1 scores only the images whose OCR is cached, for a
 // quick look while another run fills the cache.
@@ -72,7 +87,6 @@ func TestRealEval(t *testing.T) {
 		reportTier(t, dir, "receipts-sroie", sroieDocs(t, dir, eng))
 	}
 	if !want("invoices-text") && !want("invoices-scan") {
-		calibrate(t)
 		return
 	}
 	invoices, pdfs := eInvoiceDocs(t, dir)
@@ -82,7 +96,6 @@ func TestRealEval(t *testing.T) {
 	if want("invoices-scan") && eng != nil {
 		reportTier(t, dir, "invoices-scan", scannedDocs(t, dir, eng, invoices, pdfs))
 	}
-	calibrate(t)
 }
 
 // eInvoiceDocs reads every PDF of DIR/einvoice that carries an e-invoice:
@@ -91,6 +104,7 @@ func TestRealEval(t *testing.T) {
 // DIR/cache/text by the PDF's SHA-256.
 func eInvoiceDocs(t *testing.T, dir string) ([]realDoc, map[string][]byte) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "einvoice", "*.pdf"))
+	repos := repositories(t, dir)
 	var docs []realDoc
 	pdfs := map[string][]byte{}
 	for _, p := range paths {
@@ -101,9 +115,59 @@ func eInvoiceDocs(t *testing.T, dir string) ([]realDoc, map[string][]byte) {
 			continue
 		}
 		pdfs[name] = data
-		docs = append(docs, realDoc{name: name, half: halfOf(name), pages: read.Pages, truth: read.Truth})
+		seller := sellerKey(read.Truth)
+		docs = append(docs, realDoc{name: name, pages: read.Pages, truth: read.Truth,
+			family: repos[name] + " · " + seller, fold: foldOf(seller)})
 	}
 	return docs, pdfs
+}
+
+// repositories names the repository each PDF of DIR/einvoice came from,
+// by its name (the blob id scripts/evaldata gives it), from
+// DIR/einvoice/sources.tsv. A PDF several repositories carry is named by
+// the first of them in order, so that the name does not depend on the
+// order they were copied in.
+func repositories(t *testing.T, dir string) map[string]string {
+	data, err := os.ReadFile(filepath.Join(dir, "einvoice", "sources.tsv"))
+	if err != nil {
+		t.Fatalf("the e-invoices' families are unknown without their sources: %v", err)
+	}
+	repos := map[string]string{}
+	for line := range strings.Lines(string(data)) {
+		blob, rest, _ := strings.Cut(line, "\t")
+		repo, _, _ := strings.Cut(rest, "\t")
+		if old, ok := repos[blob]; !ok || repo < old {
+			repos[blob] = repo
+		}
+	}
+	return repos
+}
+
+// sellerKey names an e-invoice's seller as its own XML does: by its VAT
+// id, else by its name, each without case, spaces or punctuation.
+func sellerKey(truth map[string]string) string {
+	if v := squash(truth[document.IssuerVATID]); v != "" {
+		return v
+	}
+	return squash(truth[document.IssuerName])
+}
+
+// squash keeps a name's letters and digits, upper-cased: "Kraxi GmbH" and
+// "KRAXI GMBH." are one seller.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToUpper(r)
+		}
+		return -1
+	}, s)
+}
+
+// foldOf is the fold of a seller's family, by the FNV hash of its key.
+func foldOf(key string) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % folds)
 }
 
 // pdfRead is what a PDF of the evaluation holds: its pages' text, and its
@@ -158,13 +222,6 @@ func hasText(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' || r >= 'A' }) >= 0
 }
 
-// halfOf puts a document in one of two halves by its name's hash.
-func halfOf(name string) int {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return int(h.Sum32() % 2)
-}
-
 // scanPages bounds how many pages of an invoice are scanned: all of them
 // on every invoice of the suites (most print their totals on page 2 or 3).
 const scanPages = 6
@@ -191,7 +248,7 @@ func scannedDocs(t *testing.T, dir string, eng *ocr.Engine, all []realDoc, pdfs 
 	work(len(invoices), func(i int) {
 		d := invoices[i]
 		data := pdfs[d.name]
-		scan := realDoc{name: d.name, half: d.half, truth: d.truth}
+		scan := realDoc{name: d.name, truth: d.truth, family: d.family, fold: d.fold}
 		for p := range min(len(d.pages), scanPages) {
 			img, err := reader.RenderPage(ctx, bytes.NewReader(data), int64(len(data)), p, 200)
 			if err != nil {
@@ -224,7 +281,8 @@ func gray(img image.Image) *image.Gray {
 }
 
 // sroieDocs are the receipts SROIE 000-312 as OCR reads them, with their
-// keys' date and total (and company, scored as the issuer's name).
+// keys' date and total (and company, scored as the issuer's name). A
+// receipt's family is its shop: the company its key names.
 func sroieDocs(t *testing.T, dir string, eng *ocr.Engine) []realDoc {
 	paths, _ := filepath.Glob(filepath.Join(dir, "sroie", "key", "*.json"))
 	var keep []string
@@ -243,11 +301,12 @@ func sroieDocs(t *testing.T, dir string, eng *ocr.Engine) []realDoc {
 		if err := json.Unmarshal(mustRead(t, p), &key); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		n, _ := strconv.Atoi(name)
 		img := mustRead(t, filepath.Join(dir, "sroie", "img", name+".jpg"))
-		out[i] = realDoc{name: "sroie-" + name, half: n % 2, pages: []string{ocrCached(t, dir, eng, img)},
+		shop := squash(key.Company)
+		out[i] = realDoc{name: "sroie-" + name, pages: []string{ocrCached(t, dir, eng, img)},
 			truth: map[string]string{"kind": document.Receipt, document.IssueDate: sroieDate(key.Date),
-				document.TotalAmount: amountOf(key.Total), document.IssuerName: key.Company}}
+				document.TotalAmount: amountOf(key.Total), document.IssuerName: key.Company},
+			family: "SROIE · " + shop, fold: foldOf(shop)}
 	})
 	return out
 }
@@ -364,15 +423,22 @@ func ocrCached(t *testing.T, dir string, eng *ocr.Engine, img []byte) string {
 	return text
 }
 
-// tally counts one field's values on one half: shown (the truth has a
-// value), right, and, among the values read with confidence >= 0.9, how
-// many were read and how many of them were right.
+// tally counts one field's values: shown (the truth has a value), right,
+// and, among the values read with confidence >= 0.9, how many were read
+// and how many of them were right.
 type tally struct{ shown, right, sure, sureRight int }
 
-// reportTier reads every document of a tier and prints, per half, the
-// fields' accuracy and the confidence report. Misses go to
-// DIR/out/<tier>.misses, the reading of each document to
-// DIR/out/<tier>.jsonl.
+// reading is what one document read as: its values and their confidence,
+// by field name.
+type reading struct {
+	Read       map[string]string
+	Confidence map[string]float64
+}
+
+// reportTier reads every document of a tier and prints the fields'
+// accuracy and the confidence report, left out and in family. Misses (in
+// family) go to DIR/out/<tier>.misses, the reading of each document, its
+// family and fold to DIR/out/<tier>.jsonl, which TestFitWeights fits on.
 func reportTier(t *testing.T, dir, tier string, docs []realDoc) {
 	if os.Getenv("ACCTAPI_EVAL_CACHED") == "1" {
 		docs = slices.DeleteFunc(docs, func(d realDoc) bool { return !hasText(strings.Join(d.pages, "")) })
@@ -381,42 +447,21 @@ func reportTier(t *testing.T, dir, tier string, docs []realDoc) {
 		t.Logf("%s: no documents", tier)
 		return
 	}
-	counts := [2]map[string]*tally{{}, {}}
+	inFamily := map[string]reading{}
 	var misses []string
 	var lines bytes.Buffer
 	for _, d := range docs {
 		got := docfields.ReadPages(d.pages)
-		read := readValues(got)
+		r := reading{readValues(got), got.Confidence}
+		inFamily[d.name] = r
 		for _, field := range realFields {
-			want := d.truth[field]
-			c := counts[d.half][field]
-			if c == nil {
-				c = &tally{}
-				counts[d.half][field] = c
-			}
-			ok := want != "" && sameValue(field, read[field], want)
-			if p, has := got.Confidence[field]; has && p >= 0.9 && want != "" {
-				c.sure++
-				if ok {
-					c.sureRight++
-				}
-			}
-			if want == "" {
-				continue
-			}
-			if class, has := got.Evidence[field]; has {
-				classes.count(tier, class, d.half, ok)
-			}
-			c.shown++
-			if ok {
-				c.right++
-			} else {
-				misses = append(misses, fmt.Sprintf("%s [%d] %s: read %q (%.2f), want %q", d.name, d.half, field,
-					read[field], got.Confidence[field], want))
+			if want := d.truth[field]; want != "" && !sameValue(field, r.Read[field], want) {
+				misses = append(misses, fmt.Sprintf("%s [%s] %s: read %q (%.2f), want %q", d.name, d.family, field,
+					r.Read[field], r.Confidence[field], want))
 			}
 		}
-		line, _ := json.Marshal(map[string]any{"name": d.name, "half": d.half, "truth": d.truth, "read": read,
-			"confidence": got.Confidence, "pages": d.pages})
+		line, _ := json.Marshal(map[string]any{"name": d.name, "family": d.family, "fold": d.fold, "truth": d.truth,
+			"read": r.Read, "confidence": r.Confidence, "pages": d.pages})
 		lines.Write(append(line, '\n'))
 	}
 	out := filepath.Join(dir, "out")
@@ -430,32 +475,100 @@ func reportTier(t *testing.T, dir, tier string, docs []realDoc) {
 	if err := os.WriteFile(filepath.Join(out, tier+".jsonl"), lines.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	leftOut, why := leftOutReadings(filepath.Join(out, tier+".leftout.jsonl"), docs, inFamily)
+	families := map[string]bool{}
+	var perFold [folds]int
+	for _, d := range docs {
+		families[d.family] = true
+		perFold[d.fold]++
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d documents (half 0: %d, half 1: %d)\n", tier, len(docs), countHalf(docs, 0), countHalf(docs, 1))
-	fmt.Fprintf(&b, "%-13s %16s %16s %16s   %s\n", "field", "half 0", "half 1", "all", "conf>=0.9: right/values (all)")
-	var sure, sureRight int
+	fmt.Fprintf(&b, "%s: %d documents of %d families (folds: %v)\n", tier, len(docs), len(families), perFold)
+	if leftOut == nil {
+		fmt.Fprintf(&b, "left out: none to show (%s; ACCTAPI_EVAL_FIT=1 go test ./docfields -run TestFitWeights writes them)\n", why)
+	}
+	fmt.Fprintf(&b, "%-13s %16s %16s   %-22s %s\n", "field", "left out", "in family", "conf>=0.9 left out", "in family")
+	var sure [2]tally
 	for _, field := range realFields {
-		a, z := counts[0][field], counts[1][field]
-		if a == nil || a.shown+z.shown == 0 {
+		lo, in := fieldTally(docs, leftOut, field), fieldTally(docs, inFamily, field)
+		if in.shown == 0 {
 			continue
 		}
-		all := tally{a.shown + z.shown, a.right + z.right, a.sure + z.sure, a.sureRight + z.sureRight}
-		sure, sureRight = sure+all.sure, sureRight+all.sureRight
-		fmt.Fprintf(&b, "%-13s %16s %16s %16s   %d/%d\n", field, ratio(a.right, a.shown), ratio(z.right, z.shown),
-			ratio(all.right, all.shown), all.sureRight, all.sure)
+		for i, c := range []tally{lo, in} {
+			sure[i].sure += c.sure
+			sure[i].sureRight += c.sureRight
+		}
+		loRatio, loSure := "-", "-"
+		if leftOut != nil {
+			loRatio, loSure = ratio(lo.right, lo.shown), fmt.Sprintf("%d/%d", lo.sureRight, lo.sure)
+		}
+		fmt.Fprintf(&b, "%-13s %16s %16s   %-22s %d/%d\n", field, loRatio, ratio(in.right, in.shown), loSure,
+			in.sureRight, in.sure)
 	}
-	fmt.Fprintf(&b, "confidence >= 0.9: %d values, %s right\n", sure, ratio(sureRight, sure))
+	if leftOut != nil {
+		fmt.Fprintf(&b, "confidence >= 0.9, left out: %d values, %s right\n", sure[0].sure, ratio(sure[0].sureRight, sure[0].sure))
+	}
+	fmt.Fprintf(&b, "confidence >= 0.9, in family: %d values, %s right\n", sure[1].sure, ratio(sure[1].sureRight, sure[1].sure))
 	t.Log("\n" + b.String())
 }
 
-func countHalf(docs []realDoc, half int) int {
-	n := 0
+// fieldTally tallies one field over a tier's documents as the readings read it.
+func fieldTally(docs []realDoc, readings map[string]reading, field string) tally {
+	var c tally
 	for _, d := range docs {
-		if d.half == half {
-			n++
+		want, r := d.truth[field], readings[d.name]
+		if want == "" {
+			continue
+		}
+		ok := sameValue(field, r.Read[field], want)
+		c.shown++
+		if ok {
+			c.right++
+		}
+		if r.Confidence[field] >= 0.9 {
+			c.sure++
+			if ok {
+				c.sureRight++
+			}
 		}
 	}
-	return n
+	return c
+}
+
+// leftOutReadings are the tier's readings by a fit that never saw the
+// document's family, from the file TestFitWeights writes; nil, and why,
+// when the file is missing or stale: a document it lacks, or one it read
+// in family otherwise than the reader now does (the code, the weights or
+// the pages changed since).
+func leftOutReadings(path string, docs []realDoc, inFamily map[string]reading) (map[string]reading, string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "no " + filepath.Base(path)
+	}
+	type entry struct {
+		Name              string
+		LeftOut, InFamily reading
+	}
+	byName := map[string]entry{}
+	for line := range strings.Lines(string(data)) {
+		var e entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			return nil, fmt.Sprintf("%s: %v", filepath.Base(path), err)
+		}
+		byName[e.Name] = e
+	}
+	out := map[string]reading{}
+	for _, d := range docs {
+		e, ok := byName[d.name]
+		if !ok {
+			return nil, filepath.Base(path) + " lacks " + d.name
+		}
+		if !maps.Equal(e.InFamily.Read, inFamily[d.name].Read) || !maps.Equal(e.InFamily.Confidence, inFamily[d.name].Confidence) {
+			return nil, filepath.Base(path) + " is stale: " + d.name + " reads otherwise now"
+		}
+		out[d.name] = e.LeftOut
+	}
+	return out, ""
 }
 
 func ratio(right, shown int) string {
@@ -489,96 +602,4 @@ func sameValue(field, got, want string) bool {
 		return len(g) > 0 && float64(editDistance(g, w)) <= 0.2*float64(len(w))
 	}
 	return got == want
-}
-
-// classTally counts the values of each evidence class read right, by tier
-// and half.
-type classTally map[string]map[string]*[2]tally
-
-var classes = classTally{}
-
-func (ct classTally) count(tier, class string, half int, right bool) {
-	if ct[tier] == nil {
-		ct[tier] = map[string]*[2]tally{}
-	}
-	if ct[tier][class] == nil {
-		ct[tier][class] = &[2]tally{}
-	}
-	ct[tier][class][half].shown++
-	if right {
-		ct[tier][class][half].right++
-	}
-}
-
-// minClassValues is how many values of a class a tier's first half must
-// hold for its share to count.
-const minClassValues = 20
-
-// sureShare is the share of a class's values the first halves must read
-// right for it to reach 0.9: values at 0.9 or more are promised 97% right,
-// and the halves differ by a point or two (SROIE's dates at 0.92: 97.4%
-// right on the first half, 95.2% on the second).
-const sureShare = 0.98
-
-// calibrate prints each evidence class's share read right on each tier's
-// halves, and the confidence it is given: the lower bound of the 95%
-// interval of its share on the tiers' first halves together, and no more
-// than its share on any tier that saw it at least minClassValues times;
-// under 0.9 unless the first halves read sureShare of it right.
-// The second halves check it. With
-// ACCTAPI_EVAL_CALIBRATE=1 the confidences are written to
-// docfields/calibration.json, which the reader embeds; run all three
-// tiers then, or a tier left out stops constraining.
-func calibrate(t *testing.T) {
-	fitted := map[string]float64{}
-	var names []string
-	for _, byClass := range classes {
-		for class := range byClass {
-			if !slices.Contains(names, class) {
-				names = append(names, class)
-			}
-		}
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-52s %-16s %16s %16s %s\n", "evidence class", "tier", "half 0", "half 1", "confidence")
-	for _, class := range names {
-		p, right, shown := 1.0, 0, 0
-		for _, tier := range slices.Sorted(maps.Keys(classes)) {
-			h := classes[tier][class]
-			if h == nil {
-				continue
-			}
-			fmt.Fprintf(&b, "%-52s %-16s %16s %16s\n", class, tier, ratio(h[0].right, h[0].shown), ratio(h[1].right, h[1].shown))
-			right, shown = right+h[0].right, shown+h[0].shown
-			if h[0].shown >= minClassValues {
-				p = min(p, float64(h[0].right)/float64(h[0].shown))
-			}
-		}
-		if shown >= minClassValues {
-			fitted[class] = math.Floor(min(p, wilsonLow(right, shown))*100) / 100
-			if float64(right) < sureShare*float64(shown) {
-				fitted[class] = min(fitted[class], 0.89)
-			}
-			fmt.Fprintf(&b, "%-52s %-16s %16s %16s %.2f\n", "", "", "", "", fitted[class])
-		}
-	}
-	t.Log("\n" + b.String())
-	if os.Getenv("ACCTAPI_EVAL_CALIBRATE") != "1" {
-		return
-	}
-	data, err := json.MarshalIndent(fitted, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("..", "docfields", "calibration.json"), append(data, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wilsonLow is the lower bound of the 95% Wilson interval of right/n.
-func wilsonLow(right, n int) float64 {
-	const z = 1.96
-	p, fn := float64(right)/float64(n), float64(n)
-	return (p + z*z/(2*fn) - z*math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn))) / (1 + z*z/fn)
 }
