@@ -2,6 +2,7 @@ package analysis_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -41,10 +42,12 @@ type realDoc struct {
 	// for an e-invoice, the shop for a receipt. Documents of one family
 	// share a layout.
 	family string
-	// fold is one of the folds whole families are left out of a fit by,
-	// chosen by the seller alone: a seller whose invoices several
-	// repositories carry is left out of a fit in all of them at once.
-	fold int
+	// seller is the seller's (or shop's) key; fold is one of the folds
+	// whole sellers are left out of a fit by, so that a seller whose
+	// invoices several repositories carry is left out in all of them at
+	// once.
+	seller string
+	fold   int
 }
 
 // folds is how many folds the families are spread over.
@@ -117,8 +120,9 @@ func eInvoiceDocs(t *testing.T, dir string) ([]realDoc, map[string][]byte) {
 		pdfs[name] = data
 		seller := sellerKey(read.Truth)
 		docs = append(docs, realDoc{name: name, pages: read.Pages, truth: read.Truth,
-			family: repos[name] + " · " + seller, fold: foldOf(seller)})
+			family: repos[name] + " · " + seller, seller: seller})
 	}
+	assignFolds(docs)
 	return docs, pdfs
 }
 
@@ -163,11 +167,28 @@ func squash(s string) string {
 	}, s)
 }
 
-// foldOf is the fold of a seller's family, by the FNV hash of its key.
-func foldOf(key string) int {
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	return int(h.Sum32() % folds)
+// assignFolds spreads the sellers over the folds, the seller with the
+// most documents first, each to the fold holding the fewest so far: a
+// few sellers print most of the suites' invoices, and folds by a hash
+// would leave one fold most of a tier.
+func assignFolds(docs []realDoc) {
+	count := map[string]int{}
+	for _, d := range docs {
+		count[d.seller]++
+	}
+	sellers := slices.SortedFunc(maps.Keys(count), func(a, b string) int {
+		return cmp.Or(count[b]-count[a], strings.Compare(a, b))
+	})
+	var size [folds]int
+	foldOf := map[string]int{}
+	for _, s := range sellers {
+		k := slices.Index(size[:], slices.Min(size[:]))
+		foldOf[s] = k
+		size[k] += count[s]
+	}
+	for i := range docs {
+		docs[i].fold = foldOf[docs[i].seller]
+	}
 }
 
 // pdfRead is what a PDF of the evaluation holds: its pages' text, and its
@@ -248,7 +269,7 @@ func scannedDocs(t *testing.T, dir string, eng *ocr.Engine, all []realDoc, pdfs 
 	work(len(invoices), func(i int) {
 		d := invoices[i]
 		data := pdfs[d.name]
-		scan := realDoc{name: d.name, truth: d.truth, family: d.family, fold: d.fold}
+		scan := realDoc{name: d.name, truth: d.truth, family: d.family, seller: d.seller, fold: d.fold}
 		for p := range min(len(d.pages), scanPages) {
 			img, err := reader.RenderPage(ctx, bytes.NewReader(data), int64(len(data)), p, 200)
 			if err != nil {
@@ -306,8 +327,9 @@ func sroieDocs(t *testing.T, dir string, eng *ocr.Engine) []realDoc {
 		out[i] = realDoc{name: "sroie-" + name, pages: []string{ocrCached(t, dir, eng, img)},
 			truth: map[string]string{"kind": document.Receipt, document.IssueDate: sroieDate(key.Date),
 				document.TotalAmount: amountOf(key.Total), document.IssuerName: key.Company},
-			family: "SROIE · " + shop, fold: foldOf(shop)}
+			family: "SROIE · " + shop, seller: shop}
 	})
+	assignFolds(out)
 	return out
 }
 
