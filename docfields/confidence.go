@@ -1,8 +1,10 @@
 package docfields
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"acctapi/document"
 )
@@ -66,6 +68,12 @@ func (a *analysis) confidence(f *Fields) (map[string]float64, map[string]string)
 		if field == document.TotalAmount && sums {
 			name += "+checked"
 		}
+		if field == document.TotalAmount && a.paidTotal(f.TotalAmount) {
+			name += "+paid"
+		}
+		if field == document.IssueDate && a.printedTwice(f.IssueDate) {
+			name += "+twice"
+		}
 		class := evidenceClass(group, name, m)
 		evidence[field] = class
 		if p, ok := calibration[class]; ok {
@@ -73,6 +81,24 @@ func (a *analysis) confidence(f *Fields) (map[string]float64, map[string]string)
 		}
 	}
 	return c, evidence
+}
+
+// paidTotal says whether the till's payment proves a total: what was
+// tendered less the change given back, both read under their labels.
+func (a *analysis) paidTotal(total string) bool {
+	return a.hasPaid && !a.paid.guessed && a.paid.tendered-a.paid.change == cents(total)
+}
+
+// printedTwice says whether the page prints a date (YYYY-MM-DD) on two
+// lines or more: a second reading of it that OCR's slips rarely repeat.
+func (a *analysis) printedTwice(date string) bool {
+	n := 0
+	for _, ds := range a.dates {
+		if slices.ContainsFunc(ds, func(d dateTok) bool { return !d.monthOnly && d.t.Format(time.DateOnly) == date }) {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // cents reads an amount as the reader writes it ("-12.50").

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"acctapi/document"
@@ -154,29 +155,25 @@ func values(r Result) map[string]string {
 }
 
 // fitWeights moves each weight of v in turn to the value that makes
-// score highest, for up to three rounds, and returns the best score.
+// score highest, in one pass from where it stands, and returns the best
+// score. One pass of four moves: a score over every tier costs a second
+// or two, and six fits are made (one a fold and one on every family).
 func fitWeights(v reflect.Value, score func() int) int {
 	best := score()
-	for round := 0; round < 3; round++ {
-		improved := false
-		for i := range v.NumField() {
-			f := v.Field(i)
-			cur := f.Float()
-			for _, next := range []float64{0, cur * 0.5, cur * 0.75, cur * 1.25, cur * 1.5, cur * 2, cur - 0.5, cur + 0.5} {
-				next = math.Round(next*100) / 100
-				if next == cur {
-					continue
-				}
-				f.SetFloat(next)
-				if s := score(); s > best {
-					best, cur, improved = s, next, true
-				}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		cur := f.Float()
+		for _, next := range []float64{cur * 0.5, cur * 1.5, cur - 0.5, cur + 0.5} {
+			next = math.Round(next*100) / 100
+			if next == cur {
+				continue
 			}
-			f.SetFloat(cur)
+			f.SetFloat(next)
+			if s := score(); s > best {
+				best, cur = s, next
+			}
 		}
-		if !improved {
-			break
-		}
+		f.SetFloat(cur)
 	}
 	return best
 }
@@ -235,20 +232,28 @@ func amountRight(d fitDoc) map[string]bool {
 	return right
 }
 
-// amountScore is how many amounts of the documents kept are read right.
+// amountScore is how many amounts of the documents kept are read right,
+// counted on two goroutines (the reader is safe for concurrent use, and
+// the weights do not change while it counts).
 func amountScore(docs []fitDoc, keep func(fitDoc) bool) int {
-	n := 0
-	for _, d := range docs {
-		if !keep(d) {
-			continue
-		}
-		for _, ok := range amountRight(d) {
-			if ok {
-				n++
+	var wg sync.WaitGroup
+	var n [2]int
+	for g := range 2 {
+		wg.Go(func() {
+			for i := g; i < len(docs); i += 2 {
+				if !keep(docs[i]) {
+					continue
+				}
+				for _, ok := range amountRight(docs[i]) {
+					if ok {
+						n[g]++
+					}
+				}
 			}
-		}
+		})
 	}
-	return n
+	wg.Wait()
+	return n[0] + n[1]
 }
 
 // foldTable is, for each tier and fitted field, how many of each fold's
