@@ -662,14 +662,6 @@ CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BE
     DELETE FROM file_search WHERE rowid = old.seq;
 END;
 
-CREATE TRIGGER files_matching_after_update AFTER UPDATE OF analysis_status, analysis_fields, user_fields, kind ON files
-WHEN new.analysis_status = 'done' BEGIN
-    INSERT INTO matching_jobs (target, target_id, client_id, next_attempt_at, created_at)
-    VALUES ('file', new.id, new.client_id, new.updated_at, new.updated_at)
-    ON CONFLICT (target, target_id) DO UPDATE SET attempts = 0, claimed_at = NULL,
-        next_attempt_at = excluded.next_attempt_at;
-END;
-
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN
     UPDATE task_counts SET n = n - 1
     WHERE client_id = OLD.client_id AND scope IN ('', 'w:' || OLD.workspace_id, 'p:' || OLD.parent_id);

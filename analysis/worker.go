@@ -267,6 +267,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			err = &brokenError{value: v, stack: debug.Stack()}
 		}
 	}()
+	log := w.log.With("file_id", job.FileID, "client_id", job.ClientID)
 	src, size, release, err := w.open(ctx, job)
 	if errors.Is(err, fs.ErrNotExist) {
 		return failed("the file's bytes are missing from the file store"), nil
@@ -287,7 +288,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		}
 		doc, err = w.readImage(ctx, src, size, job.MimeType)
 		if err == nil {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
 	if ctx.Err() != nil {
@@ -308,7 +309,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		// An e-invoice is read from its XML; the OCR of its pages would
 		// only add to the text the search reads, not worth its wait.
 		if !mayOCR && eInvoiceOf(doc, src, size) != nil {
-			return resultOf(doc, src, size, ""), nil
+			return resultOf(doc, src, size, "", log), nil
 		}
 		if !mayOCR {
 			return db.AnalysisResult{}, errNeedsOCR
@@ -324,10 +325,10 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			return failed(refused.Reason), nil
 		}
 		if scanned && !textLayer {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
-	return resultOf(doc, src, size, w.ocrOff()), nil
+	return resultOf(doc, src, size, w.ocrOff(), log), nil
 }
 
 // head is the start of src, which tells its format.

@@ -1,19 +1,18 @@
-// Package banking works the matching queue in the background: it imports
-// the stored files that are bank statements, and matches a client's bank
-// transactions to the documents that explain them with the rules of
-// package matching, never changing what a person decided.
+// Package banking works the matching queue in the background: it matches a
+// client's bank transactions to the documents that explain them with the
+// rules of package matching, never changing what a person decided. A
+// statement's new transactions, and a document read or corrected, queue a
+// job.
 package banking
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"time"
 
-	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
@@ -31,15 +30,9 @@ const (
 	recordTimeout = 10 * time.Second
 )
 
-// Files opens the stored bytes of a file: the local store or a bucket.
-type Files interface {
-	Open(ctx context.Context, id string) (io.ReadCloser, error)
-}
-
 // Options configures New.
 type Options struct {
 	Store *db.DB
-	Files Files
 	// Now is the clock; time.Now when nil. It must be the store's.
 	Now func() time.Time
 	// Logger gets the jobs that failed; nothing is logged when nil.
@@ -51,15 +44,14 @@ type Options struct {
 // Worker works the matching queue. One Worker serves a store.
 type Worker struct {
 	store *db.DB
-	files Files
 	now   func() time.Time
 	log   *slog.Logger
 	poll  time.Duration
 }
 
-// New returns a Worker; Store and Files are required.
+// New returns a Worker; Store is required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	w := &Worker{store: opts.Store, now: opts.Now, log: opts.Logger, poll: opts.Poll}
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -141,59 +133,11 @@ func (w *Worker) safely(ctx context.Context, j *db.MatchingJob) (err error) {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	if j.Target == db.MatchFile {
-		imported, err := w.importFile(ctx, j)
-		if err != nil || imported {
-			return err
-		}
-	}
 	txs, err := w.store.TransactionsToMatch(ctx, j)
 	if err != nil {
 		return err
 	}
 	return w.match(ctx, j.ClientID, txs)
-}
-
-// importFile imports the job's file when it is a bank statement not
-// imported yet: of kind bank_statement, or CAMT.053 or MT940 by its first
-// bytes. A file that claims to be one and is not is left as it is.
-func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error) {
-	f, err := w.store.FindFile(ctx, j.ClientID, j.TargetID)
-	if db.ErrorCode(err) == db.ENOTFOUND {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if f.Size > bankstatement.MaxSize {
-		return false, nil
-	}
-	imported, err := w.store.StatementImported(ctx, j.ClientID, f.ID)
-	if err != nil || imported {
-		return imported, err
-	}
-	r, err := w.files.Open(ctx, f.ID)
-	if err != nil {
-		return false, fmt.Errorf("open file %s: %w", f.ID, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, bankstatement.MaxSize+1))
-	if err != nil {
-		return false, fmt.Errorf("read file %s: %w", f.ID, err)
-	}
-	if _, ok := bankstatement.Sniff(data); !ok && (f.Kind == nil || *f.Kind != document.BankStatement) {
-		return false, nil
-	}
-	in, err := bankimport.Read(data)
-	if err != nil {
-		w.log.Info("file not imported as a bank statement", "file_id", f.ID, "client_id", j.ClientID, "reason", err.Error())
-		return false, nil
-	}
-	_, err = w.store.ImportStatementFile(ctx, j.ClientID, f.ID, *in)
-	if code := db.ErrorCode(err); code == db.ECONFLICT || code == db.ENOTFOUND {
-		return true, nil
-	}
-	return err == nil, err
 }
 
 // match decides the transactions against every document of the client

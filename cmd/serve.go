@@ -246,7 +246,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.matching = banking.New(banking.Options{Store: store, Files: s.files,
+	s.matching = banking.New(banking.Options{Store: store,
 		Now:    cfg.Now, // the store's clock, as the worker requires
 		Logger: logger})
 	if cfg.AllowPrivateWebhooks {

@@ -9,15 +9,16 @@ import (
 )
 
 // The matching queue: a job per statement whose transactions to match, or
-// per file whose reading ended or was corrected (a trigger of migration 13
-// queues those), written in the transaction of what triggers it and claimed
-// by the banking worker. Claims and releases run for every firm; a job's
-// row names its client, which every later query of the job is scoped by.
+// per file whose reading ended or that a person changed, written in the
+// transaction of what queues it (ImportStatement, FinishAnalysis,
+// UpdateFile, UpdateTransaction) and claimed by the banking worker. Claims
+// and releases run for every firm; a job's row names its client, which
+// every later query of the job is scoped by.
 
 // What a matching job is about.
 const (
 	MatchStatement = "statement" // match the statement's new transactions
-	MatchFile      = "file"      // import the file if it is a statement, else match it
+	MatchFile      = "file"      // match the file's document
 )
 
 // MatchingJob is a claimed job of the matching queue.
@@ -44,9 +45,8 @@ func queueMatching(ctx context.Context, tx *txn, clientID, target, id string, no
 	return nil
 }
 
-// MatchingQueued is signalled after a commit that queued matching from Go
-// code, so that the worker starts at once; the jobs the trigger queues wait
-// for its next poll.
+// MatchingQueued is signalled after a commit that queued matching, so that
+// the worker starts at once.
 func (db *DB) MatchingQueued() <-chan struct{} { return db.matchingQueued }
 
 // ReleaseMatchingClaims gives back the jobs a stopped worker had claimed.
@@ -316,36 +316,18 @@ func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []Ma
 	})
 }
 
-// StatementImported reports whether a statement was imported from the
-// client's file.
-func (db *DB) StatementImported(ctx context.Context, clientID, fileID string) (bool, error) {
+// importStatementOnce imports a statement read from the client's stored
+// file, as ImportStatement does, in the caller's transaction, unless one
+// was imported from the file before.
+func (db *DB) importStatementOnce(ctx context.Context, tx *txn, clientID, fileID string, in StatementImport) error {
 	var one int
-	err := db.queryRow(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
+	if err == nil {
+		return nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("find statement of file: %w", err)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("import statement: %w", err)
 	}
-	return true, nil
-}
-
-// ImportStatementFile imports a statement read from the client's stored
-// file, as ImportStatement does, once: Returns ECONFLICT when a statement
-// was imported from the file before, ENOTFOUND when the file is gone.
-func (db *DB) ImportStatementFile(ctx context.Context, clientID, fileID string, in StatementImport) (*BankStatement, error) {
-	return write(ctx, db, func(ctx context.Context, tx *txn) (*BankStatement, error) {
-		if err := findClientFile(ctx, tx, clientID, fileID); err != nil {
-			return nil, err
-		}
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
-		if err == nil {
-			return nil, Errorf(ECONFLICT, "a statement was imported from file %s before", fileID)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("import statement: %w", err)
-		}
-		return db.importStatement(ctx, tx, clientID, in, &fileID)
-	})
+	_, err = db.importStatement(ctx, tx, clientID, in, &fileID)
+	return err
 }

@@ -47,3 +47,58 @@ var FieldNames = []string{DocumentNumber, IssueDate, DueDate, Currency, NetAmoun
 
 // IsField reports whether s is one of FieldNames.
 func IsField(s string) bool { return slices.Contains(FieldNames, s) }
+
+// Fields are the values read from a document, one for each of FieldNames,
+// "" where the document does not say it: what every reader returns (the
+// text's, the e-invoice's, the bank statement's). Their JSON is the API's.
+type Fields struct {
+	DocumentNumber string `json:"documentNumber"`
+	IssueDate      string `json:"issueDate"`
+	DueDate        string `json:"dueDate"`
+	Currency       string `json:"currency"`
+	NetAmount      string `json:"netAmount"`
+	TaxAmount      string `json:"taxAmount"`
+	TotalAmount    string `json:"totalAmount"`
+	IssuerName     string `json:"issuerName"`
+	IssuerVATID    string `json:"issuerVatId"`
+	IssuerIBAN     string `json:"issuerIban"`
+}
+
+// Field is the named field's value in f, to read or set; nil for a name
+// that is not one of FieldNames.
+func (f *Fields) Field(name string) *string {
+	switch name {
+	case DocumentNumber:
+		return &f.DocumentNumber
+	case IssueDate:
+		return &f.IssueDate
+	case DueDate:
+		return &f.DueDate
+	case Currency:
+		return &f.Currency
+	case NetAmount:
+		return &f.NetAmount
+	case TaxAmount:
+		return &f.TaxAmount
+	case TotalAmount:
+		return &f.TotalAmount
+	case IssuerName:
+		return &f.IssuerName
+	case IssuerVATID:
+		return &f.IssuerVATID
+	case IssuerIBAN:
+		return &f.IssuerIBAN
+	}
+	return nil
+}
+
+// Values are the fields of f with a value, by name.
+func (f Fields) Values() map[string]string {
+	values := map[string]string{}
+	for _, name := range FieldNames {
+		if v := *f.Field(name); v != "" {
+			values[name] = v
+		}
+	}
+	return values
+}
