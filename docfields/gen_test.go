@@ -16,9 +16,9 @@ import (
 // (go test ./docfields -run TestGenerateEval -regen).
 
 type truth struct {
-	Kind     string      `json:"kind"`
-	Language string      `json:"language"`
-	Variant  string      `json:"variant"` // "clean", "ocr" or "hand"
+	Kind     string          `json:"kind"`
+	Language string          `json:"language"`
+	Variant  string          `json:"variant"` // "clean", "ocr" or "hand"
 	Fields   document.Fields `json:"fields"`
 }
 
