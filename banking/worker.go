@@ -1,4 +1,4 @@
-// Package banking works the matching queue in the background: it matches a
+// Package banking works the bank jobs in the background: it matches a
 // client's bank transactions to the documents that explain them with the
 // rules of package matching, never changing what a person decided. A
 // statement's new transactions, and a document read or corrected, queue a
@@ -41,7 +41,7 @@ type Options struct {
 	Poll time.Duration
 }
 
-// Worker works the matching queue. One Worker serves a store.
+// Worker works the bank jobs. One Worker serves a store.
 type Worker struct {
 	store *db.DB
 	now   func() time.Time
@@ -69,11 +69,11 @@ func New(opts Options) *Worker {
 // cut off by the stop is given back uncounted. Run returns nil.
 func (w *Worker) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
-		err := w.store.ReleaseMatchingClaims(ctx)
+		err := w.store.ReleaseBankJobClaims(ctx)
 		if err == nil {
 			break
 		}
-		w.log.Error("release matching claims", "error", err)
+		w.log.Error("release bank job claims", "error", err)
 		sleep(ctx, w.poll)
 	}
 	poll := time.NewTicker(w.poll)
@@ -85,7 +85,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-poll.C:
-		case <-w.store.MatchingQueued():
+		case <-w.store.BankJobsQueued():
 		}
 	}
 	return nil
@@ -94,10 +94,10 @@ func (w *Worker) Run(ctx context.Context) error {
 // RunOnce claims the jobs due now and works them, and says how many it
 // claimed.
 func (w *Worker) RunOnce(ctx context.Context) int {
-	jobs, err := w.store.ClaimMatchingJobs(ctx, 8)
+	jobs, err := w.store.ClaimBankJobs(ctx, 8)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.log.Error("claim matching", "error", err)
+			w.log.Error("claim bank jobs", "error", err)
 		}
 		return 0
 	}
@@ -108,26 +108,26 @@ func (w *Worker) RunOnce(ctx context.Context) int {
 }
 
 // work runs one job and records its end: done, or back in the queue.
-func (w *Worker) work(ctx context.Context, j *db.MatchingJob) {
+func (w *Worker) work(ctx context.Context, j *db.BankJob) {
 	err := w.safely(ctx, j)
 	record, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	switch {
 	case err == nil:
-		err = w.store.FinishMatchingJob(record, j)
+		err = w.store.FinishBankJob(record, j)
 	case ctx.Err() != nil:
-		err = w.store.ReleaseMatchingJob(record, j, w.now(), false)
+		err = w.store.ReleaseBankJob(record, j, w.now(), false)
 	default:
 		w.log.Error("matching", "target", j.Target, "id", j.TargetID, "client_id", j.ClientID, "error", err)
-		err = w.store.ReleaseMatchingJob(record, j, w.now().Add(retryDelay), true)
+		err = w.store.ReleaseBankJob(record, j, w.now().Add(retryDelay), true)
 	}
 	if err != nil {
-		w.log.Error("record matching", "target", j.Target, "id", j.TargetID, "error", err)
+		w.log.Error("record bank job", "target", j.Target, "id", j.TargetID, "error", err)
 	}
 }
 
 // safely runs the job, turning a panic into an error.
-func (w *Worker) safely(ctx context.Context, j *db.MatchingJob) (err error) {
+func (w *Worker) safely(ctx context.Context, j *db.BankJob) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())

@@ -122,9 +122,8 @@ type Server struct {
 	// analysis reads the stored files while Run runs, with reader.
 	analysis *analysis.Worker
 	reader   *docread.Reader
-	// matching imports stored statements and matches bank transactions
-	// while Run runs.
-	matching *banking.Worker
+	// banking matches bank transactions to documents while Run runs.
+	banking *banking.Worker
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -246,7 +245,7 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.matching = banking.New(banking.Options{Store: store,
+	s.banking = banking.New(banking.Options{Store: store,
 		Now:    cfg.Now, // the store's clock, as the worker requires
 		Logger: logger})
 	if cfg.AllowPrivateWebhooks {
@@ -374,12 +373,12 @@ func (s *Server) Run(ctx context.Context) error {
 	// The PDF engine compiles (seconds on a first start) while the server
 	// already answers; a PDF read meanwhile waits for it.
 	go s.warmReader(dispatchCtx)
-	matching := make(chan error, 1)
-	go func() { matching <- s.matching.Run(dispatchCtx) }()
+	matched := make(chan error, 1)
+	go func() { matched <- s.banking.Run(dispatchCtx) }()
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
-	err = errors.Join(err, <-reading, <-matching)
+	err = errors.Join(err, <-reading, <-matched)
 	return errors.Join(err, <-dispatched, <-mailed)
 }
 

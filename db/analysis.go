@@ -248,7 +248,7 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 				return err
 			}
 		}
-		return queueMatching(ctx, tx, j.ClientID, MatchFile, j.FileID, now)
+		return queueBankJob(ctx, tx, j.ClientID, BankJobFile, j.FileID, now)
 	})
 	return f, ok, err
 }

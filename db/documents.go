@@ -479,7 +479,7 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		// Matching weighs a document's kind, fields and date: a read one
 		// is matched again.
 		if f.Analysis.Status == AnalysisDone {
-			if err := queueMatching(ctx, tx, clientID, MatchFile, id, f.UpdatedAt); err != nil {
+			if err := queueBankJob(ctx, tx, clientID, BankJobFile, id, f.UpdatedAt); err != nil {
 				return nil, err
 			}
 		}

@@ -16,3 +16,9 @@ FROM matching_jobs j JOIN files f ON f.id = j.target_id AND f.client_id = j.clie
 WHERE j.target = 'file' AND f.analysis_status = 'pending' AND f.kind = 'bank_statement'
     AND NOT EXISTS (SELECT 1 FROM bank_statements s WHERE s.client_id = f.client_id AND s.file_id = f.id)
 ON CONFLICT (file_id) DO NOTHING;
+
+-- The queue of what the banking worker matches is the bank jobs: "matching"
+-- is the name of the rules alone.
+ALTER TABLE matching_jobs RENAME TO bank_jobs;
+DROP INDEX matching_jobs_due;
+CREATE INDEX bank_jobs_due ON bank_jobs (claimed_at, next_attempt_at);
