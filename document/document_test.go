@@ -3,6 +3,7 @@ package document
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -38,5 +39,11 @@ func TestFields(t *testing.T) {
 	}
 	if f.Field("total") != nil {
 		t.Errorf("Field(total): got a member, want nil")
+	}
+	types := []string{TypeText, TypeDate, TypeCurrency, TypeAmount, TypeID}
+	for _, spec := range FieldSpecs {
+		if got, ok := SpecOf(spec.Name); !ok || got != spec || !slices.Contains(types, spec.Type) || spec.Max <= 0 {
+			t.Errorf("SpecOf(%q): got %+v, %v, want %+v of a known type", spec.Name, got, ok, spec)
+		}
 	}
 }
