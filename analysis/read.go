@@ -3,7 +3,6 @@ package analysis
 import (
 	"io"
 	"log/slog"
-	"path"
 	"strings"
 	"time"
 
@@ -224,7 +223,7 @@ func certain(f document.Fields) map[string]float64 {
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first
 // attachment of a PDF that is one (the standard names first, then any
-// other XML). nil when there is none.
+// other XML by its name, type or bytes). nil when there is none.
 func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.Invoice {
 	switch doc.Format {
 	case docread.FormatXML:
@@ -240,7 +239,7 @@ func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.In
 		for _, standard := range []bool{true, false} {
 			for _, a := range doc.Attachments {
 				if a.Data == nil || einvoice.IsEInvoiceAttachment(a.Name) != standard ||
-					!standard && !strings.EqualFold(path.Ext(a.Name), ".xml") {
+					!standard && !einvoice.IsXMLAttachment(a.Name, a.MIME, a.Data) {
 					continue
 				}
 				if inv := parseInvoice(a.Data); inv != nil {

@@ -6,6 +6,7 @@
 package banking
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
+	"acctapi/jobs"
 	"acctapi/matching"
 )
 
@@ -32,7 +34,7 @@ const (
 
 // Options configures New.
 type Options struct {
-	Store *db.DB
+	Store Store
 	// Now is the clock; time.Now when nil. It must be the store's.
 	Now func() time.Time
 	// Logger gets the jobs that failed; nothing is logged when nil.
@@ -43,69 +45,55 @@ type Options struct {
 
 // Worker works the bank jobs. One Worker serves a store.
 type Worker struct {
-	store *db.DB
-	now   func() time.Time
-	log   *slog.Logger
-	poll  time.Duration
+	store  Store
+	now    func() time.Time
+	log    *slog.Logger
+	runner *jobs.Runner[*db.BankJob]
+}
+
+// Store is what the worker asks of the store: the bank jobs, and the
+// transactions and documents it matches.
+type Store interface {
+	ReleaseBankJobClaims(ctx context.Context) error
+	ClaimBankJobs(ctx context.Context, n int) ([]*db.BankJob, error)
+	BankJobsQueued() <-chan struct{}
+	FinishBankJob(ctx context.Context, j *db.BankJob) error
+	ReleaseBankJob(ctx context.Context, j *db.BankJob, at time.Time, counted bool) error
+	TransactionsToMatch(ctx context.Context, j *db.BankJob) ([]*db.Transaction, error)
+	MatchDocuments(ctx context.Context, clientID string) ([]*db.MatchCandidate, error)
+	AccountIBANs(ctx context.Context, clientID string) ([]string, error)
+	RecordMatches(ctx context.Context, clientID string, decisions []db.MatchDecision) error
 }
 
 // New returns a Worker; Store is required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	w := &Worker{store: opts.Store, now: opts.Now, log: opts.Logger}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	if w.poll <= 0 {
-		w.poll = DefaultPoll
-	}
+	w.runner = jobs.New(jobs.Config[*db.BankJob]{Name: "bank jobs",
+		Release: opts.Store.ReleaseBankJobClaims, Wake: opts.Store.BankJobsQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.BankJob, error) {
+			return opts.Store.ClaimBankJobs(ctx, n)
+		},
+		// A recording that failed is logged and leaves the job claimed
+		// until the next start.
+		Work: func(ctx context.Context, j *db.BankJob) error { w.work(ctx, j); return nil },
+		Poll: cmp.Or(opts.Poll, DefaultPoll), Logger: w.log})
 	return w
 }
 
 // Run works jobs until ctx ends: at once when a commit queues one, and
 // every Poll. It first releases the claims a stopped process left. A job
 // cut off by the stop is given back uncounted. Run returns nil.
-func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := w.store.ReleaseBankJobClaims(ctx)
-		if err == nil {
-			break
-		}
-		w.log.Error("release bank job claims", "error", err)
-		sleep(ctx, w.poll)
-	}
-	poll := time.NewTicker(w.poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		if w.RunOnce(ctx) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		case <-w.store.BankJobsQueued():
-		}
-	}
-	return nil
-}
+func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 
-// RunOnce claims the jobs due now and works them, and says how many it
-// claimed.
-func (w *Worker) RunOnce(ctx context.Context) int {
-	jobs, err := w.store.ClaimBankJobs(ctx, 8)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("claim bank jobs", "error", err)
-		}
-		return 0
-	}
-	for _, j := range jobs {
-		w.work(ctx, j)
-	}
-	return len(jobs)
-}
+// RunDue works the jobs due now, one at a time, and says how many it
+// worked; for tests.
+func (w *Worker) RunDue(ctx context.Context) (int, error) { return w.runner.RunDue(ctx) }
 
 // work runs one job and records its end: done, or back in the queue.
 func (w *Worker) work(ctx context.Context, j *db.BankJob) {
@@ -244,14 +232,4 @@ func value(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -159,10 +159,8 @@ func (f *fixture) mustStore(t testing.TB, name string, content []byte) string {
 // drain works the queue until it is empty.
 func (f *fixture) drain(t testing.TB) {
 	t.Helper()
-	for i := 0; f.worker.RunOnce(context.Background()) > 0; i++ {
-		if i == 1000 {
-			t.Fatal("the matching queue does not empty")
-		}
+	if _, err := f.worker.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -258,7 +256,7 @@ func TestMatching(t *testing.T) {
 
 // TestStatementUploadedAsFile: the statement the analysis parsed is
 // imported with its reading, once however often the file is read, and the
-// file's matching job finds nothing to do.
+// file's bank job finds nothing to do.
 func TestStatementUploadedAsFile(t *testing.T) {
 	f := newFixture(t)
 	data := mt940(account, "0.00", entry{date: "2026-03-12", amount: "-49.99", ref: "R1", name: "A", text: "x"})
