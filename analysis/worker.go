@@ -1,7 +1,8 @@
 // Package analysis reads the stored files in the background: the worker
 // claims the jobs the store queued with each file, reads the file's bytes
 // with the document readers, and records what they found, at least once
-// and never after a reading ended.
+// and never after a reading ended; a bank statement is imported with its
+// reading, from what the reading parsed.
 package analysis
 
 import (
