@@ -1,5 +1,6 @@
-// Package cmd wires acctapi together: flags and environment fill one Config,
-// whose fields go into the constructors of db, auth and handlers.
+// Package cmd is acctapi's command line: flags and environment fill one
+// Config, which embeds server.Config; each command calls server or a lower
+// package with it and prints what it returns.
 package cmd
 
 import (
@@ -71,7 +72,7 @@ func newRootCmd(cfg *Config) *cobra.Command {
 	flags.StringVar(&cfg.Synchronous, "synchronous", envOr("ACCTAPI_SYNCHRONOUS", "FULL"),
 		"SQLite synchronous setting: FULL (commits survive power loss), NORMAL or EXTRA (env ACCTAPI_SYNCHRONOUS)")
 
-	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newAnalyzeCmd(cfg), newHealthCmd(cfg), newVersionCmd(cfg))
+	root.AddCommand(newServeCmd(cfg), newMigrateCmd(cfg), newKeysCmd(cfg), newFirmCmd(cfg), newRolesCmd(cfg), newSigningCmd(cfg), newStorageCmd(cfg), newSeedCmd(cfg), newBackupCmd(cfg), newRestoreCmd(cfg), newAnalyzeCmd(cfg), newHealthCmd(cfg), newVersionCmd(cfg), newCompilePDFReaderCmd())
 	return root
 }
 

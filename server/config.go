@@ -84,6 +84,12 @@ type Config struct {
 	// CacheDir holds what serve may rebuild (the compiled PDF reader); ""
 	// is the data dir's cache/.
 	CacheDir string
+	// CompilePDFReaderArgs, when set, are the arguments that make this
+	// binary compile the PDF reader (CompilePDFReader) into the directory
+	// given after them: serve compiles it in such a child, so that the
+	// server never holds the compiler's memory. nil compiles in the
+	// server's process.
+	CompilePDFReaderArgs []string
 	// AnalysisWorkers is how many stored files are read with OCR at once;
 	// 0 means the number of cores.
 	AnalysisWorkers int
