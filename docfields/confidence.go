@@ -77,6 +77,12 @@ func (a *analysis) confidence(f *document.Fields) (map[string]float64, map[strin
 		if p, ok := calibration[class]; ok {
 			c[field] = p
 		}
+		// A receipt's date read once has no witness against OCR's digit
+		// slips (2013 for 2018), which cluster in some shops: on shops
+		// never fitted on, such dates at 0.95 were 8 of 10 right.
+		if group == "receipt" && field == document.IssueDate && !a.printedTwice(f.IssueDate) {
+			c[field] = min(c[field], 0.89)
+		}
 	}
 	return c, evidence
 }

@@ -43,6 +43,11 @@ TOTAL            24.50
 	if class := r.Evidence[document.IssueDate]; !strings.HasSuffix(class, "+twice") && !strings.Contains(class, "+twice/") {
 		t.Errorf("a date printed twice is in class %q", class)
 	}
+	// Read once, a receipt's date stays under 0.9 whatever its class.
+	once := Read(strings.Replace(twice, "12/03/2018 10:41", "10:41", 1))
+	if p := once.Confidence[document.IssueDate]; once.Fields.IssueDate == "" || p >= 0.9 {
+		t.Errorf("a receipt's date read once: %q at %.2f", once.Fields.IssueDate, p)
+	}
 	// OCR's slip in the second one: two dates, each once.
 	r = Read(strings.Replace(twice, "12/03/2018 10:41", "12/03/2013 10:41", 1))
 	if class := r.Evidence[document.IssueDate]; strings.Contains(class, "+twice") {
