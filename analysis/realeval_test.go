@@ -22,7 +22,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode"
 
 	"acctapi/docfields"
 	"acctapi/document"
@@ -148,23 +147,13 @@ func repositories(t *testing.T, dir string) map[string]string {
 }
 
 // sellerKey names an e-invoice's seller as its own XML does: by its VAT
-// id, else by its name, each without case, spaces or punctuation.
+// id, else by its name, each without case, spaces or punctuation ("Kraxi
+// GmbH" and "KRAXI GMBH." are one seller).
 func sellerKey(truth map[string]string) string {
-	if v := squash(truth[document.IssuerVATID]); v != "" {
+	if v := fold(truth[document.IssuerVATID]); v != "" {
 		return v
 	}
-	return squash(truth[document.IssuerName])
-}
-
-// squash keeps a name's letters and digits, upper-cased: "Kraxi GmbH" and
-// "KRAXI GMBH." are one seller.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToUpper(r)
-		}
-		return -1
-	}, s)
+	return fold(truth[document.IssuerName])
 }
 
 // assignFolds spreads the sellers over the folds, the seller with the
@@ -323,7 +312,7 @@ func sroieDocs(t *testing.T, dir string, eng *ocr.Engine) []realDoc {
 			t.Fatalf("%s: %v", p, err)
 		}
 		img := mustRead(t, filepath.Join(dir, "sroie", "img", name+".jpg"))
-		shop := squash(key.Company)
+		shop := fold(key.Company)
 		out[i] = realDoc{name: "sroie-" + name, pages: []string{ocrCached(t, dir, eng, img)},
 			truth: map[string]string{"kind": document.Receipt, document.IssueDate: sroieDate(key.Date),
 				document.TotalAmount: amountOf(key.Total), document.IssuerName: key.Company},

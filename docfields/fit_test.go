@@ -259,41 +259,33 @@ func amountScore(docs []fitDoc, keep func(fitDoc) bool) int {
 // foldTable is, for each tier and fitted field, how many of each fold's
 // documents the weights now in force read right.
 func foldTable(docs []fitDoc) string {
-	var b strings.Builder
-	for _, tier := range tiers {
-		for _, field := range append(slices.Clone(fitFields), document.IssueDate) {
-			var right, shown [folds]int
-			for _, d := range docs {
-				if d.tier != tier || d.truth[field] == "" {
-					continue
-				}
-				shown[d.fold]++
-				if fitRight(d, field) {
-					right[d.fold]++
-				}
-			}
-			writeFolds(&b, tier, field, right, shown)
-		}
-	}
-	return b.String()
+	return byFold(docs, func(i int, field string) bool { return fitRight(docs[i], field) })
 }
 
 // leftOutTable is foldTable for readings already made.
 func leftOutTable(docs []fitDoc, read []Result) string {
+	return byFold(docs, func(i int, field string) bool {
+		return rightValue(field, values(read[i])[field], docs[i].truth[field])
+	})
+}
+
+// byFold counts, for each tier and fitted field, the documents of each
+// fold that right says are read right.
+func byFold(docs []fitDoc, right func(i int, field string) bool) string {
 	var b strings.Builder
 	for _, tier := range tiers {
 		for _, field := range append(slices.Clone(fitFields), document.IssueDate) {
-			var right, shown [folds]int
+			var ok, shown [folds]int
 			for i, d := range docs {
 				if d.tier != tier || d.truth[field] == "" {
 					continue
 				}
 				shown[d.fold]++
-				if rightValue(field, values(read[i])[field], d.truth[field]) {
-					right[d.fold]++
+				if right(i, field) {
+					ok[d.fold]++
 				}
 			}
-			writeFolds(&b, tier, field, right, shown)
+			writeFolds(&b, tier, field, ok, shown)
 		}
 	}
 	return b.String()
