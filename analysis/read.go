@@ -43,11 +43,12 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
 	result.Fields = textFieldsOf(read.Fields)
 	result.Confidence = confidenceOf(result.Fields, read.Confidence)
+	result.Warnings = messagesOf(read.Warnings)
 	if statement := statementOf(doc, src, size); statement != nil {
 		result.Kind = nonEmpty(document.BankStatement)
 		result.Fields = storedFields(map[string]string{
 			document.IssueDate: statement.To.Format(time.DateOnly), document.Currency: statement.Currency})
-		result.Confidence = map[string]float64{}
+		result.Confidence, result.Warnings = map[string]float64{}, nil
 		for name := range result.Fields.Values {
 			result.Confidence[name] = 1
 		}
@@ -64,11 +65,20 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 		xml := fieldsOf(invoice)
 		result.Confidence = withGaps(xml, result.Fields, invoiceConfidence(invoice), result.Confidence)
 		result.Fields = xml
-		for _, w := range invoice.Warnings {
-			result.Warnings = append(result.Warnings, w.Message)
-		}
+		// The XML's values are the invoice's: the page's warnings are not
+		// theirs.
+		result.Warnings = messagesOf(invoice.Warnings)
 	}
 	return result
+}
+
+// messagesOf are the sentences of warnings, as the store keeps them.
+func messagesOf(warnings []document.Warning) []string {
+	var out []string
+	for _, w := range warnings {
+		out = append(out, w.Message)
+	}
+	return out
 }
 
 // confidenceOf is the reader's confidence in each value of fields; a value

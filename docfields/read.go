@@ -3,6 +3,8 @@ package docfields
 import (
 	"regexp"
 	"strings"
+
+	"acctapi/document"
 )
 
 // Result is what a document's text says about it.
@@ -20,6 +22,8 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
+	// Warnings say what the page states that cannot be right.
+	Warnings []document.Warning
 }
 
 // Fields are the values a firm needs from a document; each is "" when the
@@ -74,6 +78,9 @@ type analysis struct {
 	rounding     int64
 	roundingLine int
 	hasRounding  bool
+	// The distinct amounts the page labels net and tax, which the
+	// warnings check the total against when the reader left them out.
+	labelledNet, labelledTax []int64
 }
 
 func analyze(d *doc) *analysis {
@@ -187,6 +194,7 @@ func (a *analysis) result() Result {
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
 	r.Confidence, r.Evidence = a.confidence(f)
+	r.Warnings = a.warnings(*f)
 	return r
 }
 
