@@ -211,6 +211,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			err = &brokenError{value: v, stack: debug.Stack()}
 		}
 	}()
+	log := w.log.With("file_id", job.FileID, "client_id", job.ClientID)
 	src, size, release, err := w.open(ctx, job)
 	if errors.Is(err, fs.ErrNotExist) {
 		return failed("the file's bytes are missing from the file store"), nil
@@ -231,7 +232,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		}
 		doc, err = w.readImage(ctx, src, size, job.MimeType)
 		if err == nil {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
 	if ctx.Err() != nil {
@@ -252,7 +253,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		// An e-invoice is read from its XML; the OCR of its pages would
 		// only add to the text the search reads, not worth its wait.
 		if !mayOCR && eInvoiceOf(doc, src, size) != nil {
-			return resultOf(doc, src, size, ""), nil
+			return resultOf(doc, src, size, "", log), nil
 		}
 		if !mayOCR {
 			return db.AnalysisResult{}, errNeedsOCR
@@ -268,10 +269,10 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			return failed(refused.Reason), nil
 		}
 		if scanned && !textLayer {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
-	return resultOf(doc, src, size, w.ocrOff()), nil
+	return resultOf(doc, src, size, w.ocrOff(), log), nil
 }
 
 // head is the start of src, which tells its format.

@@ -15,7 +15,7 @@ import (
 // every reader shares (package document): an IBAN whose check digits
 // fail, a seller's VAT id not of its country's shape, a net and a tax that
 // do not add up to the total, an issue or due date that is no day.
-func (a *analysis) warnings(f Fields) []document.Warning {
+func (a *analysis) warnings(f document.Fields) []document.Warning {
 	var out []document.Warning
 	if f.IssuerIBAN != "" && !ibanValid(f.IssuerIBAN) {
 		out = append(out, document.IBANCheckFails(f.IssuerIBAN))
@@ -73,7 +73,7 @@ func (a *analysis) labelledVATID() string {
 // sidesOf are the net and the tax a total is checked against: those read,
 // else, on an invoice or a credit note whose net or tax was left out, the
 // one amount the page labels net and the one it labels tax.
-func (a *analysis) sidesOf(f Fields) (net, tax string, ok bool) {
+func (a *analysis) sidesOf(f document.Fields) (net, tax string, ok bool) {
 	if f.TotalAmount == "" {
 		return "", "", false
 	}
@@ -110,7 +110,7 @@ var reDayLike = regexp.MustCompile(`(?:^|[^\d.,/-])((\d{1,2})([./-])(\d{1,2})[./
 
 // dateWarnings warn of an issue or due date, under its label, that is no
 // day ("31.02.2026") where the reader read none.
-func (a *analysis) dateWarnings(f Fields) []document.Warning {
+func (a *analysis) dateWarnings(f document.Fields) []document.Warning {
 	var out []document.Warning
 	for i, l := range a.d.lines {
 		if len(a.labels[i]) == 0 && (i == 0 || len(a.labels[i-1]) == 0) {

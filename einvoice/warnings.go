@@ -27,10 +27,10 @@ var unreadTerms = []struct {
 func (r *reader) warnings() []Warning {
 	inv := r.inv
 	var out []Warning
-	if v := inv.SellerVATID; v != "" && !vatIDShaped(v) {
+	if v := inv.IssuerVATID; v != "" && !vatIDShaped(v) {
 		out = append(out, document.VATIDMisshapen(v))
 	}
-	switch v := inv.SellerIBAN; {
+	switch v := inv.IssuerIBAN; {
 	case v == "":
 	case !ibanShaped(v):
 		out = append(out, document.NotAnIBAN(v))
@@ -42,7 +42,7 @@ func (r *reader) warnings() []Warning {
 	}
 	for _, u := range unreadTerms {
 		text, ok := r.unread[u.term]
-		if !ok || inv.Values()[u.field] != "" {
+		if !ok || *inv.Field(u.field) != "" {
 			continue
 		}
 		out = append(out, document.NotAValue(u.field, u.what, text, u.isnt))
