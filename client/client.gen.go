@@ -2716,7 +2716,7 @@ type Collect struct {
 	// Items In the order given.
 	Items []CollectItem `json:"items"`
 
-	// Locale The language of the upload page (unless the browser asks for the other) and of the collect's mails.
+	// Locale The language of the upload page and of the collect's mails. The page is in this language whatever the browser asks for, so that it reads in one language with the items' titles.
 	Locale CollectLocale `json:"locale"`
 
 	// Message Shown to the uploader above the checklist.
@@ -2935,7 +2935,7 @@ type CollectList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
-// CollectLocale The language of the upload page (unless the browser asks for the other) and of the collect's mails.
+// CollectLocale The language of the upload page and of the collect's mails. The page is in this language whatever the browser asks for, so that it reads in one language with the items' titles.
 type CollectLocale string
 
 // CollectSession defines model for CollectSession.
@@ -2976,7 +2976,7 @@ type CollectSessionCreate struct {
 	// Email Mail the link to this address (trimmed and lower-cased), in the collect's locale, with the firm's sender name (mailFromName, else its name). The answer's mailed says whether it was queued.
 	Email *openapi_types.Email `json:"email,omitempty"`
 
-	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days; 1209600 (14 days) when absent.
+	// ExpiresIn Seconds from now until the link expires: 5 minutes to 90 days. When absent, 14 days, or until a day after the collect's due date when that is later (at most 90 days). A lifetime given that ends before the due date is kept, with a warning in the answer.
 	ExpiresIn *int `json:"expiresIn,omitempty"`
 
 	// Label Whom the link is for; trimmed, empty is none.
@@ -3026,6 +3026,9 @@ type CollectSessionCreated struct {
 
 	// Url The upload page for the uploader: the server's public address, /collect/ and the token.
 	Url string `json:"url"`
+
+	// Warnings What the link will not do that its collect asks for: a link that expires before the collect's due date says so here. Empty when there is nothing to say.
+	Warnings []string `json:"warnings"`
 }
 
 // CollectSessionList defines model for CollectSessionList.
@@ -3141,10 +3144,13 @@ type CollectTokenExpiredErrorStatusCode int
 // CollectTokenExpiredErrorType defines model for CollectTokenExpiredError.Type.
 type CollectTokenExpiredErrorType string
 
-// CollectUpdate Every field is optional; an absent field does not change, null clears message and dueDate.
+// CollectUpdate Every field is optional; an absent field does not change, null clears message and dueDate. locale changes the language of the upload page and of the mails sent from then on; the titles of items made from transactions keep the language they were written in.
 type CollectUpdate struct {
 	DueDate *time.Time `json:"dueDate,omitempty"`
-	Message *string    `json:"message,omitempty"`
+
+	// Locale The language of the upload page and of the collect's mails. The page is in this language whatever the browser asks for, so that it reads in one language with the items' titles.
+	Locale  *CollectLocale `json:"locale,omitempty"`
+	Message *string        `json:"message,omitempty"`
 
 	// Status OPEN reopens the collect (its links work again, submittedAt becomes null); CLOSED and CANCELLED end it (its links answer 410) until it is reopened. Any of the three may be set whatever the status.
 	Status *CollectUpdateStatus `json:"status,omitempty"`
@@ -3409,7 +3415,7 @@ type FileAnalysisSource string
 // FileAnalysisStatus pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 type FileAnalysisStatus string
 
-// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found.
+// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found. A PDF with a text layer and scanned pages sends it twice: read from its text layer at once, and again when OCR has read the rest.
 type FileAnalyzedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
