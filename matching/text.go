@@ -140,3 +140,17 @@ func fold(s string) string {
 	}
 	return b.String()
 }
+
+// instalmentWords say in a remittance that a payment is a part of what a
+// document asks: German, English and French.
+var instalmentWords = map[string]bool{
+	"TEILZAHLUNG": true, "TEILBETRAG": true, "RATE": true, "RATENZAHLUNG": true, "ANZAHLUNG": true,
+	"RESTZAHLUNG": true, "RESTBETRAG": true, "PARTIAL": true, "INSTALMENT": true, "INSTALLMENT": true,
+	"ACOMPTE": true, "PARTIEL": true, "PARTIELLE": true, "ECHEANCE": true,
+}
+
+// saysInstalment reports whether the remittance says the payment is a
+// part payment.
+func saysInstalment(remittance string) bool {
+	return slices.ContainsFunc(tokens(remittance), func(t string) bool { return instalmentWords[t] })
+}
