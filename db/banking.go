@@ -101,6 +101,13 @@ type TransactionMatch struct {
 	Score   float64
 	Reasons []string
 	Source  string // MatchAuto, MatchUser or MatchCollect
+	// The document beside its file, as read (a person's corrections over
+	// the reading), so that a match can be judged without opening it;
+	// filled when the match is read, ignored when it is written.
+	FileName       string
+	DocumentNumber *string
+	TotalAmount    *int64
+	Currency       *string
 }
 
 // StatementImport is a parsed statement to import: one account, its
@@ -338,9 +345,15 @@ func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transacti
 		byID[t.ID] = t
 		args = append(args, t.ID)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT transaction_id, file_id, state, score, reasons, source
-		FROM bank_transaction_matches WHERE client_id = ? AND transaction_id IN (`+placeholders(len(txs))+`)
-		ORDER BY transaction_id, position`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT m.transaction_id, m.file_id, m.state, m.score, m.reasons, m.source, f.name,
+		CASE WHEN json_type(f.user_fields, '$.documentNumber') IS NOT NULL THEN json_extract(f.user_fields, '$.documentNumber')
+			ELSE json_extract(f.analysis_fields, '$.documentNumber') END,
+		f.total_amount,
+		CASE WHEN json_type(f.user_fields, '$.currency') IS NOT NULL THEN json_extract(f.user_fields, '$.currency')
+			ELSE json_extract(f.analysis_fields, '$.currency') END
+		FROM bank_transaction_matches m JOIN files f ON f.client_id = m.client_id AND f.id = m.file_id
+		WHERE m.client_id = ? AND m.transaction_id IN (`+placeholders(len(txs))+`)
+		ORDER BY m.transaction_id, m.position`, args...)
 	if err != nil {
 		return fmt.Errorf("transaction matches: %w", err)
 	}
@@ -348,8 +361,14 @@ func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transacti
 	for rows.Next() {
 		var id, reasons string
 		var m TransactionMatch
-		if err := rows.Scan(&id, &m.FileID, &m.State, &m.Score, &reasons, &m.Source); err != nil {
+		var number, currency sql.NullString
+		var total sql.NullInt64
+		if err := rows.Scan(&id, &m.FileID, &m.State, &m.Score, &reasons, &m.Source, &m.FileName, &number, &total, &currency); err != nil {
 			return fmt.Errorf("transaction matches: %w", err)
+		}
+		m.DocumentNumber, m.Currency = nullString(number), nullString(currency)
+		if total.Valid {
+			m.TotalAmount = &total.Int64
 		}
 		m.Reasons = strings.Fields(reasons)
 		byID[id].Matches = append(byID[id].Matches, m)

@@ -154,3 +154,20 @@ var instalmentWords = map[string]bool{
 func saysInstalment(remittance string) bool {
 	return slices.ContainsFunc(tokens(remittance), func(t string) bool { return instalmentWords[t] })
 }
+
+// NumberKey is what a remittance naming the document numbered number must
+// hold, upper-case, for a store to look for it first: the longest run of
+// its letters or digits (the last of equal ones, a serial number's end
+// rather than its year); "" when the number is too short to be looked for.
+func NumberKey(number string) string {
+	key := ""
+	for _, t := range tokens(number) {
+		if len(t) >= len(key) {
+			key = t
+		}
+	}
+	if len(key) < MinNumberLength {
+		return ""
+	}
+	return key
+}
