@@ -31,7 +31,7 @@ const (
 
 var (
 	// admClientFields are the fields of a Client, every one always present.
-	admClientFields = []string{"archivedAt", "createdAt", "customId", "id", "ledgerClientId", "legalName", "name", "slug", "type", "updatedAt"}
+	admClientFields = []string{"archivedAt", "createdAt", "customId", "id", "ledgerClientId", "legalName", "name", "slug", "type", "updatedAt", "vatIds"}
 	// admUserFields and admNamedUserFields are the fields of an Accountant
 	// user, without and with the names.
 	admUserFields      = []string{"createdAt", "email", "id", "roles"}
@@ -44,16 +44,17 @@ var (
 
 // admClient is a Client as the API answers it.
 type admClient struct {
-	ID             string  `json:"id"`
-	Name           string  `json:"name"`
-	Slug           string  `json:"slug"`
-	Type           string  `json:"type"`
-	CustomID       *string `json:"customId"`
-	LegalName      *string `json:"legalName"`
-	ArchivedAt     *string `json:"archivedAt"`
-	LedgerClientID *string `json:"ledgerClientId"`
-	CreatedAt      string  `json:"createdAt"`
-	UpdatedAt      string  `json:"updatedAt"`
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	Slug           string   `json:"slug"`
+	Type           string   `json:"type"`
+	CustomID       *string  `json:"customId"`
+	LegalName      *string  `json:"legalName"`
+	VATIDs         []string `json:"vatIds"`
+	ArchivedAt     *string  `json:"archivedAt"`
+	LedgerClientID *string  `json:"ledgerClientId"`
+	CreatedAt      string   `json:"createdAt"`
+	UpdatedAt      string   `json:"updatedAt"`
 }
 
 // admRole is a role of an Accountant user.
@@ -345,7 +346,7 @@ func TestAdminClientsCreate(t *testing.T) {
 
 	t.Run("a new client has every field, null until set", func(t *testing.T) {
 		got := api.admCreateClient(t, api.accountantKey, map[string]any{"name": "Müller & Söhne GmbH", "type": "legal_person"})
-		want := admClient{ID: got.ID, Name: "Müller & Söhne GmbH", Slug: "mueller-soehne-gmbh", Type: "legal_person",
+		want := admClient{ID: got.ID, Name: "Müller & Söhne GmbH", Slug: "mueller-soehne-gmbh", Type: "legal_person", VATIDs: []string{},
 			CreatedAt: now, UpdatedAt: now}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("client: got %+v, want %+v", got, want)
