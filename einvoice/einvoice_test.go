@@ -32,6 +32,8 @@ var fileTests = []struct {
 		SellerName:  "---",
 		SellerVATID: "DE111111111",
 		SellerIBAN:  "",
+		BuyerName:   "a & b GmbH",
+		BuyerIBAN:   "DE22222222222222222222",
 		Language:    "",
 	}},
 	{"cii-multiple-payment-means.xml", Invoice{
@@ -49,6 +51,7 @@ var fileTests = []struct {
 		SellerName:  "Bei Spiel GmbH",
 		SellerVATID: "DE136695976",
 		SellerIBAN:  "DE8576040061XXXXXXXXXX",
+		BuyerName:   "Theodor Est",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE8576040061XXXXXXXXXX fails its check digits: a digit is wrong or missing."},
@@ -69,6 +72,9 @@ var fileTests = []struct {
 		SellerName:  "Seller name",
 		SellerVATID: "DE12345677",
 		SellerIBAN:  "IT1212341234123412",
+		BuyerName:   "Buyer name",
+		BuyerVATID:  "IE394838894",
+		BuyerIBAN:   "DEBITEDACCOUNTIDENTIFIER",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE12345677 does not have the shape of a VAT id of its country."},
@@ -90,6 +96,8 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Mitte",
+		BuyerVATID:  "DE136695976",
 		Language:    "",
 	}},
 	{"en16931-cii-example5.xml", Invoice{
@@ -107,6 +115,8 @@ var fileTests = []struct {
 		SellerName:  "SellerCompany",
 		SellerVATID: "NL16356706",
 		SellerIBAN:  "DK1212341234123412",
+		BuyerName:   "Buyercompany ltd",
+		BuyerVATID:  "DK16356607",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id NL16356706 does not have the shape of a VAT id of its country."},
@@ -128,6 +138,7 @@ var fileTests = []struct {
 		SellerName:  "Enexis B.V.",
 		SellerVATID: "NL809561074B01",
 		SellerIBAN:  "NL28RBOS0420242228",
+		BuyerName:   "Klant",
 		Language:    "",
 	}},
 	{"en16931-cii-huf.xml", Invoice{
@@ -145,6 +156,8 @@ var fileTests = []struct {
 		SellerName:  "DKV Euro Service GmbH + Co. KG",
 		SellerVATID: "HU30048650",
 		SellerIBAN:  "DE26330403100827038100",
+		BuyerName:   "HIL Heeresinstandsetzungslogistik GmbH",
+		BuyerVATID:  "DE242688168",
 		Language:    "",
 	}},
 	{"en16931-ubl-creditnote.xml", Invoice{
@@ -162,6 +175,8 @@ var fileTests = []struct {
 		SellerName:  "My Supplier Company",
 		SellerVATID: "BE0000000196",
 		SellerIBAN:  "BE91000000143476",
+		BuyerName:   "My Customer Company",
+		BuyerVATID:  "BE0000000295",
 		Language:    "",
 	}},
 	{"en16931-ubl-example2.xml", Invoice{
@@ -179,6 +194,8 @@ var fileTests = []struct {
 		SellerName:  "Salescompany ltd.",
 		SellerVATID: "NO123456789MVA",
 		SellerIBAN:  "NO9386011117947",
+		BuyerName:   "The Buyercompany",
+		BuyerVATID:  "NO987654321MVA",
 		Language:    "",
 	}},
 	{"en16931-ubl-gutschrift.xml", Invoice{
@@ -196,6 +213,8 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Mitte",
+		BuyerVATID:  "DE136695976",
 		Language:    "",
 	}},
 	{"facturx-basic.xml", Invoice{
@@ -213,24 +232,29 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Mitte",
 		Language:    "",
 	}},
 	{"facturx-extended-horstoeko.xml", Invoice{
-		Syntax:      "CII",
-		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
-		TypeCode:    "380",
-		Kind:        "invoice",
-		Number:      "KR87654321012",
-		IssueDate:   "2018-10-06",
-		DueDate:     "",
-		Currency:    "EUR",
-		NetAmount:   "403.55",
-		TaxAmount:   "76.67",
-		TotalAmount: "480.22",
-		SellerName:  "MUSTERLIEFERANT GMBH",
-		SellerVATID: "",
-		SellerIBAN:  "DE5467894567876500",
-		Language:    "",
+		Syntax:          "CII",
+		Profile:         "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:        "380",
+		Kind:            "invoice",
+		Number:          "KR87654321012",
+		IssueDate:       "2018-10-06",
+		DueDate:         "",
+		Currency:        "EUR",
+		NetAmount:       "403.55",
+		TaxAmount:       "76.67",
+		TotalAmount:     "480.22",
+		SellerName:      "MUSTERLIEFERANT GMBH",
+		SellerVATID:     "",
+		SellerIBAN:      "DE5467894567876500",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountAmount:  "9.60",
+		DiscountDueDate: "2018-10-16",
+		Language:        "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE5467894567876500 fails its check digits: a digit is wrong or missing."},
 		},
@@ -250,6 +274,8 @@ var fileTests = []struct {
 		SellerName:  "Au bon moulin",
 		SellerVATID: "FR11999999998",
 		SellerIBAN:  "",
+		BuyerName:   "Ma jolie boutique",
+		BuyerVATID:  "FR19787878784",
 		Language:    "",
 	}},
 	{"facturx-fr-en16931.xml", Invoice{
@@ -267,6 +293,8 @@ var fileTests = []struct {
 		SellerName:  "Atelier du Ballon SARL",
 		SellerVATID: "FR44552081317",
 		SellerIBAN:  "FR7630006000011234567890189",
+		BuyerName:   "Maison de Evenements SAS",
+		BuyerVATID:  "FR19787878784",
 		Language:    "",
 	}},
 	{"facturx-fr-minimum.xml", Invoice{
@@ -284,6 +312,8 @@ var fileTests = []struct {
 		SellerName:  "Au bon moulin",
 		SellerVATID: "FR11999999998",
 		SellerIBAN:  "",
+		BuyerName:   "Ma jolie boutique",
+		BuyerVATID:  "FR19787878784",
 		Language:    "",
 	}},
 	{"peppol-ubl-creditnote-max.xml", Invoice{
@@ -301,6 +331,8 @@ var fileTests = []struct {
 		SellerName:  "The Global Chain Sweden AB",
 		SellerVATID: "SE123456789001",
 		SellerIBAN:  "SE1212341234123412341234",
+		BuyerName:   "Project services AB",
+		BuyerVATID:  "SE123451234501",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN SE1212341234123412341234 fails its check digits: a digit is wrong or missing."},
@@ -321,6 +353,8 @@ var fileTests = []struct {
 		SellerName:  "Company A",
 		SellerVATID: "DK12345678",
 		SellerIBAN:  "1234567891234",
+		BuyerName:   "Company B",
+		BuyerVATID:  "DK87654321",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The payment account 1234567891234 is not an IBAN."},
@@ -341,6 +375,9 @@ var fileTests = []struct {
 		SellerName:  "Seller name",
 		SellerVATID: "DE12345677",
 		SellerIBAN:  "IT1212341234123412",
+		BuyerName:   "Buyer name",
+		BuyerVATID:  "IE394838894",
+		BuyerIBAN:   "DEBITEDACCOUNTIDENTIFIER",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE12345677 does not have the shape of a VAT id of its country."},
@@ -362,6 +399,7 @@ var fileTests = []struct {
 		SellerName:  "[Seller name]",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "[Buyer name]",
 		Language:    "",
 	}},
 	{"xrechnung-cii-384-corrected.xml", Invoice{
@@ -379,6 +417,7 @@ var fileTests = []struct {
 		SellerName:  "[Seller name]",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "[Buyer name]",
 		Language:    "",
 	}},
 	{"xrechnung-cii-389-selfbilled.xml", Invoice{
@@ -396,6 +435,8 @@ var fileTests = []struct {
 		SellerName:  "Betriebsstätte",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "Kunde 1",
+		BuyerVATID:  "DE987654321",
 		Language:    "",
 	}},
 	{"xrechnung-ubl-01.01a.xml", Invoice{
@@ -413,6 +454,7 @@ var fileTests = []struct {
 		SellerName:  "[Seller name]",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "[Buyer name]",
 		Language:    "",
 	}},
 	{"xrechnung-ubl-389-selfbilled-2.3.xml", Invoice{
@@ -430,6 +472,8 @@ var fileTests = []struct {
 		SellerName:  "Betriebsstätte",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "1234567890123456789022",
+		BuyerName:   "Kunde 1",
+		BuyerVATID:  "DE987654321",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The payment account 1234567890123456789022 is not an IBAN."},
@@ -450,6 +494,8 @@ var fileTests = []struct {
 		SellerName:  "Betriebsstätte",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "Kunde 1",
+		BuyerVATID:  "DE987654321",
 		Language:    "",
 	}},
 	{"xrechnung-ubl-creditnote-326.xml", Invoice{
@@ -467,6 +513,8 @@ var fileTests = []struct {
 		SellerName:  "[Seller trading name]",
 		SellerVATID: "",
 		SellerIBAN:  "DE75512108001245126199",
+		BuyerName:   "[Buyer name]",
+		BuyerVATID:  "DE12345ABC",
 		Language:    "",
 	}},
 	{"xrechnung-ubl-creditnote.xml", Invoice{
@@ -484,6 +532,8 @@ var fileTests = []struct {
 		SellerName:  "EntServ Deutschland GmbH",
 		SellerVATID: "ATU13585627",
 		SellerIBAN:  "DE84600400710561515801",
+		BuyerName:   "Deutsches Patent - und Markenamt",
+		BuyerVATID:  "ATU13585627",
 		Language:    "",
 	}},
 	{"xrechnung-ubl-minimal.xml", Invoice{
@@ -501,6 +551,7 @@ var fileTests = []struct {
 		SellerName:  "[Seller name]",
 		SellerVATID: "",
 		SellerIBAN:  "DE79000000001234567890",
+		BuyerName:   "[Buyer name]",
 		Language:    "",
 	}},
 	{"zugferd1-basic.xml", Invoice{
@@ -518,6 +569,7 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE08700901001234567890",
+		BuyerName:   "Kunden AG Mitte",
 		Language:    "",
 	}},
 	{"zugferd1-comfort.xml", Invoice{
@@ -535,24 +587,28 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE08700901001234567890",
+		BuyerName:   "Kunden AG Mitte",
 		Language:    "",
 	}},
 	{"zugferd1-extended.xml", Invoice{
-		Syntax:      "CII",
-		Profile:     "urn:ferd:CrossIndustryDocument:invoice:1p0:extended",
-		TypeCode:    "380",
-		Kind:        "invoice",
-		Number:      "R87654321012345",
-		IssueDate:   "2013-08-06",
-		DueDate:     "",
-		Currency:    "EUR",
-		NetAmount:   "448.99",
-		TaxAmount:   "70.00",
-		TotalAmount: "518.99",
-		SellerName:  "MUSTERLIEFERANT GMBH",
-		SellerVATID: "DE123456789",
-		SellerIBAN:  "",
-		Language:    "",
+		Syntax:          "CII",
+		Profile:         "urn:ferd:CrossIndustryDocument:invoice:1p0:extended",
+		TypeCode:        "380",
+		Kind:            "invoice",
+		Number:          "R87654321012345",
+		IssueDate:       "2013-08-06",
+		DueDate:         "",
+		Currency:        "EUR",
+		NetAmount:       "448.99",
+		TaxAmount:       "70.00",
+		TotalAmount:     "518.99",
+		SellerName:      "MUSTERLIEFERANT GMBH",
+		SellerVATID:     "DE123456789",
+		SellerIBAN:      "",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountDueDate: "2013-08-20",
+		Language:        "",
 	}},
 	{"zugferd2-381-creditnote.xml", Invoice{
 		Syntax:      "CII",
@@ -569,6 +625,8 @@ var fileTests = []struct {
 		SellerName:  "Test company",
 		SellerVATID: "DE0815",
 		SellerIBAN:  "DE88200800000970375700",
+		BuyerName:   "Franz Müller",
+		BuyerVATID:  "DE0815",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE0815 does not have the shape of a VAT id of its country."},
@@ -589,6 +647,7 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Mitte",
 		Language:    "",
 	}},
 	{"zugferd2-default-namespace.xml", Invoice{
@@ -606,6 +665,8 @@ var fileTests = []struct {
 		SellerName:  "Global Supplies Ltd.",
 		SellerVATID: "GB999999999",
 		SellerIBAN:  "DE1212344321987600",
+		BuyerName:   "Metallbau Leipzig GmbH & Co. KG",
+		BuyerVATID:  "DE123456789",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE1212344321987600 fails its check digits: a digit is wrong or missing."},
@@ -626,6 +687,8 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Mitte",
+		BuyerIBAN:   "DE21860000000086001055",
 		Language:    "",
 	}},
 	{"zugferd21-basicwl.xml", Invoice{
@@ -643,24 +706,29 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "FR2012421242124212421242124",
+		BuyerName:   "Ma jolie boutique",
+		BuyerVATID:  "FR19787878784",
 		Language:    "",
 	}},
 	{"zugferd21-extended.xml", Invoice{
-		Syntax:      "CII",
-		Profile:     "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
-		TypeCode:    "380",
-		Kind:        "invoice",
-		Number:      "R87654321012345",
-		IssueDate:   "2018-08-06",
-		DueDate:     "",
-		Currency:    "EUR",
-		NetAmount:   "448.99",
-		TaxAmount:   "70.00",
-		TotalAmount: "518.99",
-		SellerName:  "MUSTERLIEFERANT GMBH",
-		SellerVATID: "DE123456789",
-		SellerIBAN:  "",
-		Language:    "",
+		Syntax:          "CII",
+		Profile:         "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended",
+		TypeCode:        "380",
+		Kind:            "invoice",
+		Number:          "R87654321012345",
+		IssueDate:       "2018-08-06",
+		DueDate:         "",
+		Currency:        "EUR",
+		NetAmount:       "448.99",
+		TaxAmount:       "70.00",
+		TotalAmount:     "518.99",
+		SellerName:      "MUSTERLIEFERANT GMBH",
+		SellerVATID:     "DE123456789",
+		SellerIBAN:      "",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountDueDate: "2018-08-20",
+		Language:        "",
 	}},
 	{"zugferd21-minimum.xml", Invoice{
 		Syntax:      "CII",
@@ -677,6 +745,7 @@ var fileTests = []struct {
 		SellerName:  "Lieferant GmbH",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "",
+		BuyerName:   "Kunden AG Frankreich",
 		Language:    "",
 	}},
 	{"zugferd22-extended-foreign-currency.xml", Invoice{
@@ -694,6 +763,7 @@ var fileTests = []struct {
 		SellerName:  "Rohstoff AG Salzgitter",
 		SellerVATID: "DE123456789",
 		SellerIBAN:  "DE1212344321987600",
+		BuyerName:   "Metallbau Leipzig GmbH & Co. KG",
 		Language:    "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE1212344321987600 fails its check digits: a digit is wrong or missing."},
@@ -1158,6 +1228,8 @@ func TestParseUBL(t *testing.T) {
 		SellerName:  "Laden",
 		SellerVATID: "ATU12345678",
 		SellerIBAN:  "CH9300762011623852957",
+		BuyerName:   "Buyer AG",
+		BuyerVATID:  "DE999999999",
 		Warnings: warned("The net amount 0.5 and the tax 7.70 do not add up to the total 100.",
 			document.NetAmount, document.TaxAmount, document.TotalAmount),
 	})
@@ -1356,6 +1428,60 @@ func BenchmarkParse(b *testing.B) {
 				if _, err := Parse(data); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// TestParsePaymentTerms: the buyer and the discount for early payment, in
+// CII's discount terms, in XRechnung's #SKONTO# line, and in UBL's payment
+// terms.
+func TestParsePaymentTerms(t *testing.T) {
+	cii := func(terms string) string {
+		return `<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+ xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
+ xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
+ <rsm:ExchangedDocument><ram:ID>AR-12</ram:ID><ram:IssueDateTime><udt:DateTimeString format="102">20260301</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
+ <rsm:SupplyChainTradeTransaction>
+  <ram:ApplicableHeaderTradeAgreement>
+   <ram:BuyerTradeParty><ram:Name>Hotel Adler GmbH</ram:Name><ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE 811 223 344</ram:ID></ram:SpecifiedTaxRegistration></ram:BuyerTradeParty>
+  </ram:ApplicableHeaderTradeAgreement>
+  <ram:ApplicableHeaderTradeSettlement>
+   <ram:SpecifiedTradeSettlementPaymentMeans><ram:PayerPartyDebtorFinancialAccount><ram:IBANID>DE02 1001 0010 0000 1112 22</ram:IBANID></ram:PayerPartyDebtorFinancialAccount></ram:SpecifiedTradeSettlementPaymentMeans>
+   <ram:SpecifiedTradePaymentTerms>` + terms + `</ram:SpecifiedTradePaymentTerms>
+  </ram:ApplicableHeaderTradeSettlement>
+ </rsm:SupplyChainTradeTransaction>
+</rsm:CrossIndustryInvoice>`
+	}
+	ubl := `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+ xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+ xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+ <cbc:ID>AR-13</cbc:ID><cbc:IssueDate>2026-03-01</cbc:IssueDate>
+ <cac:PaymentTerms><cbc:SettlementDiscountPercent>3</cbc:SettlementDiscountPercent><cac:SettlementPeriod><cbc:EndDate>2026-03-08</cbc:EndDate></cac:SettlementPeriod></cac:PaymentTerms>
+</Invoice>`
+	for _, tc := range []struct {
+		name, xml                                string
+		percent, amount, until, buyer, vat, iban string
+	}{
+		{"CII discount terms in days", cii(`<ram:ApplicableTradePaymentDiscountTerms><ram:BasisPeriodMeasure unitCode="DAY">14</ram:BasisPeriodMeasure><ram:CalculationPercent>2.00</ram:CalculationPercent></ram:ApplicableTradePaymentDiscountTerms>`),
+			"2.00", "", "2026-03-15", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"CII discount amount by a date", cii(`<ram:ApplicableTradePaymentDiscountTerms><ram:BasisDateTime><udt:DateTimeString format="102">20260310</udt:DateTimeString></ram:BasisDateTime><ram:ActualDiscountAmount>12.85</ram:ActualDiscountAmount></ram:ApplicableTradePaymentDiscountTerms>`),
+			"", "12.85", "2026-03-10", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"XRechnung's Skonto line", cii(`<ram:Description>#SKONTO#TAGE=7#PROZENT=3.00#
+</ram:Description>`), "3.00", "", "2026-03-08", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"no discount", cii(`<ram:Description>Zahlbar innerhalb 30 Tagen</ram:Description>`), "", "", "", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"UBL payment terms", ubl, "3", "", "2026-03-08", "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse([]byte(tc.xml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DiscountPercent != tc.percent || got.DiscountAmount != tc.amount || got.DiscountDueDate != tc.until {
+				t.Errorf("discount: got %q %q by %q, want %q %q by %q", got.DiscountPercent, got.DiscountAmount, got.DiscountDueDate, tc.percent, tc.amount, tc.until)
+			}
+			if got.BuyerName != tc.buyer || got.BuyerVATID != tc.vat || got.BuyerIBAN != tc.iban {
+				t.Errorf("buyer: got %q %q %q, want %q %q %q", got.BuyerName, got.BuyerVATID, got.BuyerIBAN, tc.buyer, tc.vat, tc.iban)
 			}
 		})
 	}
