@@ -43,6 +43,7 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 	}
 	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
 	result.Fields = textFieldsOf(read.Fields)
+	result.Fields.Terms = termsOf(nil, read.Discount)
 	result.Confidence = confidenceOf(result.Fields, read.Confidence)
 	if statement := statementOf(doc, src, size); statement != nil {
 		result.Kind = nonEmpty(document.BankStatement)
@@ -63,6 +64,7 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) 
 		result.Kind = &invoice.Kind
 		result.Language = cmp.Or(nonEmpty(strings.ToLower(invoice.Language)), result.Language)
 		xml := fieldsOf(invoice)
+		xml.Terms = termsOf(invoice, read.Discount)
 		result.Confidence = withGaps(xml, result.Fields, invoiceConfidence(invoice), result.Confidence)
 		result.Fields = xml
 		for _, w := range invoice.Warnings {
@@ -207,6 +209,27 @@ func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
 	fields := storedFields(inv.Values())
 	fields.EInvoice = &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}
 	return fields
+}
+
+// termsOf is what the store keeps of a document's buyer and discount: an
+// e-invoice's, with the discount its text states where the XML states none;
+// nil when neither says anything.
+func termsOf(inv *einvoice.Invoice, text docfields.Discount) *db.PaymentTerms {
+	var t db.PaymentTerms
+	if inv != nil {
+		t = db.PaymentTerms{BuyerName: inv.BuyerName, BuyerVATID: inv.BuyerVATID, BuyerIBAN: inv.BuyerIBAN,
+			DiscountPercent: inv.DiscountPercent, DiscountAmount: inv.DiscountAmount, DiscountDueDate: inv.DiscountDueDate}
+	}
+	if t.DiscountDueDate == "" && text.Until != "" {
+		t.DiscountPercent, t.DiscountAmount, t.DiscountDueDate = text.Percent, "", text.Until
+	}
+	for _, v := range []*string{&t.BuyerName, &t.BuyerVATID, &t.BuyerIBAN, &t.DiscountPercent, &t.DiscountAmount, &t.DiscountDueDate} {
+		*v = document.CleanField(*v)
+	}
+	if t == (db.PaymentTerms{}) {
+		return nil
+	}
+	return &t
 }
 
 // nonEmpty is s without format characters (see document.CleanField), or

@@ -575,6 +575,9 @@ func (db *DB) UpdateTransaction(ctx context.Context, clientID, id string, u Tran
 			if err := replaceMatches(ctx, tx, clientID, t.ID, matches, now, false); err != nil {
 				return nil, err
 			}
+			if err := queueSettling(ctx, tx, clientID, t.Matches, matches, now); err != nil {
+				return nil, err
+			}
 			t.Matches, t.DecidedByUser = matches, true
 		}
 		switch {
@@ -678,9 +681,13 @@ func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transacti
 	if err != nil {
 		return err
 	}
+	before := slices.Clone(t.Matches)
 	matches := slices.DeleteFunc(t.Matches, func(m TransactionMatch) bool { return m.Source == MatchAuto || m.FileID == fileID })
 	matches = append(matches, TransactionMatch{FileID: fileID, State: MatchConfirmed, Score: 1, Reasons: []string{}, Source: MatchCollect})
 	if err := replaceMatches(ctx, tx, clientID, transactionID, matches, now, false); err != nil {
+		return err
+	}
+	if err := queueSettling(ctx, tx, clientID, before, matches, now); err != nil {
 		return err
 	}
 	was := t.Status

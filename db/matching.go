@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -43,6 +44,40 @@ func queueMatching(ctx context.Context, tx *txn, clientID, target, id string, no
 		return fmt.Errorf("queue matching: %w", err)
 	}
 	tx.matchingQueued = true
+	return nil
+}
+
+// queueSettling queues a file job for each document a person's decision
+// confirmed for the transaction or took back (confirmed before or after,
+// not both), so that the worker settles its payments again.
+func queueSettling(ctx context.Context, tx *txn, clientID string, before, after []TransactionMatch, now time.Time) error {
+	confirmed := func(ms []TransactionMatch) map[string]bool {
+		set := map[string]bool{}
+		for _, m := range ms {
+			if m.State == MatchConfirmed {
+				set[m.FileID] = true
+			}
+		}
+		return set
+	}
+	was, is := confirmed(before), confirmed(after)
+	var changed []string
+	for id := range was {
+		if !is[id] {
+			changed = append(changed, id)
+		}
+	}
+	for id := range is {
+		if !was[id] {
+			changed = append(changed, id)
+		}
+	}
+	slices.Sort(changed)
+	for _, id := range changed {
+		if err := queueMatching(ctx, tx, clientID, MatchFile, id, now); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -25,6 +25,8 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
+	// Discount is the discount for early payment the text states.
+	Discount Discount
 }
 
 // Fields are the values a firm needs from a document; each is "" when the
@@ -192,6 +194,7 @@ func (a *analysis) result() Result {
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
 	r.Confidence, r.Evidence = a.confidence(f)
+	r.Discount = discountOf(a.d.lines, f.IssueDate)
 	return r
 }
 
