@@ -443,6 +443,10 @@ func TestPaymentsNotOneToOne(t *testing.T) {
 		if reason != want[*tx.RemittanceInfo] {
 			t.Errorf("%q: got %s by %q (matches %+v), want matched by %q", *tx.RemittanceInfo, tx.Status, reason, tx.Matches, want[*tx.RemittanceInfo])
 		}
+		if m := tx.Matches; *tx.RemittanceInfo == "Rechnung AR-2026-15" && (len(m) != 1 || m[0].FileName != "invoice.pdf" ||
+			m[0].DocumentNumber == nil || *m[0].DocumentNumber != "AR-2026-15" || m[0].TotalAmount == nil || *m[0].TotalAmount != 142800000) {
+			t.Errorf("the sales invoice's match: got %+v, want its file name, number and total beside it", m)
+		}
 		if *tx.RemittanceInfo == "MB-2026-090 MB-2026-091" && len(tx.Matches) != 2 {
 			t.Errorf("the combined payment: got %d documents, want 2", len(tx.Matches))
 		}

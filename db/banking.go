@@ -578,7 +578,10 @@ func (db *DB) UpdateTransaction(ctx context.Context, clientID, id string, u Tran
 			if err := queueSettling(ctx, tx, clientID, t.Matches, matches, now); err != nil {
 				return nil, err
 			}
-			t.Matches, t.DecidedByUser = matches, true
+			t.DecidedByUser = true
+			if err := reloadMatches(ctx, tx, clientID, t); err != nil {
+				return nil, err
+			}
 		}
 		switch {
 		case u.Ignored.Set && *u.Ignored.Value:
@@ -658,6 +661,13 @@ func replaceMatches(ctx context.Context, tx *txn, clientID, transactionID string
 	return nil
 }
 
+// reloadMatches reads the transaction's matches again, with their
+// documents, after they were written.
+func reloadMatches(ctx context.Context, tx *txn, clientID string, t *Transaction) error {
+	t.Matches = nil
+	return loadMatches(ctx, tx, clientID, []*Transaction{t})
+}
+
 // findTransactionRow checks that the transaction is the client's. Returns
 // ENOTFOUND.
 func findTransactionRow(ctx context.Context, tx *txn, clientID, id string) error {
@@ -691,7 +701,10 @@ func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transacti
 		return err
 	}
 	was := t.Status
-	t.Matches, t.Status, t.DecidedByUser, t.UpdatedAt = matches, TransactionMatched, true, now
+	if err := reloadMatches(ctx, tx, clientID, t); err != nil {
+		return err
+	}
+	t.Status, t.DecidedByUser, t.UpdatedAt = TransactionMatched, true, now
 	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = 1, updated_at = ?
 		WHERE client_id = ? AND id = ?`, t.Status, unix(now), clientID, transactionID); err != nil {
 		return fmt.Errorf("confirm collected file: %w", err)

@@ -447,7 +447,10 @@ func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []Ma
 				return err
 			}
 			was := t.Status
-			t.Matches, t.Status, t.UpdatedAt = matches, statusOf(matches, false), now
+			if err := reloadMatches(ctx, tx, clientID, t); err != nil {
+				return err
+			}
+			t.Status, t.UpdatedAt = statusOf(matches, false), now
 			if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
 				t.Status, unix(now), clientID, t.ID); err != nil {
 				return fmt.Errorf("match transaction: %w", err)

@@ -619,6 +619,9 @@ func TestAdminClientsUpdate(t *testing.T) {
 			}, []string{"Marktplatz 2", "2. OG", "Wien", "1010", "DE"}},
 		{"null clears every address field", map[string]any{"address": map[string]any{"line1": nil, "line2": nil, "city": nil,
 			"postalCode": nil, "countryCode": nil}}, nil, []string{"<nil>", "<nil>", "<nil>", "<nil>", "<nil>"}},
+		{"vatIds, written as people do, stored as the standard writes them", map[string]any{"vatIds": []any{"de 811.223-344", "ATU12345678", "DE811223344"}},
+			func(c *admClient) { c.VATIDs = []string{"DE811223344", "ATU12345678"} }, nil},
+		{"vatIds empty clears them", map[string]any{"vatIds": []any{}}, func(c *admClient) { c.VATIDs = []string{} }, nil},
 		{"an empty address changes nothing", map[string]any{"address": map[string]any{}}, nil, nil},
 		{"an empty body only touches updatedAt", map[string]any{}, nil, nil},
 	}
@@ -676,6 +679,10 @@ func TestAdminClientsUpdate(t *testing.T) {
 			{"country code a number", created.ID, map[string]any{"address": map[string]any{"countryCode": 49}},
 				[]issue{typeIssueAt("string", "number", "address", "countryCode")}},
 			{"address null", created.ID, map[string]any{"address": nil}, []issue{typeIssueAt("object", "null", "address")}},
+			{"a VAT id without its country", created.ID, map[string]any{"vatIds": []any{"DE811223344", "811223344"}},
+				[]issue{{Code: "invalid_string", Path: []any{"vatIds", 1}, Validation: "regex",
+					Message: "Invalid VAT id: a country's two letters, then 2 to 13 letters and digits"}}},
+			{"vatIds a string", created.ID, map[string]any{"vatIds": "DE811223344"}, []issue{typeIssueAt("array", "string", "vatIds")}},
 			{"bad id, bad name and bad country, all at once", "nope", map[string]any{"name": "", "address": map[string]any{"countryCode": "XX"}},
 				[]issue{cuidIssue("params", "id"), cuTooSmall(1, "name"), admCountryIssue()}},
 		}
