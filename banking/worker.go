@@ -278,16 +278,7 @@ func (w *Worker) decide(ctx context.Context, clientID string, txs []*db.Transact
 			decisions = append(decisions, db.MatchDecision{TransactionID: r.TransactionID, Matches: matches})
 		}
 	}
-	// Written in batches: one transaction each, short enough not to hold
-	// the single writer long.
-	for len(decisions) > 0 {
-		n := min(len(decisions), recordBatch)
-		if err := w.store.RecordMatches(ctx, clientID, decisions[:n]); err != nil {
-			return err
-		}
-		decisions = decisions[n:]
-	}
-	return nil
+	return inBatches(decisions, func(batch []db.MatchDecision) error { return w.store.RecordMatches(ctx, clientID, batch) })
 }
 
 // recordPayments records the documents' directions and payment states that
@@ -310,12 +301,18 @@ func (w *Worker) recordPayments(ctx context.Context, clientID string, candidates
 			updates = append(updates, db.PaymentUpdate{FileID: d.FileID, Payment: p})
 		}
 	}
-	for len(updates) > 0 {
-		n := min(len(updates), recordBatch)
-		if err := w.store.RecordPayments(ctx, clientID, updates[:n]); err != nil {
+	return inBatches(updates, func(batch []db.PaymentUpdate) error { return w.store.RecordPayments(ctx, clientID, batch) })
+}
+
+// inBatches writes items recordBatch at a time: one transaction each,
+// short enough not to hold the single writer long.
+func inBatches[T any](items []T, write func([]T) error) error {
+	for len(items) > 0 {
+		n := min(len(items), recordBatch)
+		if err := write(items[:n]); err != nil {
 			return err
 		}
-		updates = updates[n:]
+		items = items[n:]
 	}
 	return nil
 }
