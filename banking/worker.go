@@ -1,22 +1,23 @@
-// Package banking works the matching queue in the background: it imports
-// the stored files that are bank statements, and matches a client's bank
-// transactions to the documents that explain them with the rules of
-// package matching, never changing what a person decided.
+// Package banking works the bank jobs in the background: it matches a
+// client's bank transactions to the documents that explain them with the
+// rules of package matching, never changing what a person decided. A
+// statement's new transactions, and a document read or corrected, queue a
+// job.
 package banking
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"time"
 
-	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
+	"acctapi/jobs"
 	"acctapi/matching"
 )
 
@@ -31,15 +32,9 @@ const (
 	recordTimeout = 10 * time.Second
 )
 
-// Files opens the stored bytes of a file: the local store or a bucket.
-type Files interface {
-	Open(ctx context.Context, id string) (io.ReadCloser, error)
-}
-
 // Options configures New.
 type Options struct {
-	Store *db.DB
-	Files Files
+	Store Store
 	// Now is the clock; time.Now when nil. It must be the store's.
 	Now func() time.Time
 	// Logger gets the jobs that failed; nothing is logged when nil.
@@ -48,148 +43,88 @@ type Options struct {
 	Poll time.Duration
 }
 
-// Worker works the matching queue. One Worker serves a store.
+// Worker works the bank jobs. One Worker serves a store.
 type Worker struct {
-	store *db.DB
-	files Files
-	now   func() time.Time
-	log   *slog.Logger
-	poll  time.Duration
+	store  Store
+	now    func() time.Time
+	log    *slog.Logger
+	runner *jobs.Runner[*db.BankJob]
 }
 
-// New returns a Worker; Store and Files are required.
+// Store is what the worker asks of the store: the bank jobs, and the
+// transactions and documents it matches.
+type Store interface {
+	ReleaseBankJobClaims(ctx context.Context) error
+	ClaimBankJobs(ctx context.Context, n int) ([]*db.BankJob, error)
+	BankJobsQueued() <-chan struct{}
+	FinishBankJob(ctx context.Context, j *db.BankJob) error
+	ReleaseBankJob(ctx context.Context, j *db.BankJob, at time.Time, counted bool) error
+	TransactionsToMatch(ctx context.Context, j *db.BankJob, near db.MatchNear) ([]*db.Transaction, error)
+	FindFile(ctx context.Context, clientID, id string) (*db.File, error)
+	MatchDocuments(ctx context.Context, clientID string) ([]*db.MatchCandidate, error)
+	ClientIdentity(ctx context.Context, clientID string) (*db.Identity, error)
+	ConfirmedPayments(ctx context.Context, clientID string) ([]*db.ConfirmedPayment, error)
+	RecordMatches(ctx context.Context, clientID string, decisions []db.MatchDecision) error
+	RecordPayments(ctx context.Context, clientID string, updates []db.PaymentUpdate) error
+}
+
+// New returns a Worker; Store is required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	w := &Worker{store: opts.Store, now: opts.Now, log: opts.Logger}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	if w.poll <= 0 {
-		w.poll = DefaultPoll
-	}
+	w.runner = jobs.New(jobs.Config[*db.BankJob]{Name: "bank jobs",
+		Release: opts.Store.ReleaseBankJobClaims, Wake: opts.Store.BankJobsQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.BankJob, error) {
+			return opts.Store.ClaimBankJobs(ctx, n)
+		},
+		// A recording that failed is logged and leaves the job claimed
+		// until the next start.
+		Work: func(ctx context.Context, j *db.BankJob) error { w.work(ctx, j); return nil },
+		Poll: cmp.Or(opts.Poll, DefaultPoll), Logger: w.log})
 	return w
 }
 
 // Run works jobs until ctx ends: at once when a commit queues one, and
 // every Poll. It first releases the claims a stopped process left. A job
 // cut off by the stop is given back uncounted. Run returns nil.
-func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := w.store.ReleaseMatchingClaims(ctx)
-		if err == nil {
-			break
-		}
-		w.log.Error("release matching claims", "error", err)
-		sleep(ctx, w.poll)
-	}
-	poll := time.NewTicker(w.poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		if w.RunOnce(ctx) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		case <-w.store.MatchingQueued():
-		}
-	}
-	return nil
-}
+func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 
-// RunOnce claims the jobs due now and works them, and says how many it
-// claimed.
-func (w *Worker) RunOnce(ctx context.Context) int {
-	jobs, err := w.store.ClaimMatchingJobs(ctx, 8)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("claim matching", "error", err)
-		}
-		return 0
-	}
-	for _, j := range jobs {
-		w.work(ctx, j)
-	}
-	return len(jobs)
-}
+// RunDue works the jobs due now, one at a time, and says how many it
+// worked; for tests.
+func (w *Worker) RunDue(ctx context.Context) (int, error) { return w.runner.RunDue(ctx) }
 
 // work runs one job and records its end: done, or back in the queue.
-func (w *Worker) work(ctx context.Context, j *db.MatchingJob) {
+func (w *Worker) work(ctx context.Context, j *db.BankJob) {
 	err := w.safely(ctx, j)
 	record, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	switch {
 	case err == nil:
-		err = w.store.FinishMatchingJob(record, j)
+		err = w.store.FinishBankJob(record, j)
 	case ctx.Err() != nil:
-		err = w.store.ReleaseMatchingJob(record, j, w.now(), false)
+		err = w.store.ReleaseBankJob(record, j, w.now(), false)
 	default:
 		w.log.Error("matching", "target", j.Target, "id", j.TargetID, "client_id", j.ClientID, "error", err)
-		err = w.store.ReleaseMatchingJob(record, j, w.now().Add(retryDelay), true)
+		err = w.store.ReleaseBankJob(record, j, w.now().Add(retryDelay), true)
 	}
 	if err != nil {
-		w.log.Error("record matching", "target", j.Target, "id", j.TargetID, "error", err)
+		w.log.Error("record bank job", "target", j.Target, "id", j.TargetID, "error", err)
 	}
 }
 
 // safely runs the job, turning a panic into an error.
-func (w *Worker) safely(ctx context.Context, j *db.MatchingJob) (err error) {
+func (w *Worker) safely(ctx context.Context, j *db.BankJob) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	if j.Target == db.MatchFile {
-		imported, err := w.importFile(ctx, j)
-		if err != nil || imported {
-			return err
-		}
-	}
 	return w.match(ctx, j)
-}
-
-// importFile imports the job's file when it is a bank statement not
-// imported yet: of kind bank_statement, or CAMT.053 or MT940 by its first
-// bytes. A file that claims to be one and is not is left as it is.
-func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error) {
-	f, err := w.store.FindFile(ctx, j.ClientID, j.TargetID)
-	if db.ErrorCode(err) == db.ENOTFOUND {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if f.Size > bankstatement.MaxSize {
-		return false, nil
-	}
-	imported, err := w.store.StatementImported(ctx, j.ClientID, f.ID)
-	if err != nil || imported {
-		return imported, err
-	}
-	r, err := w.files.Open(ctx, f.ID)
-	if err != nil {
-		return false, fmt.Errorf("open file %s: %w", f.ID, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, bankstatement.MaxSize+1))
-	if err != nil {
-		return false, fmt.Errorf("read file %s: %w", f.ID, err)
-	}
-	if _, ok := bankstatement.Sniff(data); !ok && (f.Kind == nil || *f.Kind != document.BankStatement) {
-		return false, nil
-	}
-	in, err := bankimport.Read(data)
-	if err != nil {
-		w.log.Info("file not imported as a bank statement", "file_id", f.ID, "client_id", j.ClientID, "reason", err.Error())
-		return false, nil
-	}
-	_, err = w.store.ImportStatementFile(ctx, j.ClientID, f.ID, *in)
-	if code := db.ErrorCode(err); code == db.ECONFLICT || code == db.ENOTFOUND {
-		return true, nil
-	}
-	return err == nil, err
 }
 
 // match decides the job's transactions against every document of the
@@ -197,7 +132,7 @@ func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error
 // then every document's direction and payment state. A file's job that
 // finds no transaction to decide records that file's alone, so that
 // reading many documents costs no more than one each.
-func (w *Worker) match(ctx context.Context, j *db.MatchingJob) error {
+func (w *Worker) match(ctx context.Context, j *db.BankJob) error {
 	identity, err := w.store.ClientIdentity(ctx, j.ClientID)
 	if db.ErrorCode(err) == db.ENOTFOUND {
 		return nil
@@ -208,7 +143,7 @@ func (w *Worker) match(ctx context.Context, j *db.MatchingJob) error {
 	id := matching.Identity{VATIDs: identity.VATIDs, IBANs: identity.IBANs, Names: identity.Names}
 	var near db.MatchNear
 	var file *db.MatchCandidate
-	if j.Target == db.MatchFile {
+	if j.Target == db.BankJobFile {
 		f, err := w.store.FindFile(ctx, j.ClientID, j.TargetID)
 		if db.ErrorCode(err) == db.ENOTFOUND {
 			return nil
@@ -449,14 +384,4 @@ func value(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

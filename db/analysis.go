@@ -162,13 +162,19 @@ type AnalysisResult struct {
 	Warnings []string
 	// Text is what the search reads; nil keeps none.
 	Text *FileText
+	// Statement is the bank statement the file is, imported with the
+	// result unless one was imported from the file before; nil for any
+	// other file.
+	Statement *StatementImport
 }
 
 // FinishAnalysis records what reading the job's file found, ends the job
 // and emits file.analyzed, in one transaction. The kind, the document date
-// and the fields change only where no person set them. ok is false, and nothing is
-// written, when the job was queued again or ended meanwhile: the newer job
-// reads the file again.
+// and the fields change only where no person set them. A file read to the
+// end is queued for matching, and its statement, if any, is imported (see
+// ImportStatement) when none was imported from the file before. ok is
+// false, and nothing is written, when the job was queued again or ended
+// meanwhile: the newer job reads the file again.
 func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
 	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
 		if ok, err = stillClaimed(ctx, tx, j); err != nil || !ok {
@@ -198,11 +204,8 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 				f.KindSource = ptr(SourceAnalysis)
 			}
 		}
-		if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
-			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-			if date, ok := f.Analysis.documentDate(); ok {
-				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-			}
+		if !f.dateSetByPerson() {
+			f.followIssueDate()
 		}
 		f.UpdatedAt = now
 		var encoded [3]*string
@@ -231,7 +234,18 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 		if err := reindexFile(ctx, tx, j.ClientID, j.FileID); err != nil {
 			return err
 		}
-		return db.emit(ctx, tx, event{typ: EventFileAnalyzed, clientID: &j.ClientID, record: f})
+		if err := db.emit(ctx, tx, event{typ: EventFileAnalyzed, clientID: &j.ClientID, record: f}); err != nil {
+			return err
+		}
+		if r.Status != AnalysisDone {
+			return nil
+		}
+		if r.Statement != nil {
+			if err := db.importStatementOnce(ctx, tx, j.ClientID, j.FileID, *r.Statement); err != nil {
+				return err
+			}
+		}
+		return queueBankJob(ctx, tx, j.ClientID, BankJobFile, j.FileID, now)
 	})
 	return f, ok, err
 }

@@ -285,7 +285,7 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 		if u.Name.Set || u.LegalName.Set || u.VATIDs.Set {
 			// The client's identity tells its own documents: every one's
 			// direction, and so its candidates, may change.
-			if err := queueMatching(ctx, tx, c.ID, MatchClient, c.ID, c.UpdatedAt); err != nil {
+			if err := queueBankJob(ctx, tx, c.ID, BankJobClient, c.ID, c.UpdatedAt); err != nil {
 				return nil, err
 			}
 		}

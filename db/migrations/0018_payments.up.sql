@@ -11,13 +11,13 @@ ALTER TABLE files ADD COLUMN payment_status TEXT CHECK (payment_status IN ('open
 ALTER TABLE files ADD COLUMN open_amount INTEGER;
 CREATE INDEX files_client_direction ON files (client_id, direction) WHERE direction IS NOT NULL;
 
--- A matching job may be about a whole client (target 'client': its
+-- A bank job may be about a whole client (target 'client': its
 -- identity changed, so every document's direction and every open
 -- transaction's candidates may have). The table is made again for the
--- wider CHECK; the trigger that queues files names it and stays.
-CREATE TABLE matching_jobs_before AS SELECT * FROM matching_jobs;
-DROP TABLE matching_jobs;
-CREATE TABLE matching_jobs (
+-- wider CHECK.
+CREATE TABLE bank_jobs_before AS SELECT * FROM bank_jobs;
+DROP TABLE bank_jobs;
+CREATE TABLE bank_jobs (
     target          TEXT    NOT NULL CHECK (target IN ('statement', 'file', 'client')),
     target_id       TEXT    NOT NULL,
     client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -27,7 +27,7 @@ CREATE TABLE matching_jobs (
     created_at      INTEGER NOT NULL,
     PRIMARY KEY (target, target_id)
 );
-INSERT INTO matching_jobs (target, target_id, client_id, attempts, claimed_at, next_attempt_at, created_at)
-    SELECT target, target_id, client_id, attempts, claimed_at, next_attempt_at, created_at FROM matching_jobs_before;
-DROP TABLE matching_jobs_before;
-CREATE INDEX matching_jobs_due ON matching_jobs (claimed_at, next_attempt_at);
+INSERT INTO bank_jobs (target, target_id, client_id, attempts, claimed_at, next_attempt_at, created_at)
+    SELECT target, target_id, client_id, attempts, claimed_at, next_attempt_at, created_at FROM bank_jobs_before;
+DROP TABLE bank_jobs_before;
+CREATE INDEX bank_jobs_due ON bank_jobs (claimed_at, next_attempt_at);
