@@ -396,12 +396,26 @@ func TestPaymentsNotOneToOne(t *testing.T) {
 	first := doc("invoice", "MB-2026-090", "2026-03-02", "210.00", "Molkerei Berger eG", "DE777777777", nil)
 	second := doc("invoice", "MB-2026-091", "2026-03-05", "185.50", "Molkerei Berger eG", "DE777777777", nil)
 	unpaid := doc("invoice", "ZN-511", "2026-03-02", "800.00", "Zucker Nord AG", "DE666666666", nil)
+	// Another client of the firm holds the invoice a payment names.
+	client, err := f.store.CreateClient(ctx, f.firmID, db.ClientCreate{Name: "Other", Type: db.ClientLegalPerson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := f.store.CreateWorkspace(ctx, client.ID, "Accounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *f
+	other.clientID, other.ws = client.ID, ws.ID
+	other.mustDocument(t, "invoice", db.DocumentFields{Values: map[string]string{document.DocumentNumber: "HV-2026-900",
+		document.IssueDate: "2026-03-02", document.Currency: "EUR", document.TotalAmount: "300.00", document.IssuerName: "Hofmann"}})
 	f.mustImport(t, mt940(account, "10000.00",
 		entry{date: "2026-03-19", amount: "1428.00", name: "HOTEL ADLER", text: "Rechnung AR-2026-15"},
 		entry{date: "2026-03-14", amount: "-1960.00", name: "MUELLER MEHL", text: "RE-2026-0205 abzgl. 2% Skonto"},
 		entry{date: "2026-03-25", amount: "-1000.00", name: "ELEKTRO KRAUSE", text: "EK-2026-17 Anzahlung"},
 		entry{date: "2026-03-18", amount: "-395.50", name: "MOLKEREI BERGER", text: "MB-2026-090 MB-2026-091"},
-		entry{date: "2026-03-20", amount: "-700.00", name: "ZUCKER NORD", text: "ZN-511"}))
+		entry{date: "2026-03-20", amount: "-700.00", name: "ZUCKER NORD", text: "ZN-511"},
+		entry{date: "2026-03-21", amount: "-300.00", name: "HOFMANN", text: "HV-2026-900"}))
 	f.drain(t)
 
 	state := func(id string) string {
@@ -434,7 +448,7 @@ func TestPaymentsNotOneToOne(t *testing.T) {
 	}
 	txs := f.transactions(t)
 	want := map[string]string{"Rechnung AR-2026-15": "amount", "RE-2026-0205 abzgl. 2% Skonto": "discount",
-		"EK-2026-17 Anzahlung": "partial", "MB-2026-090 MB-2026-091": "combined", "ZN-511": ""}
+		"EK-2026-17 Anzahlung": "partial", "MB-2026-090 MB-2026-091": "combined", "ZN-511": "", "HV-2026-900": ""}
 	for _, tx := range txs {
 		reason := ""
 		if tx.Status == db.TransactionMatched {
@@ -446,6 +460,9 @@ func TestPaymentsNotOneToOne(t *testing.T) {
 		if m := tx.Matches; *tx.RemittanceInfo == "Rechnung AR-2026-15" && (len(m) != 1 || m[0].FileName != "invoice.pdf" ||
 			m[0].DocumentNumber == nil || *m[0].DocumentNumber != "AR-2026-15" || m[0].TotalAmount == nil || *m[0].TotalAmount != 142800000) {
 			t.Errorf("the sales invoice's match: got %+v, want its file name, number and total beside it", m)
+		}
+		if *tx.RemittanceInfo == "HV-2026-900" && len(tx.Matches) != 0 {
+			t.Errorf("another client's invoice: got %+v, want no candidate", tx.Matches)
 		}
 		if *tx.RemittanceInfo == "MB-2026-090 MB-2026-091" && len(tx.Matches) != 2 {
 			t.Errorf("the combined payment: got %d documents, want 2", len(tx.Matches))

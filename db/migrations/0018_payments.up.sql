@@ -31,3 +31,10 @@ INSERT INTO bank_jobs (target, target_id, client_id, attempts, claimed_at, next_
     SELECT target, target_id, client_id, attempts, claimed_at, next_attempt_at, created_at FROM bank_jobs_before;
 DROP TABLE bank_jobs_before;
 CREATE INDEX bank_jobs_due ON bank_jobs (claimed_at, next_attempt_at);
+
+-- The documents read before this migration get their direction and
+-- payment state from one job per client that has any.
+INSERT INTO bank_jobs (target, target_id, client_id, next_attempt_at, created_at)
+SELECT 'client', c.id, c.id, CAST(strftime('%s', 'now') AS INTEGER), CAST(strftime('%s', 'now') AS INTEGER)
+FROM clients c
+WHERE EXISTS (SELECT 1 FROM files f WHERE f.client_id = c.id AND (f.analysis_fields IS NOT NULL OR f.user_fields IS NOT NULL));
