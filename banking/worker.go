@@ -169,21 +169,38 @@ func (w *Worker) match(ctx context.Context, j *db.BankJob) error {
 	if err != nil {
 		return err
 	}
+	var parted []string
 	if len(txs) > 0 {
-		if err := w.decide(ctx, j.ClientID, txs, candidates, id); err != nil {
+		if parted, err = w.decide(ctx, j.ClientID, txs, candidates, id); err != nil {
 			return err
 		}
 	}
-	return w.recordPayments(ctx, j.ClientID, candidates, id)
+	if err := w.recordPayments(ctx, j.ClientID, candidates, id); err != nil {
+		return err
+	}
+	if j.Target == db.BankJobFile {
+		return nil
+	}
+	// The instalments of a document may come in several statements: a
+	// document paid in part and left to a person is matched again with
+	// every transaction naming it, as its own job would, so that the
+	// instalments that complete it are matched together.
+	for _, fileID := range parted {
+		if err := w.match(ctx, &db.BankJob{Target: db.BankJobFile, TargetID: fileID, ClientID: j.ClientID}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decide matches the transactions against the documents, with what the
 // payments confirmed outside them settled already, and records what
-// changed.
-func (w *Worker) decide(ctx context.Context, clientID string, txs []*db.Transaction, candidates []*db.MatchCandidate, id matching.Identity) error {
+// changed. It returns the documents a transaction left to a person pays a
+// part of.
+func (w *Worker) decide(ctx context.Context, clientID string, txs []*db.Transaction, candidates []*db.MatchCandidate, id matching.Identity) ([]string, error) {
 	confirmed, err := w.store.ConfirmedPayments(ctx, clientID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	deciding := map[string]bool{}
 	for _, t := range txs {
@@ -207,13 +224,19 @@ func (w *Worker) decide(ctx context.Context, clientID string, txs []*db.Transact
 		batch = append(batch, m)
 	}
 	var decisions []db.MatchDecision
+	var parted []string
 	for i, r := range matching.Decide(batch, docs) {
+		for _, c := range r.Candidates {
+			if len(r.Matched) == 0 && slices.Contains(c.Reasons, matching.ReasonPartial) && !slices.Contains(parted, c.FileID) {
+				parted = append(parted, c.FileID)
+			}
+		}
 		matches := matchesOf(r)
 		if !sameMatches(txs[i].Matches, matches) {
 			decisions = append(decisions, db.MatchDecision{TransactionID: r.TransactionID, Matches: matches})
 		}
 	}
-	return inBatches(decisions, func(batch []db.MatchDecision) error { return w.store.RecordMatches(ctx, clientID, batch) })
+	return parted, inBatches(decisions, func(batch []db.MatchDecision) error { return w.store.RecordMatches(ctx, clientID, batch) })
 }
 
 // recordPayments records the documents' directions and payment states that

@@ -491,3 +491,32 @@ func TestPaymentsNotOneToOne(t *testing.T) {
 		t.Errorf("issued documents: got %d, want the sales invoice alone", len(page.Items))
 	}
 }
+
+// TestInstalmentsAcrossStatements: two payments naming an invoice, neither
+// saying it is a part, in two statements: the first waits for a person,
+// and the second, which completes the total, matches both.
+func TestInstalmentsAcrossStatements(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	invoice := f.mustDocument(t, "invoice", db.DocumentFields{Values: map[string]string{document.DocumentNumber: "EK-2026-30",
+		document.IssueDate: "2026-03-05", document.Currency: "EUR", document.TotalAmount: "720.00", document.IssuerName: "Elektro Krause GmbH"}})
+	f.mustImport(t, mt940(account, "5000.00", entry{date: "2026-03-19", amount: "-360.00", name: "ELEKTRO KRAUSE", text: "EK-2026-30"}))
+	f.drain(t)
+	if txs := f.transactions(t); len(txs) != 1 || txs[0].Status != db.TransactionSuggested {
+		t.Fatalf("after the first half: got %+v, want it suggested", txs)
+	}
+	f.mustImport(t, mt940(account, "4640.00", entry{date: "2026-04-02", amount: "-360.00", name: "ELEKTRO KRAUSE", text: "EK-2026-30 Rest"}))
+	f.drain(t)
+	for _, tx := range f.transactions(t) {
+		if tx.Status != db.TransactionMatched || tx.Matches[0].FileID != invoice || tx.Matches[0].Reasons[0] != "partial" {
+			t.Errorf("%q: got %s %+v, want matched to the invoice in part", *tx.RemittanceInfo, tx.Status, tx.Matches)
+		}
+	}
+	file, err := f.store.FindFile(ctx, f.clientID, invoice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := file.Payment; p.Status == nil || *p.Status != db.PaymentPaid {
+		t.Errorf("the invoice: got %v, want paid", p.Status)
+	}
+}
