@@ -245,6 +245,7 @@ func evaluationMonth(tb testing.TB) ([]Document, []evalTx) {
 		{date: "2026-03-22", amount: "-1190.00", party: stranger, remittance: "Auslage Fest", what: caseStranger, counterpartyIBAN: true},
 		{date: "2026-03-23", amount: "120.00", party: stranger, remittance: "Rueckzahlung", what: caseStranger, counterpartyIBAN: true},
 		{date: "2026-03-26", amount: "-2380.00", party: schulz, remittance: "Danke", what: caseTwice, counterpartyIBAN: true},
+		{date: "2026-03-30", amount: "-980.00", party: muellerMehl, remittance: "RE-2026-0142 nach Mahnung", what: caseTwice, counterpartyIBAN: true},
 		{date: "2026-03-12", amount: "-300.00", party: hofmann, remittance: "H-1001 H-1002", truth: "hv-1001+hv-1002", what: caseCombined, counterpartyIBAN: true},
 		{date: "2026-03-03", amount: "-3500.00", party: landlord, remittance: "Miete Maerz Backstube", what: caseNoDoc, counterpartyIBAN: true},
 

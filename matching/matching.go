@@ -181,6 +181,7 @@ type claim struct {
 	strength int
 	partial  bool
 	settles  bankstatement.Amount
+	booked   time.Time
 }
 
 // Decide says, for a batch of transactions, which are matched without a
@@ -195,8 +196,10 @@ type claim struct {
 //   - and no other transaction of the batch has as strong a claim to the
 //     document: a payment naming the document beats one merely from its
 //     counterparty's IBAN, and two of equal strength leave both to a
-//     person. Part payments of one document are no rivals of each other
-//     while together they settle no more than is open of it.
+//     person, but for two payments in full naming it, booked on different
+//     days: the earlier pays it. Part payments of one document are no
+//     rivals of each other while together they settle no more than is
+//     open of it.
 //
 // Every transaction keeps its candidates, at most MaxCandidates, as
 // suggestions. Results are in the order of txs. docs should hold every
@@ -215,7 +218,7 @@ func Decide(txs []Transaction, docs []Document) []Result {
 	for i := range all {
 		for _, c := range all[i] {
 			if s := strength(c); s > 0 && !ix.settled(c.FileID) {
-				claims[c.FileID] = append(claims[c.FileID], claim{tx: i, strength: s, partial: isPartial(c), settles: c.settles})
+				claims[c.FileID] = append(claims[c.FileID], claim{tx: i, strength: s, partial: isPartial(c), settles: c.settles, booked: dayOf(txs[i].BookingDate)})
 			}
 		}
 	}
@@ -224,7 +227,7 @@ func Decide(txs []Transaction, docs []Document) []Result {
 		out[i] = Result{TransactionID: tx.ID, Candidates: all[i][:min(len(all[i]), MaxCandidates)]}
 		picked := pick(all[i], views[i], ix)
 		for _, c := range picked {
-			if !unrivalled(i, c, claims[c.FileID], ix.byID[c.FileID]) {
+			if !unrivalled(i, dayOf(tx.BookingDate), c, claims[c.FileID], ix.byID[c.FileID]) {
 				picked = nil
 				break
 			}
@@ -271,9 +274,11 @@ func pick(cands []Candidate, tx txView, ix index) []Candidate {
 	return cands[at : at+1]
 }
 
-// unrivalled reports whether transaction i's claim to c's document stands
-// against the batch's other claims to it.
-func unrivalled(i int, c Candidate, claims []claim, d docView) bool {
+// unrivalled reports whether transaction i's claim to c's document, booked
+// on the given day, stands against the batch's other claims to it. Of two
+// payments in full that both name the document, the one booked earlier
+// pays it and the later one is paid twice: it is left to a person.
+func unrivalled(i int, booked time.Time, c Candidate, claims []claim, d docView) bool {
 	s, partial := strength(c), isPartial(c)
 	var parts bankstatement.Amount
 	for _, other := range claims {
@@ -281,7 +286,10 @@ func unrivalled(i int, c Candidate, claims []claim, d docView) bool {
 		case other.tx == i:
 		case partial && other.partial:
 			parts += other.settles
-		case partial || other.partial || other.strength >= s:
+		case partial || other.partial:
+			return false
+		case s == 2 && other.strength == 2 && booked.Before(other.booked):
+		case other.strength >= s:
 			return false
 		}
 	}

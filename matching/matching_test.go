@@ -126,7 +126,10 @@ func TestDecide(t *testing.T) {
 		{"one invoice, two payments, one naming it", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "", "", "-99.00")}, []Document{c}, []string{"c", ""}},
 		{"taken by another transaction", []Transaction{pay("t1", "ZN-503", supplierIBAN, "-99.00")}, []Document{paid(c, "99.00")}, []string{""}},
 		{"a named document beats an IBAN's claim", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00"), pay("t2", "ZN-502", supplierIBAN, "-450.00")}, []Document{a, b}, []string{"", "b"}},
-		{"two payments naming one document", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, []string{"", ""}},
+		{"two payments naming one document on one day", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, []string{"", ""}},
+		{"a document paid twice: the earlier payment pays it", []Transaction{
+			func() Transaction { tx := pay("t1", "ZN-503", "", "-99.00"); tx.BookingDate = day(2026, 3, 25); return tx }(),
+			pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, []string{"", "c"}},
 		{"a part payment of the document it names, not the IBAN's", []Transaction{pay("t1", "ZN-502 Teilzahlung", supplierIBAN, "-99.00")}, []Document{b, c}, []string{"b"}},
 		{"less than the total, naming it, not saying it is a part", []Transaction{pay("t1", "ZN-502", supplierIBAN, "-99.00")}, []Document{b}, []string{""}},
 		{"instalments that sum to the total", []Transaction{pay("t1", "ZN-502", "", "-150.00"), pay("t2", "ZN-502", "", "-300.00")}, []Document{b}, []string{"b", "b"}},
