@@ -522,17 +522,21 @@ func combined(tx txView, named []docView) []Candidate {
 		return nil
 	}
 	var sum bankstatement.Amount
+	ways := 0
 	for _, d := range named {
-		if d.settled() || !agrees(tx, d) {
+		if d.settled() || !inTerms(tx, d) {
 			return nil
 		}
-		due := d.open()
-		if amount, ok := d.discounted(tx.BookingDate); ok {
-			due = amount
+		// A document explaining money the other way (a credit note set
+		// against invoices) is taken off.
+		if moneyIn(d.Document) == (tx.Amount > 0) {
+			sum += dueOn(d, tx.BookingDate)
+			ways++
+		} else {
+			sum -= dueOn(d, tx.BookingDate)
 		}
-		sum += due
 	}
-	if !within(sum, magnitude(tx.Amount), len(named)) {
+	if ways == 0 || !within(sum, magnitude(tx.Amount), len(named)) {
 		return nil
 	}
 	out := make([]Candidate, 0, len(named))
@@ -559,10 +563,12 @@ func sortCandidates(out []Candidate) []Candidate {
 
 // agrees applies the currency, direction and date rules.
 func agrees(tx txView, d docView) bool {
+	return moneyIn(d.Document) == (tx.Amount > 0) && inTerms(tx, d)
+}
+
+// inTerms applies the currency and date rules.
+func inTerms(tx txView, d docView) bool {
 	if d.Currency != "" && !strings.EqualFold(d.Currency, tx.Currency) {
-		return false
-	}
-	if moneyIn(d.Document) != (tx.Amount > 0) {
 		return false
 	}
 	inWindow, _ := dateAgrees(tx.BookingDate, d.Document)

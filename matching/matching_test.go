@@ -112,6 +112,7 @@ func TestDecide(t *testing.T) {
 	skonto.FileID, skonto.Number, skonto.Discount, skonto.DiscountUntil = "s", "ZN-600", amt(t, "9.00"), day(2026, 3, 18)
 	issued := Document{FileID: "i", Kind: document.Invoice, Direction: Issued, Number: "AR-2026-12", Currency: "EUR", IssuerIBAN: "DE02100100100000111222",
 		BuyerName: "Café Sonne", Date: day(2026, 3, 10), Total: amt(t, "230.00")}
+	credit := Document{FileID: "g", Kind: document.CreditNote, Number: "GS-7", Currency: "EUR", IssuerIBAN: supplierIBAN, Date: day(2026, 3, 5), Total: amt(t, "99.00")}
 	issuedCredit := issued
 	issuedCredit.FileID, issuedCredit.Kind, issuedCredit.Number, issuedCredit.Total = "ic", document.CreditNote, "GS-AR-3", amt(t, "30.00")
 	for _, tc := range []struct {
@@ -128,7 +129,11 @@ func TestDecide(t *testing.T) {
 		{"a named document beats an IBAN's claim", []Transaction{pay("t1", "Lieferung", supplierIBAN, "-450.00"), pay("t2", "ZN-502", supplierIBAN, "-450.00")}, []Document{a, b}, []string{"", "b"}},
 		{"two payments naming one document on one day", []Transaction{pay("t1", "ZN-503", "", "-99.00"), pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, []string{"", ""}},
 		{"a document paid twice: the earlier payment pays it", []Transaction{
-			func() Transaction { tx := pay("t1", "ZN-503", "", "-99.00"); tx.BookingDate = day(2026, 3, 25); return tx }(),
+			func() Transaction {
+				tx := pay("t1", "ZN-503", "", "-99.00")
+				tx.BookingDate = day(2026, 3, 25)
+				return tx
+			}(),
 			pay("t2", "ZN-503", "", "-99.00")}, []Document{c}, []string{"", "c"}},
 		{"a part payment of the document it names, not the IBAN's", []Transaction{pay("t1", "ZN-502 Teilzahlung", supplierIBAN, "-99.00")}, []Document{b, c}, []string{"b"}},
 		{"less than the total, naming it, not saying it is a part", []Transaction{pay("t1", "ZN-502", supplierIBAN, "-99.00")}, []Document{b}, []string{""}},
@@ -144,6 +149,8 @@ func TestDecide(t *testing.T) {
 		{"combined", []Transaction{pay("t1", "ZN-501, ZN-503", "", "-549.00")}, []Document{a, b, c}, []string{"a+c"}},
 		{"combined with a discount", []Transaction{pay("t1", "ZN-600 ZN-503", "", "-540.00")}, []Document{skonto, c}, []string{"c+s"}},
 		{"combined, the sum wrong", []Transaction{pay("t1", "ZN-501 ZN-503", supplierIBAN, "-548.00")}, []Document{a, c}, []string{""}},
+		{"an invoice less a credit note", []Transaction{pay("t1", "ZN-501 abzgl. GS-7", "", "-351.00")}, []Document{a, credit}, []string{"a+g"}},
+		{"a credit note alone is no combined payment", []Transaction{pay("t1", "GS-7 GS-8", "", "-198.00")}, []Document{credit, func() Document { d := credit; d.FileID, d.Number = "g8", "GS-8"; return d }()}, []string{""}},
 		{"combined, one paid already", []Transaction{pay("t1", "ZN-501 ZN-503", "", "-549.00")}, []Document{a, paid(c, "99.00")}, []string{""}},
 		{"an issued invoice explains money in", []Transaction{pay("t1", "AR-2026-12", "", "230.00")}, []Document{issued}, []string{"i"}},
 		{"an issued invoice explains no money out", []Transaction{pay("t1", "AR-2026-12", "", "-230.00")}, []Document{issued}, []string{""}},
@@ -207,13 +214,14 @@ func BenchmarkDecide(b *testing.B) {
 func TestSettle(t *testing.T) {
 	inv := Document{FileID: "a", Kind: document.Invoice, Total: amt(t, "450.00"), Date: day(2026, 3, 1), Discount: amt(t, "9.00"), DiscountUntil: day(2026, 3, 14)}
 	other := Document{FileID: "b", Kind: document.Invoice, Total: amt(t, "99.00"), Date: day(2026, 3, 1)}
+	credit := Document{FileID: "c", Kind: document.CreditNote, Total: amt(t, "99.00"), Date: day(2026, 3, 1)}
 	pay := func(id string, d time.Time, amount string, files ...string) Payment {
 		return Payment{Transaction: Transaction{ID: id, BookingDate: d, Amount: amt(t, amount)}, FileIDs: files}
 	}
 	for _, tc := range []struct {
 		name     string
 		payments []Payment
-		want     map[string]string // state and open amount of a and b
+		want     map[string]string // state and open amount of a, b and c
 	}{
 		{"nothing", nil, map[string]string{"a": "open 450.00", "b": "open 99.00"}},
 		{"in full", []Payment{pay("t1", day(2026, 3, 20), "-450.00", "a")}, map[string]string{"a": "paid 0.00", "b": "open 99.00"}},
@@ -224,13 +232,19 @@ func TestSettle(t *testing.T) {
 		{"combined", []Payment{pay("t1", day(2026, 3, 20), "-549.00", "a", "b")}, map[string]string{"a": "paid 0.00", "b": "paid 0.00"}},
 		{"combined, discounted", []Payment{pay("t1", day(2026, 3, 10), "-540.00", "a", "b")}, map[string]string{"a": "paid 0.00", "b": "paid 0.00"}},
 		{"combined, short", []Payment{pay("t1", day(2026, 3, 20), "-500.00", "a", "b")}, map[string]string{"a": "paid 0.00", "b": "partial 49.00"}},
+		{"an invoice less a credit note", []Payment{pay("t1", day(2026, 3, 20), "-351.00", "a", "c")}, map[string]string{"a": "paid 0.00", "b": "open 99.00", "c": "paid 0.00"}},
+		{"an invoice less a credit note, short", []Payment{pay("t1", day(2026, 3, 20), "-300.00", "a", "c")}, map[string]string{"a": "partial 51.00", "b": "open 99.00", "c": "paid 0.00"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			paid := Settle([]Document{inv, other}, tc.payments)
-			for _, d := range []Document{inv, other} {
+			paid := Settle([]Document{inv, other, credit}, tc.payments)
+			for _, d := range []Document{inv, other, credit} {
 				state, open := State(d, paid[d.FileID])
-				if got := state + " " + open.String(); got != tc.want[d.FileID] {
-					t.Errorf("%s: got %s, want %s", d.FileID, got, tc.want[d.FileID])
+				want := tc.want[d.FileID]
+				if want == "" {
+					want = "open 99.00"
+				}
+				if got := state + " " + open.String(); got != want {
+					t.Errorf("%s: got %s, want %s", d.FileID, got, want)
 				}
 			}
 		})

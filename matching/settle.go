@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"acctapi/bankstatement"
@@ -28,8 +29,9 @@ type Payment struct {
 // payment confirmed for one document settles what it paid of it, or all of
 // it when it is the discounted total paid in time; one confirmed for
 // several settles each in full when it pays what is due of them all (a
-// cent each), else each in turn until its amount is spent. A payment
-// settles no more of a document than is open.
+// cent each; a credit note set against invoices taken off), else each in
+// turn until its amount is spent, a credit note set against them first. A
+// payment settles no more of a document than is open.
 func Settle(docs []Document, payments []Payment) map[string]bankstatement.Amount {
 	byID := map[string]docView{}
 	for _, d := range docs {
@@ -51,9 +53,20 @@ func Settle(docs []Document, payments []Payment) map[string]bankstatement.Amount
 			}
 		}
 		left := magnitude(p.Amount)
+		out := p.Amount < 0
+		// offset tells a document set against the others: one explaining
+		// money the other way, beside one explaining the payment's way.
+		offset := func(d docView) bool { return moneyIn(d.Document) == out }
+		if !slices.ContainsFunc(ds, func(d docView) bool { return !offset(d) }) {
+			offset = func(docView) bool { return false }
+		}
 		var due bankstatement.Amount
 		for _, d := range ds {
-			due += dueOn(d, p)
+			if offset(d) {
+				due -= dueOn(d, p.BookingDate)
+			} else {
+				due += dueOn(d, p.BookingDate)
+			}
 		}
 		if len(ds) > 0 && within(due, left, len(ds)) {
 			for _, d := range ds {
@@ -61,19 +74,29 @@ func Settle(docs []Document, payments []Payment) map[string]bankstatement.Amount
 			}
 			continue
 		}
+		// Short: what is set against the payment is used in full, and
+		// the rest pays the others in turn.
 		for _, d := range ds {
-			part := min(left, d.open())
-			paid[d.FileID] += part
-			left -= part
+			if offset(d) {
+				paid[d.FileID] += d.open()
+				left += d.open()
+			}
+		}
+		for _, d := range ds {
+			if !offset(d) {
+				part := min(left, d.open())
+				paid[d.FileID] += part
+				left -= part
+			}
 		}
 	}
 	return paid
 }
 
-// dueOn is what pays what is open of d in full with payment p: the
-// discounted total when the discount holds, else what is open.
-func dueOn(d docView, p Payment) bankstatement.Amount {
-	if amount, ok := d.discounted(p.BookingDate); ok {
+// dueOn is what pays what is open of d in full when booked on the given
+// day: the discounted total when the discount holds, else what is open.
+func dueOn(d docView, booked time.Time) bankstatement.Amount {
+	if amount, ok := d.discounted(booked); ok {
 		return amount
 	}
 	return d.open()
