@@ -118,18 +118,22 @@ const claimAnalyses = `SELECT j.file_id, j.client_id, f.name, f.mimetype, f.size
 // The attempt is not counted, as the reading did not break. Nothing is
 // written when the job was queued again or ended meanwhile.
 func (db *DB) HandOffAnalysis(ctx context.Context, j *AnalysisJob, lane string) error {
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1, lane = ?2,
-			turn = `+nextTurn+` WHERE file_id = ?3 AND client_id = ?1 AND claimed_at IS NOT NULL AND attempts = ?4 AND retries = ?5`,
-			j.ClientID, lane, j.FileID, j.Attempts, j.Retries)
-		if err != nil {
-			return fmt.Errorf("hand off analysis: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			tx.analysisQueued = true
-		}
-		return nil
-	})
+	return db.update(ctx, func(ctx context.Context, tx *txn) error { return handOff(ctx, tx, j, lane) })
+}
+
+// handOff moves the claimed job to the lane's end, uncounted, unless it was
+// queued again or ended meanwhile.
+func handOff(ctx context.Context, tx *txn, j *AnalysisJob, lane string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1, lane = ?2,
+		turn = `+nextTurn+` WHERE file_id = ?3 AND client_id = ?1 AND claimed_at IS NOT NULL AND attempts = ?4 AND retries = ?5`,
+		j.ClientID, lane, j.FileID, j.Attempts, j.Retries)
+	if err != nil {
+		return fmt.Errorf("hand off analysis: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		tx.analysisQueued = true
+	}
+	return nil
 }
 
 // stillClaimed says that the job is as its worker claimed it: not queued
@@ -176,6 +180,22 @@ type AnalysisResult struct {
 // false, and nothing is written, when the job was queued again or ended
 // meanwhile: the newer job reads the file again.
 func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
+	return db.recordAnalysis(ctx, j, r, "")
+}
+
+// RecordFirstReading records a reading made without OCR of a file that has
+// pages only OCR reads (a PDF with a text layer and scanned pages), as
+// FinishAnalysis does, and hands the job to lane, which reads the whole file
+// again and records it once more: the text layer's values are there at once,
+// not after the client's photos, and OCR refines them. Both readings emit
+// file.analyzed. ok is as FinishAnalysis says.
+func (db *DB) RecordFirstReading(ctx context.Context, j *AnalysisJob, r AnalysisResult, lane string) (f *File, ok bool, err error) {
+	return db.recordAnalysis(ctx, j, r, lane)
+}
+
+// recordAnalysis records a reading, and ends the job or, with a lane, hands
+// it to that lane to be read again.
+func (db *DB) recordAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult, lane string) (f *File, ok bool, err error) {
 	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
 		if ok, err = stillClaimed(ctx, tx, j); err != nil || !ok {
 			return err
@@ -183,7 +203,11 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 		if f, err = findFileTx(ctx, tx, j.ClientID, j.FileID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM analysis_jobs WHERE file_id = ?`, j.FileID); err != nil {
+		if lane != "" {
+			if err := handOff(ctx, tx, j, lane); err != nil {
+				return err
+			}
+		} else if _, err := tx.ExecContext(ctx, `DELETE FROM analysis_jobs WHERE file_id = ?`, j.FileID); err != nil {
 			return fmt.Errorf("end analysis: %w", err)
 		}
 		now := db.now().UTC().Truncate(time.Second)
