@@ -64,6 +64,7 @@ type Store interface {
 	MatchDocuments(ctx context.Context, clientID string) ([]*db.MatchCandidate, error)
 	ClientIdentity(ctx context.Context, clientID string) (*db.Identity, error)
 	ConfirmedPayments(ctx context.Context, clientID string) ([]*db.ConfirmedPayment, error)
+	FilePayments(ctx context.Context, clientID, fileID string) ([]*db.ConfirmedPayment, error)
 	RecordMatches(ctx context.Context, clientID string, decisions []db.MatchDecision) error
 	RecordPayments(ctx context.Context, clientID string, updates []db.PaymentUpdate) error
 }
@@ -163,7 +164,16 @@ func (w *Worker) match(ctx context.Context, j *db.BankJob) error {
 		return err
 	}
 	if len(txs) == 0 && file != nil {
-		return w.recordPayments(ctx, j.ClientID, []*db.MatchCandidate{file}, id)
+		payments, err := w.store.FilePayments(ctx, j.ClientID, file.FileID)
+		if err != nil {
+			return err
+		}
+		// A payment of it and of other documents settles it beside them:
+		// that needs them all.
+		alone := !slices.ContainsFunc(payments, func(p *db.ConfirmedPayment) bool { return len(p.FileIDs) > 1 })
+		if alone {
+			return w.recordPayments(ctx, j.ClientID, []*db.MatchCandidate{file}, payments, id)
+		}
 	}
 	candidates, err := w.store.MatchDocuments(ctx, j.ClientID)
 	if err != nil {
@@ -175,7 +185,11 @@ func (w *Worker) match(ctx context.Context, j *db.BankJob) error {
 			return err
 		}
 	}
-	if err := w.recordPayments(ctx, j.ClientID, candidates, id); err != nil {
+	confirmed, err := w.store.ConfirmedPayments(ctx, j.ClientID)
+	if err != nil {
+		return err
+	}
+	if err := w.recordPayments(ctx, j.ClientID, candidates, confirmed, id); err != nil {
 		return err
 	}
 	if j.Target == db.BankJobFile {
@@ -240,12 +254,8 @@ func (w *Worker) decide(ctx context.Context, clientID string, txs []*db.Transact
 }
 
 // recordPayments records the documents' directions and payment states that
-// changed, from the client's identity and the payments confirmed now.
-func (w *Worker) recordPayments(ctx context.Context, clientID string, candidates []*db.MatchCandidate, id matching.Identity) error {
-	confirmed, err := w.store.ConfirmedPayments(ctx, clientID)
-	if err != nil {
-		return err
-	}
+// changed, from the client's identity and the payments confirmed for them.
+func (w *Worker) recordPayments(ctx context.Context, clientID string, candidates []*db.MatchCandidate, confirmed []*db.ConfirmedPayment, id matching.Identity) error {
 	docs := documentsOf(candidates, id)
 	paid := matching.Settle(docs, paymentsOf(confirmed))
 	var updates []db.PaymentUpdate

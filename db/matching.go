@@ -164,12 +164,28 @@ type ConfirmedPayment struct {
 	FileIDs       []string
 }
 
+// confirmedPaymentsSQL selects the client's confirmed matches with their
+// transactions; a caller may narrow it further.
+const confirmedPaymentsSQL = `SELECT t.id, t.booking_date, t.amount, m.file_id FROM bank_transaction_matches m
+	JOIN bank_transactions t ON t.client_id = m.client_id AND t.id = m.transaction_id
+	WHERE m.client_id = ? AND m.state = 'confirmed'`
+
 // ConfirmedPayments returns the client's transactions that documents are
 // confirmed for, with those documents.
 func (db *DB) ConfirmedPayments(ctx context.Context, clientID string) ([]*ConfirmedPayment, error) {
-	rows, err := db.query(ctx, `SELECT t.id, t.booking_date, t.amount, m.file_id FROM bank_transaction_matches m
-		JOIN bank_transactions t ON t.client_id = m.client_id AND t.id = m.transaction_id
-		WHERE m.client_id = ? AND m.state = 'confirmed' ORDER BY t.id, m.position`, clientID)
+	return db.confirmedPayments(ctx, confirmedPaymentsSQL+` ORDER BY t.id, m.position`, clientID)
+}
+
+// FilePayments returns the client's transactions the file is confirmed
+// for, each with every document it is confirmed for.
+func (db *DB) FilePayments(ctx context.Context, clientID, fileID string) ([]*ConfirmedPayment, error) {
+	return db.confirmedPayments(ctx, confirmedPaymentsSQL+` AND m.transaction_id IN (SELECT transaction_id
+		FROM bank_transaction_matches WHERE client_id = ? AND file_id = ? AND state = 'confirmed') ORDER BY t.id, m.position`,
+		clientID, clientID, fileID)
+}
+
+func (db *DB) confirmedPayments(ctx context.Context, query string, args ...any) ([]*ConfirmedPayment, error) {
+	rows, err := db.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("confirmed payments: %w", err)
 	}
