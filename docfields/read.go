@@ -26,6 +26,8 @@ type Result struct {
 	Evidence map[string]string
 	// Discount is the discount for early payment the text states.
 	Discount Discount
+	// Warnings say what the page states that cannot be right.
+	Warnings []document.Warning
 }
 
 // Read reads a document's text. Form feeds separate pages.
@@ -63,6 +65,9 @@ type analysis struct {
 	rounding     int64
 	roundingLine int
 	hasRounding  bool
+	// The distinct amounts the page labels net and tax, which the
+	// warnings check the total against when the reader left them out.
+	labelledNet, labelledTax []int64
 }
 
 func analyze(d *doc) *analysis {
@@ -177,6 +182,7 @@ func (a *analysis) result() Result {
 	f.IssuerName = a.pickIssuer()
 	r.Confidence, r.Evidence = a.confidence(f)
 	r.Discount = discountOf(a.d.lines, f.IssueDate)
+	r.Warnings = a.warnings(*f)
 	return r
 }
 
