@@ -44,8 +44,8 @@ CREATE TABLE bank_accounts (
     UNIQUE (client_id, account_ref)
 );
 
-CREATE TABLE "bank_jobs" (
-    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file')),
+CREATE TABLE bank_jobs (
+    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file', 'client')),
     target_id       TEXT    NOT NULL,
     client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     attempts        INTEGER NOT NULL DEFAULT 0,
@@ -123,7 +123,7 @@ CREATE TABLE clients (
     address_country_code TEXT,
     archived_at          INTEGER,
     created_at           INTEGER NOT NULL,
-    updated_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL, vat_ids TEXT,
     UNIQUE (firm_id, slug)
 );
 
@@ -238,7 +238,7 @@ CREATE TABLE files (
     CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), analysis_confidence TEXT, analysis_warnings TEXT, user_fields TEXT, total_amount INTEGER
     GENERATED ALWAYS AS (CAST(round(CASE WHEN json_type(user_fields, '$.totalAmount') IS NOT NULL
         THEN json_extract(user_fields, '$.totalAmount') ELSE json_extract(analysis_fields, '$.totalAmount') END
-        * 100000) AS INTEGER)) VIRTUAL);
+        * 100000) AS INTEGER)) VIRTUAL, direction TEXT CHECK (direction IN ('received', 'issued')), payment_status TEXT CHECK (payment_status IN ('open', 'partial', 'paid')), open_amount INTEGER);
 
 CREATE TABLE firms (
     id         TEXT    NOT NULL PRIMARY KEY,
@@ -534,6 +534,8 @@ CREATE INDEX collects_workspace_updated ON collects (client_id, workspace_id, up
 CREATE INDEX file_labels_label ON file_labels (label_id);
 
 CREATE INDEX files_client_created ON files (client_id, created_at, id);
+
+CREATE INDEX files_client_direction ON files (client_id, direction) WHERE direction IS NOT NULL;
 
 CREATE INDEX files_client_document_date ON files (client_id, document_date, id);
 

@@ -654,6 +654,27 @@ func (e EInvoiceInfoSyntax) Valid() bool {
 	}
 }
 
+// Defines values for FileAnalysisDirection.
+const (
+	FileAnalysisDirectionIssued      FileAnalysisDirection = "issued"
+	FileAnalysisDirectionLessThannil FileAnalysisDirection = "<nil>"
+	FileAnalysisDirectionReceived    FileAnalysisDirection = "received"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisDirection enum.
+func (e FileAnalysisDirection) Valid() bool {
+	switch e {
+	case FileAnalysisDirectionIssued:
+		return true
+	case FileAnalysisDirectionLessThannil:
+		return true
+	case FileAnalysisDirectionReceived:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FileAnalysisFieldSourcesCurrency.
 const (
 	FileAnalysisFieldSourcesCurrencyAnalysis FileAnalysisFieldSourcesCurrency = "analysis"
@@ -1218,6 +1239,30 @@ func (e StoredFileDocumentDateSource) Valid() bool {
 	}
 }
 
+// Defines values for StoredFilePaymentStatus.
+const (
+	StoredFilePaymentStatusLessThannil StoredFilePaymentStatus = "<nil>"
+	StoredFilePaymentStatusOpen        StoredFilePaymentStatus = "open"
+	StoredFilePaymentStatusPaid        StoredFilePaymentStatus = "paid"
+	StoredFilePaymentStatusPartial     StoredFilePaymentStatus = "partial"
+)
+
+// Valid indicates whether the value is a known member of the StoredFilePaymentStatus enum.
+func (e StoredFilePaymentStatus) Valid() bool {
+	switch e {
+	case StoredFilePaymentStatusLessThannil:
+		return true
+	case StoredFilePaymentStatusOpen:
+		return true
+	case StoredFilePaymentStatusPaid:
+		return true
+	case StoredFilePaymentStatusPartial:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskActorType.
 const (
 	TaskActorTypeAI     TaskActorType = "AI"
@@ -1341,10 +1386,13 @@ func (e TaskWithAssetsActorType) Valid() bool {
 // Defines values for TransactionMatchReasons.
 const (
 	TransactionMatchReasonsAmount         TransactionMatchReasons = "amount"
+	TransactionMatchReasonsCombined       TransactionMatchReasons = "combined"
 	TransactionMatchReasonsDate           TransactionMatchReasons = "date"
+	TransactionMatchReasonsDiscount       TransactionMatchReasons = "discount"
 	TransactionMatchReasonsDocumentNumber TransactionMatchReasons = "documentNumber"
 	TransactionMatchReasonsIban           TransactionMatchReasons = "iban"
 	TransactionMatchReasonsName           TransactionMatchReasons = "name"
+	TransactionMatchReasonsPartial        TransactionMatchReasons = "partial"
 )
 
 // Valid indicates whether the value is a known member of the TransactionMatchReasons enum.
@@ -1352,13 +1400,19 @@ func (e TransactionMatchReasons) Valid() bool {
 	switch e {
 	case TransactionMatchReasonsAmount:
 		return true
+	case TransactionMatchReasonsCombined:
+		return true
 	case TransactionMatchReasonsDate:
+		return true
+	case TransactionMatchReasonsDiscount:
 		return true
 	case TransactionMatchReasonsDocumentNumber:
 		return true
 	case TransactionMatchReasonsIban:
 		return true
 	case TransactionMatchReasonsName:
+		return true
+	case TransactionMatchReasonsPartial:
 		return true
 	default:
 		return false
@@ -2031,6 +2085,24 @@ func (e ListCollectSessionsParamsOrder) Valid() bool {
 	}
 }
 
+// Defines values for ListFilesParamsDirection.
+const (
+	ListFilesParamsDirectionIssued   ListFilesParamsDirection = "issued"
+	ListFilesParamsDirectionReceived ListFilesParamsDirection = "received"
+)
+
+// Valid indicates whether the value is a known member of the ListFilesParamsDirection enum.
+func (e ListFilesParamsDirection) Valid() bool {
+	switch e {
+	case ListFilesParamsDirectionIssued:
+		return true
+	case ListFilesParamsDirectionReceived:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListFilesParamsSort.
 const (
 	ListFilesParamsSortCreatedAt    ListFilesParamsSort = "createdAt"
@@ -2589,6 +2661,9 @@ type ClientCreate struct {
 	LegalName *string    `json:"legalName,omitempty"`
 	Name      string     `json:"name"`
 	Type      ClientType `json:"type"`
+
+	// VatIds The client's own VAT ids. With its name, legal name and bank accounts they tell the invoices the client issued from those it received (a file's analysis.direction). An empty array clears them.
+	VatIds *[]string `json:"vatIds,omitempty"`
 }
 
 // ClientCreatedEvent A client was created (POST /v1/admin/clients). data: the client; clientId: the new client's id.
@@ -2627,6 +2702,9 @@ type ClientUpdate struct {
 	LegalName *string     `json:"legalName,omitempty"`
 	Name      *string     `json:"name,omitempty"`
 	Type      *ClientType `json:"type,omitempty"`
+
+	// VatIds The client's own VAT ids. With its name, legal name and bank accounts they tell the invoices the client issued from those it received (a file's analysis.direction). An empty array clears them.
+	VatIds *[]string `json:"vatIds,omitempty"`
 }
 
 // ClientUpdatedEvent A client was changed (PATCH /v1/admin/clients/{id}). data: the client after the change; changes: the fields the request changed.
@@ -3346,6 +3424,9 @@ type FileAnalysis struct {
 		TotalAmount    *float32 `json:"totalAmount,omitempty"`
 	} `json:"confidence"`
 
+	// Direction issued when the client issued the document (its issuer is the client: one of the client's vatIds, else its name, legal name or an account's owner name, else, with no issuer named, one of its accounts' IBANs), received otherwise. An issued invoice explains money in from its buyer, an issued credit note money out. Null until the background matching has looked at the document.
+	Direction *FileAnalysisDirection `json:"direction"`
+
 	// FieldSources Who set each field's value: "user" where a person corrected it (a later reading never overwrites it), "analysis" for the others.
 	FieldSources struct {
 		Currency       FileAnalysisFieldSourcesCurrency       `json:"currency"`
@@ -3378,6 +3459,9 @@ type FileAnalysis struct {
 	// Warnings What the document states that cannot be right, in sentences, the same words for every reading (an e-invoice's XML, a page's text): an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape, a date that is no day. Empty when none.
 	Warnings []string `json:"warnings"`
 }
+
+// FileAnalysisDirection issued when the client issued the document (its issuer is the client: one of the client's vatIds, else its name, legal name or an account's owner name, else, with no issuer named, one of its accounts' IBANs), received otherwise. An issued invoice explains money in from its buyer, an issued credit note money out. Null until the background matching has looked at the document.
+type FileAnalysisDirection string
 
 // FileAnalysisFieldSourcesCurrency defines model for FileAnalysis.FieldSources.Currency.
 type FileAnalysisFieldSourcesCurrency string
@@ -3619,6 +3703,9 @@ type FirmClient struct {
 
 	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	UpdatedAt DateTime `json:"updatedAt"`
+
+	// VatIds The client's own VAT ids, upper-case without spaces; [] when none.
+	VatIds []string `json:"vatIds"`
 }
 
 // FirmUpdate Every field is optional; null for mailFromName makes the mails' sender name the firm's name.
@@ -3873,6 +3960,12 @@ type StoredFile struct {
 	// Name The file name as uploaded, or as a person renamed it.
 	Name string `json:"name"`
 
+	// OpenAmount What is left to pay of the total, a decimal string; null with paymentStatus.
+	OpenAmount *string `json:"openAmount"`
+
+	// PaymentStatus What the confirmed payments settled of the document: open (nothing), partial (a part: openAmount is the rest), paid (all, a discount taken in time included). Null for a document that is never paid (a bank statement, a contract), one without a total, and until the background matching has looked at the document (within seconds of its reading or a payment's confirmation).
+	PaymentStatus *StoredFilePaymentStatus `json:"paymentStatus"`
+
 	// Size Bytes.
 	Size int `json:"size"`
 
@@ -3888,6 +3981,9 @@ type StoredFile struct {
 
 // StoredFileDocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.
 type StoredFileDocumentDateSource string
+
+// StoredFilePaymentStatus What the confirmed payments settled of the document: open (nothing), partial (a part: openAmount is the rest), paid (all, a discount taken in time included). Null for a document that is never paid (a bank statement, a contract), one without a total, and until the background matching has looked at the document (within seconds of its reading or a payment's confirmation).
+type StoredFilePaymentStatus string
 
 // Task defines model for Task.
 type Task struct {
@@ -4103,16 +4199,25 @@ type TransactionList struct {
 
 // TransactionMatch defines model for TransactionMatch.
 type TransactionMatch struct {
+	// DocumentNumber The document's number as read (a person's correction over the reading); null when it states none.
+	DocumentNumber *string `json:"documentNumber"`
+
 	// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	FileId Cuid `json:"fileId"`
 
-	// Reasons What agrees: the amount, the document number in the remittance, the IBAN, the name, a timely date.
+	// FileName The matched file's name, beside its id so that a person can judge the match without opening it.
+	FileName string `json:"fileName"`
+
+	// Reasons What agrees: amount, the amount equals what is open of the document; discount, the total less the discount the document allows, paid in time; partial, a part of what is open (or its rest) of a document the remittance names; combined, one payment of several documents the remittance names, summing to what is due of them; documentNumber, the document number in the remittance; iban, the counterparty's IBAN (the issuer's of a received document, the buyer's of an issued one); name, the counterparty's name; date, a timely date.
 	Reasons []TransactionMatchReasons `json:"reasons"`
 	Score   float32                   `json:"score"`
 
 	// Source auto: matching; user: a person (PATCH); collect: uploaded to the transaction's collect item.
 	Source TransactionMatchSource `json:"source"`
 	State  TransactionMatchState  `json:"state"`
+
+	// TotalAmount The document's total as read, a decimal string; null when it states none.
+	TotalAmount *string `json:"totalAmount"`
 }
 
 // TransactionMatchReasons defines model for TransactionMatch.Reasons.
@@ -4815,6 +4920,9 @@ type ListFilesParams struct {
 	// Kind Only documents of this kind.
 	Kind *DocumentKind `form:"kind,omitempty" json:"kind,omitempty"`
 
+	// Direction Only documents the client received, or issued (see analysis.direction).
+	Direction *ListFilesParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
 	// DocumentDateFrom Only files whose documentDate is at or after this time; a plain date (YYYY-MM-DD) means the start of that day, UTC.
 	DocumentDateFrom *DateFilter `form:"documentDateFrom,omitempty" json:"documentDateFrom,omitempty"`
 
@@ -4831,6 +4939,9 @@ type ListFilesParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
 	XClientId ClientId `json:"x-client-id"`
 }
+
+// ListFilesParamsDirection defines parameters for ListFiles.
+type ListFilesParamsDirection string
 
 // ListFilesParamsSort defines parameters for ListFiles.
 type ListFilesParamsSort string
@@ -10369,6 +10480,18 @@ func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request,
 		if params.Kind != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

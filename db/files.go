@@ -31,10 +31,35 @@ type File struct {
 	// KindSource says who set Kind: SourceUser or SourceAnalysis.
 	KindSource *string
 	Analysis   Analysis
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	LabelIDs   []string
+	// Payment is what the banking worker last decided of the document.
+	Payment   Payment
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	LabelIDs  []string
 }
+
+// Payment is a document's side and payment state, as the banking worker
+// decides them from its reading, the client's identity and the payments
+// confirmed for it; nil until it has.
+type Payment struct {
+	// Direction is DirectionReceived or DirectionIssued.
+	Direction *string
+	// Status is PaymentOpen, PaymentPartial or PaymentPaid; nil for a
+	// document that is never paid or has no total.
+	Status *string
+	// OpenAmount is what is left to pay, in units of 10^-5; nil with
+	// Status.
+	OpenAmount *int64
+}
+
+// The directions and payment states of a document.
+const (
+	DirectionReceived = "received"
+	DirectionIssued   = "issued"
+	PaymentOpen       = "open"
+	PaymentPartial    = "partial"
+	PaymentPaid       = "paid"
+)
 
 // FileCreate holds the record of a file whose bytes are in place.
 type FileCreate struct {
@@ -53,7 +78,7 @@ type FileCreate struct {
 const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by_id, name, mimetype, size,
 	sha256, document_date, created_at, updated_at, document_date_source, kind, kind_source,
 	analysis_status, analysis_source, analysis_reason, analysis_language, analyzed_at, analysis_fields, analysis_kind,
-	analysis_confidence, analysis_warnings, user_fields`
+	analysis_confidence, analysis_warnings, user_fields, direction, payment_status, open_amount`
 
 // CreateFile records a file in the client's workspace. The task, folder and
 // labels must be of that workspace. Returns ENOTFOUND naming the first
@@ -171,11 +196,12 @@ func scanFile(row scanner) (*File, error) {
 	var task, folder, createdBy, dateSource, kind, kindSource sql.NullString
 	var source, reason, language, fields, analysisKind, confidence, warnings, user sql.NullString
 	var document, created, updated int64
-	var analyzed sql.NullInt64
+	var analyzed, open sql.NullInt64
+	var direction, status sql.NullString
 	if err := row.Scan(&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
 		&f.SHA256, &document, &created, &updated, &dateSource, &kind, &kindSource,
 		&f.Analysis.Status, &source, &reason, &language, &analyzed, &fields, &analysisKind,
-		&confidence, &warnings, &user); err != nil {
+		&confidence, &warnings, &user, &direction, &status, &open); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -186,6 +212,10 @@ func scanFile(row scanner) (*File, error) {
 	f.DocumentDateSource, f.Kind, f.KindSource = nullString(dateSource), nullString(kind), nullString(kindSource)
 	f.Analysis.Source, f.Analysis.Reason, f.Analysis.Language = nullString(source), nullString(reason), nullString(language)
 	f.Analysis.AnalyzedAt, f.Analysis.Kind = nullTime(analyzed), nullString(analysisKind)
+	f.Payment.Direction, f.Payment.Status = nullString(direction), nullString(status)
+	if open.Valid {
+		f.Payment.OpenAmount = &open.Int64
+	}
 	if err := f.Analysis.scanReadState(fields, confidence, warnings, user); err != nil {
 		return nil, fmt.Errorf("scan file %s: its analysis: %w", f.ID, err)
 	}

@@ -24,6 +24,8 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
+	// Discount is the discount for early payment the text states.
+	Discount Discount
 	// Warnings say what the page states that cannot be right.
 	Warnings []document.Warning
 }
@@ -179,6 +181,7 @@ func (a *analysis) result() Result {
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
 	r.Confidence, r.Evidence = a.confidence(f)
+	r.Discount = discountOf(a.d.lines, f.IssueDate)
 	r.Warnings = a.warnings(*f)
 	return r
 }

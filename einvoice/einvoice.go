@@ -53,6 +53,21 @@ type Invoice struct {
 	document.Fields
 	Language string // the document's ISO 639-1 language, when it names one
 
+	BuyerName  string // BT-44
+	BuyerVATID string // BT-48 as written, upper-case, no spaces
+	BuyerIBAN  string // BT-91, the account a direct debit draws on
+
+	// The discount for early payment (Skonto): DiscountPercent of the
+	// total, or DiscountAmount, when paid by DiscountDueDate (YYYY-MM-DD).
+	// CII states it in ApplicableTradePaymentDiscountTerms, UBL in
+	// PaymentTerms (SettlementDiscountPercent, SettlementPeriod), and an
+	// XRechnung in the payment terms' text as "#SKONTO#TAGE=14#PROZENT=2.00#";
+	// a period in days runs from the issue date. DiscountDueDate is "" when
+	// no discount is stated.
+	DiscountPercent string
+	DiscountAmount  string
+	DiscountDueDate string
+
 	// Warnings say what the invoice states that cannot be right: an IBAN
 	// whose check digits fail, a VAT id of the wrong shape, net and tax that
 	// do not add up to the total, a date or amount that is none.

@@ -29,6 +29,8 @@ type analysisResponse struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *timestamp      `json:"analyzedAt"`
 	Fields     *fieldsResponse `json:"fields"`
+	// Direction is null until the banking worker decided it.
+	Direction *string `json:"direction"`
 	// FieldSources, Confidence and Warnings are never null: a file not yet
 	// read has every field's source "analysis", no confidence and no
 	// warning.
@@ -71,8 +73,8 @@ type einvoiceResponse struct {
 	Profile string `json:"profile"`
 }
 
-func newAnalysisResponse(a db.Analysis) analysisResponse {
-	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language,
+func newAnalysisResponse(a db.Analysis, direction *string) analysisResponse {
+	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language, Direction: direction,
 		AnalyzedAt: timestampPtr(a.AnalyzedAt), FieldSources: a.FieldSources, Confidence: a.Confidence,
 		Warnings: a.Warnings}
 	if f := a.Fields; f != nil {
@@ -110,7 +112,8 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	q := v.query(values)
 	filter := db.FileFilter{
 		WorkspaceID: q.id("workspaceId"), FolderID: q.id("folderId"), TaskID: q.id("taskId"), LabelID: q.id("labelId"),
-		Kind: q.enum("kind", document.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
+		Kind: q.enum("kind", document.Kinds, ""), Direction: q.enum("direction", []string{db.DirectionReceived, db.DirectionIssued}, ""),
+		DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
 		Query: q.search("q"),
 	}
 	req := pageRequest(q, db.FileSorts)

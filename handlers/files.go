@@ -64,6 +64,8 @@ type fileResponse struct {
 	LabelIDs           []string         `json:"labelIds"`
 	Kind               *string          `json:"kind"`
 	Analysis           analysisResponse `json:"analysis"`
+	PaymentStatus      *string          `json:"paymentStatus"`
+	OpenAmount         *string          `json:"openAmount"`
 }
 
 func newFileResponse(f *db.File) fileResponse {
@@ -71,8 +73,17 @@ func newFileResponse(f *db.File) fileResponse {
 		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), DocumentDateSource: f.DocumentDateSource,
 		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
-		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis),
+		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis, f.Payment.Direction),
+		PaymentStatus: f.Payment.Status, OpenAmount: amountPtr(f.Payment.OpenAmount, documentCurrency(f)),
 	}
+}
+
+// documentCurrency is the currency the file's document states, or "".
+func documentCurrency(f *db.File) string {
+	if c := f.Analysis.Fields.Value(document.Currency); c != nil {
+		return *c
+	}
+	return ""
 }
 
 type fileLinkResponse struct {

@@ -37,9 +37,9 @@ import (
 
 // ---- helpers ---------------------------------------------------------------
 
-// flFileFields are the fifteen fields of a file in the API, every one always present.
+// flFileFields are the seventeen fields of a file in the API, every one always present.
 var flFileFields = []string{"analysis", "createdAt", "createdById", "documentDate", "documentDateSource", "folderId", "id",
-	"kind", "labelIds", "mimetype", "name", "size", "taskId", "updatedAt", "workspaceId"}
+	"kind", "labelIds", "mimetype", "name", "openAmount", "paymentStatus", "size", "taskId", "updatedAt", "workspaceId"}
 
 // flFile is a File as the API answers it.
 type flFile struct {
@@ -59,6 +59,8 @@ type flFile struct {
 	DocumentDateSource *string    `json:"documentDateSource"`
 	Kind               *string    `json:"kind"`
 	Analysis           flAnalysis `json:"analysis"`
+	PaymentStatus      *string    `json:"paymentStatus"`
+	OpenAmount         *string    `json:"openAmount"`
 }
 
 // flAnalysis is a File's analysis as the API answers it.
@@ -69,6 +71,7 @@ type flAnalysis struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *string         `json:"analyzedAt"`
 	Fields     json.RawMessage `json:"fields"`
+	Direction  *string         `json:"direction"`
 	// FieldSources, Confidence and Warnings: by field name.
 	FieldSources map[string]string  `json:"fieldSources"`
 	Confidence   map[string]float64 `json:"confidence"`
