@@ -50,6 +50,12 @@ var layers = map[string]int{
 	"acctapi/bankstatement": 0,
 	// The rules that match bank transactions to documents, without SQL.
 	"acctapi/matching": 1,
+	// Writes DATEV's Buchungsstapel, document.xml and their ZIP, and the
+	// rules of booking a document; imports nothing of ours.
+	"acctapi/datev": 1,
+	// Test support: checks an export's ZIP against DATEV's format
+	// description; imports nothing of ours.
+	"acctapi/datev/datevtest": 1,
 	// Reads e-invoice XML into header fields: bytes in, values out.
 	"acctapi/einvoice": 1,
 	// Reads fields from a document's text.
