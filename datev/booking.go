@@ -53,28 +53,6 @@ func (c Chart) Automatic(account string) bool {
 	return slices.ContainsFunc(c.AutomaticAccounts, func(a string) bool { return Account(a, len(account)) == account })
 }
 
-// The personal accounts' ranges at account length 4, which grow by a
-// digit with each digit of the length: customers (Debitoren) from 10000,
-// suppliers (Kreditoren) from 70000.
-const (
-	firstCustomer = 10000
-	firstSupplier = 70000
-	pastSupplier  = 100000
-)
-
-// PersonalRange is the range [first, past) of the personal accounts of a
-// role at the account length.
-func PersonalRange(supplier bool, length int) (first, past int64) {
-	scale := int64(1)
-	for range length - 4 {
-		scale *= 10
-	}
-	if supplier {
-		return firstSupplier * scale, pastSupplier * scale
-	}
-	return firstCustomer * scale, firstSupplier * scale
-}
-
 // The tax keys (BU-Schlüssel) by VAT rate: input tax on what was
 // received, output tax on what was issued.
 var (

@@ -253,15 +253,6 @@ func TestTaxKeys(t *testing.T) {
 	}
 }
 
-func TestPersonalRange(t *testing.T) {
-	if first, past := datev.PersonalRange(true, 4); first != 70000 || past != 100000 {
-		t.Errorf("suppliers at 4: %d-%d", first, past)
-	}
-	if first, past := datev.PersonalRange(false, 6); first != 1000000 || past != 7000000 {
-		t.Errorf("customers at 6: %d-%d", first, past)
-	}
-}
-
 func TestGUIDIsStable(t *testing.T) {
 	if datev.GUID("a") != datev.GUID("a") || datev.GUID("a") == datev.GUID("b") || len(datev.GUID("a")) != 36 {
 		t.Errorf("GUID: %s %s", datev.GUID("a"), datev.GUID("b"))

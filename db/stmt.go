@@ -100,6 +100,9 @@ type txn struct {
 	// matchingQueued says the transaction queued matching: MatchingQueued
 	// is signalled after its commit.
 	matchingQueued bool
+	// exportQueued says the transaction queued an export: ExportsQueued is
+	// signalled after its commit.
+	exportQueued bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
