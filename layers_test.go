@@ -30,6 +30,8 @@ var layers = map[string]int{
 	"acctapi/analysis": 3,
 	// Matches transactions to documents in the background.
 	"acctapi/banking": 3,
+	// Writes the DATEV exports in the background.
+	"acctapi/exports": 3,
 	// Turns a parsed bank statement file into the store's import; the
 	// upload and the analysis share it.
 	"acctapi/bankimport": 2,
