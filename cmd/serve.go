@@ -22,6 +22,7 @@ import (
 	"acctapi/banking"
 	"acctapi/certs"
 	"acctapi/db"
+	"acctapi/exports"
 	"acctapi/db/seed"
 	"acctapi/docread"
 	"acctapi/filestore"
@@ -125,6 +126,8 @@ type Server struct {
 	// matching imports stored statements and matches bank transactions
 	// while Run runs.
 	matching *banking.Worker
+	// exports writes the queued DATEV exports while Run runs.
+	exports *exports.Worker
 	// baseURL is the API's address, with its /v1.
 	baseURL string
 	// FirstKey is the accountant key minted on first start, if this start made one.
@@ -247,6 +250,9 @@ func OpenServer(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.matching = banking.New(banking.Options{Store: store, Files: s.files,
+		Now:    cfg.Now, // the store's clock, as the worker requires
+		Logger: logger})
+	s.exports = exports.New(exports.Options{Store: store, Files: s.files,
 		Now:    cfg.Now, // the store's clock, as the worker requires
 		Logger: logger})
 	if cfg.AllowPrivateWebhooks {
@@ -376,10 +382,14 @@ func (s *Server) Run(ctx context.Context) error {
 	go s.warmReader(dispatchCtx)
 	matching := make(chan error, 1)
 	go func() { matching <- s.matching.Run(dispatchCtx) }()
+	// An export cut off by the stop is queued again, written after the
+	// next start.
+	exporting := make(chan error, 1)
+	go func() { exporting <- s.exports.Run(dispatchCtx) }()
 	err := s.serve(ctx)
 	stopDispatch()
 	sweeping.Wait()
-	err = errors.Join(err, <-reading, <-matching)
+	err = errors.Join(err, <-reading, <-matching, <-exporting)
 	return errors.Join(err, <-dispatched, <-mailed)
 }
 

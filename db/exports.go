@@ -429,3 +429,14 @@ func (db *DB) FinishExport(ctx context.Context, e *Export, r ExportResult) error
 		return db.emit(ctx, tx, event{typ: EventExportCompleted, clientID: &e.ClientID, record: e})
 	})
 }
+
+// FindExportForDownload returns the export with the id, whoever's it is:
+// a download link is signed for one id, and the signature, checked before,
+// is the caller's credential. Returns ENOTFOUND.
+func (db *DB) FindExportForDownload(ctx context.Context, id string) (*Export, error) {
+	e, err := scanExport(db.queryRow(ctx, `SELECT `+exportColumns+` FROM exports WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENOTFOUND, "export %s not found", id)
+	}
+	return e, err
+}

@@ -64,15 +64,20 @@ type fileResponse struct {
 	LabelIDs           []string         `json:"labelIds"`
 	Kind               *string          `json:"kind"`
 	Analysis           analysisResponse `json:"analysis"`
+	// Exports are the exports that booked the file, the oldest first.
+	Exports []fileExportResponse `json:"exports"`
 }
 
 func newFileResponse(f *db.File) fileResponse {
-	return fileResponse{
+	r := fileResponse{
 		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), DocumentDateSource: f.DocumentDateSource,
 		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
 		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis),
+		Exports: newFileExportsResponse(f.Exports),
 	}
+	r.Analysis.Booking = newBookingResponse(f.Booking)
+	return r
 }
 
 type fileLinkResponse struct {
