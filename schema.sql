@@ -208,6 +208,7 @@ CREATE TABLE export_files (
     file_id     TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
     client_id   TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     exported_at INTEGER NOT NULL,
+    fingerprint TEXT    NOT NULL,
     PRIMARY KEY (export_id, file_id)
 ) WITHOUT ROWID;
 

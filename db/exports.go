@@ -380,10 +380,12 @@ type ExportResult struct {
 	SHA256   []byte
 }
 
-// FileBooking is how an export booked one file.
+// FileBooking is how an export booked one file, and the fingerprint of
+// what it booked it from.
 type FileBooking struct {
 	FileID         string
 	CounterpartyID *string
+	Fingerprint    string
 	Booking
 }
 
@@ -406,8 +408,8 @@ func (db *DB) FinishExport(ctx context.Context, e *Export, r ExportResult) error
 				b.CounterpartyID, b.Account, b.ContraAccount, b.TaxKey, b.Text, b.Source, unix(now), e.ClientID, b.FileID); err != nil {
 				return fmt.Errorf("record booking: %w", err)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO export_files (export_id, file_id, client_id, exported_at)
-				SELECT ?, id, client_id, ? FROM files WHERE client_id = ? AND id = ?`, e.ID, unix(now), e.ClientID, b.FileID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO export_files (export_id, file_id, client_id, exported_at, fingerprint)
+				SELECT ?, id, client_id, ?, ? FROM files WHERE client_id = ? AND id = ?`, e.ID, unix(now), b.Fingerprint, e.ClientID, b.FileID); err != nil {
 				return fmt.Errorf("record exported file: %w", err)
 			}
 		}

@@ -477,6 +477,8 @@ func (db *DB) BookingLessons(ctx context.Context, clientID string) (map[string]B
 type FileExport struct {
 	ID string
 	At time.Time
+	// Fingerprint sums up what the export booked the file from.
+	Fingerprint string
 }
 
 // loadFileLedger fills the booking and the exports of the client's files.
@@ -491,8 +493,11 @@ func loadFileLedger(ctx context.Context, tx *txn, clientID string, files []*File
 		byID[f.ID] = f
 		args = append(args, f.ID)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT file_id, account, contra_account, tax_key, text, source FROM file_bookings
-		WHERE client_id = ? AND file_id IN (`+placeholders(len(files))+`)`, args...)
+	// The contra account is the counterparty's account now: a person may
+	// have changed it since the export.
+	rows, err := tx.QueryContext(ctx, `SELECT b.file_id, b.account, coalesce(CAST(c.account AS TEXT), b.contra_account),
+		b.tax_key, b.text, b.source FROM file_bookings b LEFT JOIN counterparties c ON c.id = b.counterparty_id
+		WHERE b.client_id = ? AND b.file_id IN (`+placeholders(len(files))+`)`, args...)
 	if err != nil {
 		return fmt.Errorf("file bookings: %w", err)
 	}
@@ -510,7 +515,7 @@ func loadFileLedger(ctx context.Context, tx *txn, clientID string, files []*File
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("file bookings: %w", err)
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT file_id, export_id, exported_at FROM export_files
+	rows, err = tx.QueryContext(ctx, `SELECT file_id, export_id, exported_at, fingerprint FROM export_files
 		WHERE client_id = ? AND file_id IN (`+placeholders(len(files))+`) ORDER BY exported_at, export_id`, args...)
 	if err != nil {
 		return fmt.Errorf("file exports: %w", err)
@@ -520,7 +525,7 @@ func loadFileLedger(ctx context.Context, tx *txn, clientID string, files []*File
 		var id string
 		var e FileExport
 		var at int64
-		if err := rows.Scan(&id, &e.ID, &at); err != nil {
+		if err := rows.Scan(&id, &e.ID, &at, &e.Fingerprint); err != nil {
 			return fmt.Errorf("file exports: %w", err)
 		}
 		e.At = fromUnix(at)

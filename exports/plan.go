@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"acctapi/datev"
 	"acctapi/db"
@@ -29,6 +30,8 @@ type Document struct {
 	Booking db.Booking
 	// find is the index of its counterparty among the plan's finds.
 	find int
+	// fingerprint sums up what the document was booked from.
+	fingerprint string
 }
 
 // Booked is an export's plan: the documents it books, those it skips and
@@ -72,7 +75,8 @@ func Plan(batch *db.ExportBatch, lessons map[string]db.BookingLesson) *Booked {
 	own := ownKeys(batch.ClientNames)
 	for _, d := range batch.Documents {
 		f := d.File
-		if n := len(f.Exports); n > 0 && f.UpdatedAt.After(f.Exports[n-1].At) {
+		sum := fingerprint(f)
+		if n := len(f.Exports); n > 0 && f.Exports[n-1].Fingerprint != sum {
 			b.Changed = append(b.Changed, f.ID)
 		}
 		doc, reason := book(f, d.Payments, batch, own, chart, lessons)
@@ -84,7 +88,7 @@ func Plan(batch *db.ExportBatch, lessons map[string]db.BookingLesson) *Booked {
 			b.Skipped = append(b.Skipped, db.SkippedFile{FileID: f.ID, Reason: reasonTooMany})
 			continue
 		}
-		doc.find = len(b.finds)
+		doc.find, doc.fingerprint = len(b.finds), sum
 		b.finds = append(b.finds, counterpartyOf(f, d.Payments, doc.Issued))
 		b.Documents = append(b.Documents, doc)
 	}
@@ -255,9 +259,27 @@ func (b *Booked) Result() db.ExportResult {
 	r := db.ExportResult{DocumentCount: len(b.Documents), Skipped: b.Skipped, ChangedSinceExport: b.Changed}
 	for _, d := range b.Documents {
 		r.RowCount += len(d.Rows)
-		r.Bookings = append(r.Bookings, db.FileBooking{FileID: d.File.ID, CounterpartyID: &b.parties[d.find].ID, Booking: d.Booking})
+		r.Bookings = append(r.Bookings, db.FileBooking{FileID: d.File.ID, CounterpartyID: &b.parties[d.find].ID,
+			Fingerprint: d.fingerprint, Booking: d.Booking})
 	}
 	return r
+}
+
+// fingerprint sums up what a document is booked from: its kind, date and
+// fields and a person's booking, so that a correction made at any time
+// after an export shows, and nothing else does.
+func fingerprint(f *db.File) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", value(f.Kind), f.DocumentDate.Format(time.DateOnly))
+	if f.Analysis.Fields != nil {
+		for _, name := range document.FieldNames {
+			fmt.Fprintf(h, "%s=%s\x00", name, f.Analysis.Fields.Values[name])
+		}
+	}
+	if b := f.Booking; b != nil && b.Source == db.BookingUser {
+		fmt.Fprintf(h, "%s\x00%s\x00%s", value(b.Account), value(b.TaxKey), value(b.Text))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // cents reads a decimal amount ("-12.5") in cents, rounded half away from

@@ -100,13 +100,15 @@ CREATE TABLE exports (
 CREATE INDEX exports_client_created ON exports (client_id, created_at, id);
 CREATE INDEX exports_queued ON exports (status, created_at) WHERE status IN ('queued', 'running');
 
--- Each file an export booked, with when: the file's exports, and what
--- changed since.
+-- Each file an export booked, with when, and a fingerprint of what it
+-- booked from (kind, date, fields, a person's booking): a later export
+-- whose fingerprint differs lists the file as changed since.
 CREATE TABLE export_files (
     export_id   TEXT    NOT NULL REFERENCES exports (id) ON DELETE CASCADE,
     file_id     TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
     client_id   TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     exported_at INTEGER NOT NULL,
+    fingerprint TEXT    NOT NULL,
     PRIMARY KEY (export_id, file_id)
 ) WITHOUT ROWID;
 CREATE INDEX export_files_file ON export_files (file_id, exported_at);
