@@ -3,7 +3,6 @@ package analysis
 import (
 	"cmp"
 	"io"
-	"path"
 	"strings"
 	"time"
 
@@ -143,7 +142,7 @@ func withGaps(xml, text *db.DocumentFields, xmlConfidence, textConfidence map[st
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first
 // attachment of a PDF that is one (the standard names first, then any
-// other XML). nil when there is none.
+// other XML by its name, type or bytes). nil when there is none.
 func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.Invoice {
 	switch doc.Format {
 	case docread.FormatXML:
@@ -159,7 +158,7 @@ func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.In
 		for _, standard := range []bool{true, false} {
 			for _, a := range doc.Attachments {
 				if a.Data == nil || einvoice.IsEInvoiceAttachment(a.Name) != standard ||
-					!standard && !strings.EqualFold(path.Ext(a.Name), ".xml") {
+					!standard && !einvoice.IsXMLAttachment(a.Name, a.MIME, a.Data) {
 					continue
 				}
 				if inv := parseInvoice(a.Data); inv != nil {

@@ -198,11 +198,8 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 				f.KindSource = ptr(SourceAnalysis)
 			}
 		}
-		if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
-			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-			if date, ok := f.Analysis.documentDate(); ok {
-				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-			}
+		if !f.dateSetByPerson() {
+			f.followIssueDate()
 		}
 		f.UpdatedAt = now
 		var encoded [3]*string

@@ -436,15 +436,19 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		apply(u.Name, func(v *string) { f.Name = *v })
 		apply(u.FolderID, func(v *string) { f.FolderID = v })
 		apply(u.TaskID, func(v *string) { f.TaskID = v })
+		if len(u.Fields) > 0 {
+			// Before the date: a date the request sets wins over the one a
+			// corrected issue date gives.
+			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
+				return nil, err
+			}
+		}
 		apply(u.DocumentDate, func(v *time.Time) {
 			if v != nil {
 				f.DocumentDate, f.DocumentDateSource = v.UTC().Truncate(time.Second), ptr(SourceUser)
 				return
 			}
-			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-			if date, ok := f.Analysis.documentDate(); ok {
-				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-			}
+			f.followIssueDate()
 		})
 		apply(u.Kind, func(v *string) {
 			if v != nil {
@@ -456,11 +460,6 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 				f.Kind, f.KindSource = f.Analysis.Kind, ptr(SourceAnalysis)
 			}
 		})
-		if len(u.Fields) > 0 {
-			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
-				return nil, err
-			}
-		}
 		f.UpdatedAt = db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET name = ?, folder_id = ?, task_id = ?,
 			document_date = ?, document_date_source = ?, kind = ?, kind_source = ?, updated_at = ?
@@ -483,6 +482,37 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 }
 
 // documentDate is the date the document gives itself, at midnight UTC.
+// followIssueDate gives f the date its issue date says, the upload time
+// when there is none; the date is the person's (SourceUser) when the issue
+// date is a person's correction.
+func (f *File) followIssueDate() {
+	f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
+	if date, ok := f.Analysis.documentDate(); ok {
+		source := SourceAnalysis
+		if f.Analysis.FieldSources[document.IssueDate] == SourceUser {
+			source = SourceUser
+		}
+		f.DocumentDate, f.DocumentDateSource = date, ptr(source)
+	}
+}
+
+// dateSetByPerson says whether a person set f's document date itself (an
+// upload's or an update's documentDate), which no reading or correction
+// of the issue date changes, rather than through their correction of the
+// issue date, which the date follows. The store keeps only the date and
+// "user", so a date equal to the person's corrected issue date is taken
+// for the correction's.
+func (f *File) dateSetByPerson() bool {
+	if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
+		return false
+	}
+	corrected, ok := f.Analysis.read.user[document.IssueDate]
+	if !ok || corrected == nil {
+		return true
+	}
+	return *corrected != f.DocumentDate.Format(time.DateOnly)
+}
+
 func (a Analysis) documentDate() (time.Time, bool) {
 	issued := a.Fields.Value(document.IssueDate)
 	if issued == nil {

@@ -120,16 +120,31 @@ var attachmentNames = []string{
 // '/' or '\' separators) is a standard name of e-invoice XML embedded in a
 // PDF: factur-x.xml, zugferd-invoice.xml, ZUGFeRD-invoice.xml or
 // xrechnung.xml, in any case. Other .xml attachments may hold an e-invoice
-// too: try Parse on them after these, since it refuses a document that is
+// too (IsXMLAttachment): try Parse on them after these, since it refuses a document that is
 // not one at its root element.
 func IsEInvoiceAttachment(name string) bool {
-	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	base := strings.TrimSpace(path.Base(strings.ReplaceAll(name, `\`, "/")))
 	for _, n := range attachmentNames {
 		if strings.EqualFold(base, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsXMLAttachment reports whether a file embedded in a PDF may be XML and
+// so hold an e-invoice under a name no standard gives it: its name ends in
+// .xml in any case, its declared type is XML, or its bytes open with an XML
+// declaration.
+func IsXMLAttachment(name, mimeType string, data []byte) bool {
+	if strings.EqualFold(path.Ext(strings.TrimSpace(name)), ".xml") {
+		return true
+	}
+	if t := strings.ToLower(mimeType); t == "text/xml" || t == "application/xml" || strings.HasSuffix(t, "+xml") {
+		return true
+	}
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	return bytes.HasPrefix(data, []byte("<?xml"))
 }
 
 // Parse reads the header of the e-invoice in data. It returns an *Error when

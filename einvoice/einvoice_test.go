@@ -1296,10 +1296,30 @@ func TestIsEInvoiceAttachment(t *testing.T) {
 		"factur-x.xml": true, "FACTUR-X.XML": true, "zugferd-invoice.xml": true, "ZUGFeRD-invoice.xml": true,
 		"xrechnung.xml": true, "attachments/factur-x.xml": true, `C:\x\xrechnung.xml`: true,
 		"invoice.xml": false, "factur-x.pdf": false, "my-factur-x.xml": false, "": false,
+		" ZUGFeRD-invoice.xml ": true, "XRechnung.XML": true,
 	}
 	for name, want := range tests {
 		if got := IsEInvoiceAttachment(name); got != want {
 			t.Errorf("IsEInvoiceAttachment(%q): got %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestIsXMLAttachment(t *testing.T) {
+	for _, c := range []struct {
+		name, mime, data string
+		want             bool
+	}{
+		{"Rechnung 17.XML", "", "", true},
+		{"invoice", "text/xml", "", true},
+		{"invoice", "application/xml", "", true},
+		{"invoice.bin", "application/vnd.oasis.ubl+xml", "", true},
+		{"invoice", "application/octet-stream", "\xEF\xBB\xBF \n<?xml version=\"1.0\"?><a/>", true},
+		{"logo.png", "image/png", "\x89PNG", false},
+		{"notes.txt", "text/plain", "plain <b>text</b>", false},
+	} {
+		if got := IsXMLAttachment(c.name, c.mime, []byte(c.data)); got != c.want {
+			t.Errorf("IsXMLAttachment(%q, %q, %.20q): got %v, want %v", c.name, c.mime, c.data, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@
 package exports
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"acctapi/datev"
 	"acctapi/db"
 	"acctapi/filestore"
+	"acctapi/jobs"
 )
 
 const (
@@ -55,70 +57,42 @@ type Options struct {
 
 // Worker writes the queued exports. One Worker serves a store.
 type Worker struct {
-	store *db.DB
-	files Files
-	now   func() time.Time
-	log   *slog.Logger
-	poll  time.Duration
+	store  *db.DB
+	files  Files
+	now    func() time.Time
+	log    *slog.Logger
+	runner *jobs.Runner[*db.Export]
 }
 
 // New returns a Worker; Store and Files are required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	if w.poll <= 0 {
-		w.poll = DefaultPoll
-	}
+	w.runner = jobs.New(jobs.Config[*db.Export]{Name: "exports",
+		Release: opts.Store.ReleaseExportClaims, Wake: opts.Store.ExportsQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.Export, error) {
+			return opts.Store.ClaimExports(ctx, n)
+		},
+		// A recording that failed is logged and leaves the export running
+		// until the next start gives it back.
+		Work: func(ctx context.Context, e *db.Export) error { w.work(ctx, e); return nil },
+		Poll: cmp.Or(opts.Poll, DefaultPoll), Now: w.now, Logger: w.log})
 	return w
 }
 
 // Run writes exports until ctx ends: at once when a commit queues one, and
 // every Poll. It first gives back the exports a stopped process was
-// writing. Run returns nil.
-func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := w.store.ReleaseExportClaims(ctx)
-		if err == nil {
-			break
-		}
-		w.log.Error("release export claims", "error", err)
-		sleep(ctx, w.poll)
-	}
-	poll := time.NewTicker(w.poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		if w.RunOnce(ctx) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		case <-w.store.ExportsQueued():
-		}
-	}
-	return nil
-}
+// writing; one cut off by the stop is queued again. Run returns nil.
+func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 
-// RunOnce claims the next queued export and writes it, and says how many
-// it claimed.
-func (w *Worker) RunOnce(ctx context.Context) int {
-	claimed, err := w.store.ClaimExports(ctx, 1)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("claim exports", "error", err)
-		}
-		return 0
-	}
-	for _, e := range claimed {
-		w.work(ctx, e)
-	}
-	return len(claimed)
-}
+// RunDue writes the queued exports, one at a time, and says how many it
+// wrote; for tests.
+func (w *Worker) RunDue(ctx context.Context) (int, error) { return w.runner.RunDue(ctx) }
 
 // work writes one export and records its end: done, failed, or back in
 // the queue when the stop cut it off.
@@ -252,14 +226,4 @@ func archiveName(guid, name string) string {
 		return guid
 	}
 	return guid + ext
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -125,8 +125,8 @@ func (f *fixture) export() (*db.Export, []byte) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if n := f.worker.RunOnce(ctx); n != 1 {
-		f.t.Fatalf("RunOnce: %d exports, want 1", n)
+	if n, err := f.worker.RunDue(ctx); n != 1 || err != nil {
+		f.t.Fatalf("RunDue: %d exports (%v), want 1", n, err)
 	}
 	if e, err = f.store.FindExport(ctx, f.clientID, e.ID); err != nil {
 		f.t.Fatal(err)

@@ -21,7 +21,8 @@ func (api *testAPI) runExports(t testing.TB) {
 		t.Fatalf("the test's file store %T cannot hold exports", api.handler.files)
 	}
 	w := exports.New(exports.Options{Store: api.store, Files: files, Now: api.clock.Now})
-	for w.RunOnce(context.Background()) > 0 {
+	if _, err := w.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
