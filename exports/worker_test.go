@@ -119,9 +119,15 @@ func fields(kv ...string) map[string]string {
 // export and its ZIP.
 func (f *fixture) export() (*db.Export, []byte) {
 	f.t.Helper()
+	return f.exportPeriod(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC))
+}
+
+// exportPeriod queues an export of the period, runs the worker and returns
+// the export and its ZIP.
+func (f *fixture) exportPeriod(from, to time.Time) (*db.Export, []byte) {
+	f.t.Helper()
 	ctx := context.Background()
-	e, err := f.store.CreateExport(ctx, f.clientID, db.ExportCreate{Format: db.ExportDATEV,
-		From: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)})
+	e, err := f.store.CreateExport(ctx, f.clientID, db.ExportCreate{Format: db.ExportDATEV, From: from, To: to})
 	if err != nil {
 		f.t.Fatal(err)
 	}
