@@ -336,17 +336,8 @@ func (h *Handler) exportLink(w http.ResponseWriter, r *http.Request, p httproute
 // downloadExport answers GET and HEAD /v1/exports/{id}/download: no key,
 // the signature is the credential, with the limits of a file's download.
 func (h *Handler) downloadExport(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	addr := h.limiter.Allow("download-addr:"+h.clientHost(r), downloadAddrLimit, time.Minute)
-	if err := rateLimited(w, addr); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	id, ok := h.pathID(w, r, p)
+	id, ok := h.linkedID(w, r, p)
 	if !ok {
-		return
-	}
-	if err := h.checkLink(w, r, id, addr); err != nil {
-		h.fail(w, r, err)
 		return
 	}
 	e, err := h.store.FindExportForDownload(r.Context(), id)
@@ -358,16 +349,5 @@ func (h *Handler) downloadExport(w http.ResponseWriter, r *http.Request, p httpr
 		h.fail(w, r, db.Errorf(db.ENOTFOUND, "export %s not found", id))
 		return
 	}
-	f := exportFile(e)
-	content, err := h.served.OpenFile(e.ID)
-	if err != nil {
-		h.fail(w, r, fmt.Errorf("open the ZIP of export %s: %w", e.ID, err))
-		return
-	}
-	defer content.Close()
-	if err := h.verifyFile(r, content, f); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.serveContent(w, r, f, content)
+	h.serveStored(w, r, exportFile(e))
 }
