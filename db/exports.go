@@ -257,15 +257,13 @@ type Payment struct {
 	Amount int64
 }
 
-// ExportBatch is what an export reads of a client: its settings, who it
-// is, and the documents of the period.
+// ExportBatch is what an export reads of a client: its settings, its
+// names, and the documents of the period.
 type ExportBatch struct {
 	Settings *LedgerSettings
 	// ClientNames are the client's name and legal name: a document issued
 	// by one of them is the client's own.
 	ClientNames []string
-	// ClientIBANs are the IBANs of the client's bank accounts.
-	ClientIBANs []string
 	Documents   []*ExportDocument
 }
 
@@ -294,9 +292,6 @@ func (db *DB) ExportDocuments(ctx context.Context, e *Export) (*ExportBatch, err
 	b.ClientNames = []string{name}
 	if legal.Valid {
 		b.ClientNames = append(b.ClientNames, legal.String)
-	}
-	if b.ClientIBANs, err = readStrings(ctx, tx, `SELECT iban FROM bank_accounts WHERE client_id = ? AND iban IS NOT NULL ORDER BY iban`, e.ClientID); err != nil {
-		return nil, err
 	}
 	from, past := unix(e.From), unix(e.To.AddDate(0, 0, 1))
 	rows, err := tx.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE client_id = ? AND document_date >= ?
@@ -347,24 +342,6 @@ func (db *DB) ExportDocuments(ctx context.Context, e *Export) (*ExportBatch, err
 		}
 	}
 	return b, payments.Err()
-}
-
-// readStrings reads one column of strings.
-func readStrings(ctx context.Context, tx *txn, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("read: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // ExportResult is what an export wrote.

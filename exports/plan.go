@@ -65,10 +65,11 @@ func hashKey(s string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Plan books each document of the batch, or skips it with its reason: the
+// Plan books each document of the batch, or skips it with its reason (the
+// client's IBANs say which documents it issued itself): the
 // rows by VAT rate, the accounts from a person's choice, the firm's lesson
 // for the supplier, or the chart, and the tax keys of the chart.
-func Plan(batch *db.ExportBatch, lessons map[string]db.BookingLesson) *Booked {
+func Plan(batch *db.ExportBatch, ibans []string, lessons map[string]db.BookingLesson) *Booked {
 	b := &Booked{Skipped: []db.SkippedFile{}, Changed: []string{}}
 	s := batch.Settings
 	chart := datev.Charts[*s.Chart]
@@ -79,7 +80,7 @@ func Plan(batch *db.ExportBatch, lessons map[string]db.BookingLesson) *Booked {
 		if n := len(f.Exports); n > 0 && f.Exports[n-1].Fingerprint != sum {
 			b.Changed = append(b.Changed, f.ID)
 		}
-		doc, reason := book(f, d.Payments, batch, own, chart, lessons)
+		doc, reason := book(f, d.Payments, batch, ibans, own, chart, lessons)
 		if reason != "" {
 			b.Skipped = append(b.Skipped, db.SkippedFile{FileID: f.ID, Reason: reason})
 			continue
@@ -96,7 +97,7 @@ func Plan(batch *db.ExportBatch, lessons map[string]db.BookingLesson) *Booked {
 }
 
 // book plans one document's rows; a reason when it cannot be booked.
-func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, own map[string]bool, chart datev.Chart,
+func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []string, own map[string]bool, chart datev.Chart,
 	lessons map[string]db.BookingLesson) (*Document, string) {
 	if f.Analysis.Fields == nil {
 		return nil, reasonUnread
@@ -116,15 +117,15 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, own map[stri
 	if c := fields[document.Currency]; c != "" && c != "EUR" {
 		return nil, fmt.Sprintf("the document is in %s: a foreign currency is exported once exchange rates are supported", c)
 	}
-	issued := issuedByClient(fields, batch.ClientIBANs, own)
+	issued := issuedByClient(fields, ibans, own)
 	party := counterpartyOf(f, payments, issued)
 	if !issued && len(party.Keys) == 0 {
 		return nil, reasonSupplier
 	}
-	credit := *f.Kind == document.CreditNote
-	if total < 0 {
-		credit, total = !credit, -total
-	}
+	// A credit note books the other way round, whether it states its
+	// amounts positive or negative; an invoice with a negative total too.
+	credit := *f.Kind == document.CreditNote || total < 0
+	total = abs(total)
 	net, netOK := cents(fields[document.NetAmount])
 	tax, taxOK := cents(fields[document.TaxAmount])
 	parts, ok := datev.Split(abs(net), abs(tax), total, netOK && taxOK)

@@ -148,7 +148,11 @@ func (w *Worker) export(ctx context.Context, e *db.Export) error {
 	if err != nil {
 		return err
 	}
-	plan := Plan(batch, lessons)
+	ibans, err := w.store.AccountIBANs(ctx, e.ClientID)
+	if err != nil {
+		return err
+	}
+	plan := Plan(batch, ibans, lessons)
 	counterparties, err := w.store.ResolveCounterparties(ctx, e.ClientID, plan.Finds())
 	if err != nil {
 		return err

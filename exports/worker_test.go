@@ -166,7 +166,7 @@ func (f *fixture) month() map[string]*db.File {
 			document.IssuerName, "Büro € Bedarf – Schäfer KG", document.IssuerVATID, "DE123456789",
 			document.NetAmount, "150.00", document.TaxAmount, "22.50", document.TotalAmount, "172.50")),
 		"credit": f.document("gutschrift.pdf", document.CreditNote, 12, fields(document.DocumentNumber, "GS-4",
-			document.IssuerName, "Bäckerei Müller GmbH", document.NetAmount, "10.00", document.TaxAmount, "1.90", document.TotalAmount, "11.90")),
+			document.IssuerName, "Bäckerei Müller GmbH", document.NetAmount, "-10.00", document.TaxAmount, "-1.90", document.TotalAmount, "-11.90")),
 		"issued": f.document("rechnung-a17.pdf", document.Invoice, 31, fields(document.DocumentNumber, "A-17",
 			document.IssuerName, "Muster Consulting GmbH", document.NetAmount, "5000.00", document.TaxAmount, "950.00", document.TotalAmount, "5950.00")),
 		"receipt": f.document("kiosk.jpg", document.Receipt, 20, fields(document.DocumentNumber, "B1",
