@@ -386,7 +386,8 @@ func (u FileUpdate) fields() []string {
 // labels must be of the file's workspace. A null document date gives the
 // file back the document's own date when its analysis found one, else its
 // upload time; a null kind, the kind its analysis found. Corrected fields
-// and a kind a person set teach the firm's later readings. Returns
+// and a kind a person set teach the firm's later readings; a file read to
+// the end is queued for matching again. Returns
 // ENOTFOUND, and EINVALID for a null name or label list or a field name
 // that is none.
 func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate) (*File, error) {
@@ -476,6 +477,13 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		corrected := slices.Sorted(maps.Keys(u.Fields))
 		if err := db.teach(ctx, tx, f, corrected, u.Kind.Set); err != nil {
 			return nil, err
+		}
+		// Matching weighs a document's kind, fields and date: a read one
+		// is matched again.
+		if f.Analysis.Status == AnalysisDone {
+			if err := queueBankJob(ctx, tx, clientID, BankJobFile, id, f.UpdatedAt); err != nil {
+				return nil, err
+			}
 		}
 		return f, db.emit(ctx, tx, event{typ: EventFileUpdated, clientID: &clientID, record: f, changes: u.fields()})
 	})

@@ -3,6 +3,8 @@ package docfields
 import (
 	"regexp"
 	"strings"
+
+	"acctapi/document"
 )
 
 // Result is what a document's text says about it.
@@ -12,7 +14,9 @@ type Result struct {
 	Kind string
 	// Language is an ISO 639-1 code, or "" when unclear.
 	Language string
-	Fields   Fields
+	// Fields are the values read; amounts have two decimals ("1234.50",
+	// "-12.00").
+	Fields document.Fields
 	// Confidence holds, for every field with a value (keyed by its
 	// document field name), the probability in [0, 1] that it is right.
 	Confidence map[string]float64
@@ -20,23 +24,6 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
-}
-
-// Fields are the values a firm needs from a document; each is "" when the
-// document does not say it. Dates are YYYY-MM-DD; amounts are decimal
-// strings with a dot and two decimals ("1234.50", "-12.00"); Currency is
-// ISO 4217; IssuerVATID and IssuerIBAN are upper-case without spaces.
-type Fields struct {
-	DocumentNumber string
-	IssueDate      string
-	DueDate        string
-	Currency       string
-	NetAmount      string
-	TaxAmount      string
-	TotalAmount    string
-	IssuerName     string
-	IssuerVATID    string
-	IssuerIBAN     string
 }
 
 // Read reads a document's text. Form feeds separate pages.

@@ -47,6 +47,11 @@ type Reader struct {
 	start     func() (*engine, error)
 	idleClose time.Duration
 
+	// compile fills the compilation cache in another process before the
+	// first start; nil when there is none or it has run. stop ends it.
+	compile func() error
+	stop    context.CancelFunc
+
 	// warmed is closed when Warm has returned.
 	warmed   chan struct{}
 	warmOnce sync.Once
@@ -107,6 +112,11 @@ func OpenReader(ctx context.Context, opts Options) *Reader {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(min(limits.MaxMemory>>16, math.MaxUint16+1)))
 	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose), warmed: make(chan struct{})}
+	compileCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop = stop
+	if opts.Compile != nil && opts.CacheDir != "" {
+		r.compile = func() error { return opts.Compile(compileCtx, opts.CacheDir) }
+	}
 	// The pool's context lives as long as the Reader; it carries the
 	// allocator to every instance.
 	poolCtx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(allocateMapped))
@@ -219,6 +229,12 @@ var errClosed = errors.New("the document reader is closed")
 // it again when the Reader was closed meanwhile. A failed start is not
 // kept: the next read tries again.
 func (r *Reader) startEngine(l *load) {
+	if r.compile != nil {
+		// Only the first start can find the cache empty. Should the other
+		// process fail (its hook says why), start compiles here.
+		_ = r.compile()
+		r.compile = nil
+	}
 	e, err := r.start()
 	r.mu.Lock()
 	r.loading = nil
@@ -271,6 +287,7 @@ func (r *Reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.stop()
 	if r.idle != nil {
 		r.idle.Stop()
 	}

@@ -67,24 +67,39 @@ func Document(pages ...[]string) []byte {
 // number.
 func (b *Builder) addTextPages(pages [][]string) int {
 	tree := b.Add("")
-	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
+	font := b.addFont()
 	var kids []string
 	for _, lines := range pages {
-		var content bytes.Buffer
-		content.WriteString("BT /F1 9 Tf 10 TL 36 806 Td\n")
-		for _, line := range lines {
-			content.WriteString("(")
-			content.Write(escape(line))
-			content.WriteString(") Tj T*\n")
-		}
-		content.WriteString("ET")
-		body := b.Add(Stream("", content.Bytes()))
-		kids = append(kids, fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
-			"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>",
-			tree, font, body))))
+		kids = append(kids, b.addTextPage(tree, font, lines))
 	}
-	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	b.setKids(tree, kids)
 	return tree
+}
+
+// addFont adds the text pages' font and returns its number.
+func (b *Builder) addFont() int {
+	return b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
+}
+
+// addTextPage adds a page of lines under tree and returns its reference.
+func (b *Builder) addTextPage(tree, font int, lines []string) string {
+	var content bytes.Buffer
+	content.WriteString("BT /F1 9 Tf 10 TL 36 806 Td\n")
+	for _, line := range lines {
+		content.WriteString("(")
+		content.Write(escape(line))
+		content.WriteString(") Tj T*\n")
+	}
+	content.WriteString("ET")
+	body := b.Add(Stream("", content.Bytes()))
+	return fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
+		"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>",
+		tree, font, body)))
+}
+
+// setKids fills in the page tree with its pages.
+func (b *Builder) setKids(tree int, kids []string) {
+	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
 }
 
 // Carrier is a way a PDF carries an embedded file.
@@ -165,22 +180,41 @@ func Scan(imgs ...*image.Gray) []byte {
 	tree := b.Add("")
 	var kids []string
 	for _, img := range imgs {
-		var z bytes.Buffer
-		w := zlib.NewWriter(&z)
-		for y := range img.Rect.Dy() {
-			w.Write(img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()])
-		}
-		w.Close()
-		picture := b.Add(Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
-			img.Rect.Dx(), img.Rect.Dy()), z.Bytes()))
-		content := b.Add(Stream("", []byte("q 595 0 0 842 0 0 cm /Im1 Do Q")))
-		kids = append(kids, fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
-			"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 %d 0 R >> >> /Contents %d 0 R >>",
-			tree, picture, content))))
+		kids = append(kids, b.addScanPage(tree, img))
 	}
 	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
-	b.Set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	b.setKids(tree, kids)
 	return b.Bytes(catalog)
+}
+
+// TextAndScan is an A4 PDF whose first page is lines in a text layer and
+// whose second is img alone: a letter with a scanned enclosure, whose
+// second page only OCR reads.
+func TextAndScan(lines []string, img *image.Gray) []byte {
+	var b Builder
+	catalog := b.Add("")
+	tree := b.Add("")
+	kids := []string{b.addTextPage(tree, b.addFont(), lines), b.addScanPage(tree, img)}
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+	b.setKids(tree, kids)
+	return b.Bytes(catalog)
+}
+
+// addScanPage adds a page that is img alone under tree and returns its
+// reference.
+func (b *Builder) addScanPage(tree int, img *image.Gray) string {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	for y := range img.Rect.Dy() {
+		w.Write(img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()])
+	}
+	w.Close()
+	picture := b.Add(Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+		img.Rect.Dx(), img.Rect.Dy()), z.Bytes()))
+	content := b.Add(Stream("", []byte("q 595 0 0 842 0 0 cm /Im1 Do Q")))
+	return fmt.Sprintf("%d 0 R", b.Add(fmt.Sprintf(
+		"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 %d 0 R >> >> /Contents %d 0 R >>",
+		tree, picture, content)))
 }
 
 // escape is s in WinAnsi as a PDF string's content; characters WinAnsi
