@@ -3779,7 +3779,7 @@ type FileAnalysisSource string
 // FileAnalysisStatus pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 type FileAnalysisStatus string
 
-// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found.
+// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found. A PDF with a text layer and scanned pages sends it twice: read from its text layer at once, and again when OCR has read the rest.
 type FileAnalyzedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
