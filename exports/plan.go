@@ -128,6 +128,10 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 	total = abs(total)
 	net, netOK := cents(fields[document.NetAmount])
 	tax, taxOK := cents(fields[document.TaxAmount])
+	if taxOK && !netOK {
+		// A till receipt states its tax and total, seldom its net.
+		net, netOK = abs(total)-abs(tax), true
+	}
 	parts, ok := datev.Split(abs(net), abs(tax), total, netOK && taxOK)
 	user := f.Booking
 	if user != nil && user.Source != db.BookingUser {

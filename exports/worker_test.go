@@ -173,6 +173,8 @@ func (f *fixture) month() map[string]*db.File {
 			document.IssuerName, "Kiosk am Markt", document.TotalAmount, "4.50")),
 		"taxi": f.document("taxi.jpg", document.Receipt, 21, fields(document.DocumentNumber, "T 99",
 			document.IssuerName, "Taxi Öztürk", document.NetAmount, "18.69", document.TaxAmount, "1.31", document.TotalAmount, "20.00")),
+		"fuel": f.document("tankstelle.jpg", document.Receipt, 25, fields(document.DocumentNumber, "0815",
+			document.IssuerName, "ARAL Tankstelle", document.TaxAmount, "9.50", document.TotalAmount, "59.50")),
 		"nonumber": f.document("beleg.pdf", document.Receipt, 22, fields(document.IssuerName, "Parkhaus", document.TotalAmount, "3.00")),
 		"dollars": f.document("aws.pdf", document.Invoice, 23, fields(document.DocumentNumber, "INV-1", document.Currency, "USD",
 			document.IssuerName, "AWS", document.TotalAmount, "20.00")),
@@ -190,8 +192,8 @@ func TestExportOfAMonth(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	if e.DocumentCount != 6 || e.RowCount != 7 || len(got.Rows) != 7 {
-		t.Errorf("counts: %d documents, %d rows (%d in the CSV), want 6 and 7", e.DocumentCount, e.RowCount, len(got.Rows))
+	if e.DocumentCount != 7 || e.RowCount != 8 || len(got.Rows) != 8 {
+		t.Errorf("counts: %d documents, %d rows (%d in the CSV), want 7 and 8", e.DocumentCount, e.RowCount, len(got.Rows))
 	}
 	wantSkipped := map[string]string{docs["nonumber"].ID: "no number", docs["dollars"].ID: "USD"}
 	if len(e.Skipped) != 2 {
@@ -217,6 +219,7 @@ func TestExportOfAMonth(t *testing.T) {
 		"issued":  {595000, true, []string{""}, []string{"8400"}},
 		"receipt": {450, false, []string{""}, []string{"4900"}},
 		"taxi":    {2000, false, []string{"8"}, []string{"4900"}},
+		"fuel":    {5950, false, []string{"9"}, []string{"4900"}},
 	} {
 		guid := datev.GUID(docs[name].ID)
 		var sum int64
@@ -255,8 +258,8 @@ func TestExportOfAMonth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parties.Items) != 5 {
-		t.Errorf("counterparties: %d, want 5 (four suppliers, one customer)", len(parties.Items))
+	if len(parties.Items) != 6 {
+		t.Errorf("counterparties: %d, want 6 (five suppliers, one customer)", len(parties.Items))
 	}
 
 	t.Run("the same period twice gives the same rows", func(t *testing.T) {
