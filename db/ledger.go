@@ -289,15 +289,28 @@ func PersonalRange(supplier bool, length int) (first, past int64) {
 	return 10000 * scale, 70000 * scale
 }
 
-// CounterpartyFind is a counterparty as an export finds it on a document.
+// CounterpartyFind is a counterparty as an export finds it on a document:
+// its hashed keys (by VAT id, by normalised name, by IBAN; "" where the
+// document has none) and what it says of it.
 type CounterpartyFind struct {
-	Role string
-	// Keys are its hashed keys, the surest first; a counterparty that has
-	// any of them is the one.
-	Keys  []string
-	Name  string
-	VATID string
-	IBAN  string
+	Role    string
+	VATKey  string
+	NameKey string
+	IBANKey string
+	Name    string
+	VATID   string
+	IBAN    string
+}
+
+// Keys are the find's keys, the surest first.
+func (f CounterpartyFind) Keys() []string {
+	var keys []string
+	for _, k := range []string{f.VATKey, f.NameKey, f.IBANKey} {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // ResolveCounterparties finds or creates the client's counterparty of each
@@ -331,24 +344,43 @@ func (db *DB) ResolveCounterparties(ctx context.Context, clientID string, finds 
 	})
 }
 
-// resolveCounterparty finds the counterparty with one of f's keys, or
-// creates it; either way it is known by all of f's keys after.
+// resolveCounterparty finds f's counterparty, or creates it; either way it
+// is known by all of f's keys after (a key another counterparty has stays
+// that one's). The VAT id decides; else the name, unless the two VAT ids
+// differ; an IBAN alone only for a find without a name or VAT id, as two
+// suppliers may be paid through one account.
 func resolveCounterparty(ctx context.Context, tx *txn, clientID string, f CounterpartyFind, now time.Time) (*Counterparty, error) {
-	var c *Counterparty
-	for _, key := range f.Keys {
+	byKey := func(key string) (*Counterparty, error) {
+		if key == "" {
+			return nil, nil
+		}
 		var id string
 		err := tx.QueryRowContext(ctx, `SELECT counterparty_id FROM counterparty_keys WHERE client_id = ? AND role = ? AND key = ?`,
 			clientID, f.Role, key).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			continue
+			return nil, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("find counterparty: %w", err)
 		}
-		if c, err = findCounterpartyTx(ctx, tx, clientID, id); err != nil {
+		return findCounterpartyTx(ctx, tx, clientID, id)
+	}
+	c, err := byKey(f.VATKey)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		if c, err = byKey(f.NameKey); err != nil {
 			return nil, err
 		}
-		break
+		if c != nil && f.VATID != "" && c.VATID != nil && *c.VATID != f.VATID {
+			c = nil
+		}
+	}
+	if c == nil && f.VATKey == "" && f.NameKey == "" {
+		if c, err = byKey(f.IBANKey); err != nil {
+			return nil, err
+		}
 	}
 	if c == nil {
 		c = &Counterparty{ID: NewID(), ClientID: clientID, Role: f.Role, Name: f.Name, CreatedAt: now, UpdatedAt: now}
@@ -363,7 +395,7 @@ func resolveCounterparty(ctx context.Context, tx *txn, clientID string, f Counte
 			return nil, fmt.Errorf("create counterparty: %w", err)
 		}
 	}
-	for _, key := range f.Keys {
+	for _, key := range f.Keys() {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO counterparty_keys (client_id, role, key, counterparty_id) VALUES (?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`, clientID, f.Role, key, c.ID); err != nil {
 			return nil, fmt.Errorf("key counterparty: %w", err)

@@ -1,6 +1,7 @@
 package exports
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -58,7 +59,7 @@ const (
 // collectiveCustomer is the counterparty of an issued document whose
 // customer no matched payment names.
 var collectiveCustomer = db.CounterpartyFind{Role: db.RoleCustomer, Name: "Diverse Kunden",
-	Keys: []string{hashKey("collective customer")}}
+	NameKey: hashKey("collective customer")}
 
 func hashKey(s string) string {
 	sum := sha256.Sum256([]byte("acctapi counterparty\x00" + s))
@@ -119,7 +120,7 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 	}
 	issued := issuedByClient(fields, ibans, own)
 	party := counterpartyOf(f, payments, issued)
-	if !issued && len(party.Keys) == 0 {
+	if !issued && len(party.Keys()) == 0 {
 		return nil, reasonSupplier
 	}
 	// A credit note books the other way round, whether it states its
@@ -146,7 +147,7 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 	length := batch.Settings.AccountLength
 	lesson, learned := db.BookingLesson{}, false
 	if !issued {
-		for _, k := range party.Keys {
+		for _, k := range party.Keys() {
 			if lesson, learned = lessons[k]; learned {
 				break
 			}
@@ -188,20 +189,17 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 func counterpartyOf(f *db.File, payments []db.Payment, issued bool) db.CounterpartyFind {
 	fields := f.Analysis.Fields.Values
 	if !issued {
-		keys := docfields.SupplierKeys(fields)
-		if len(keys) > 0 {
-			return db.CounterpartyFind{Role: db.RoleSupplier, Keys: keys, Name: nameOf(fields[document.IssuerName], keys),
-				VATID: fields[document.IssuerVATID], IBAN: fields[document.IssuerIBAN]}
+		if f := find(db.RoleSupplier, fields[document.IssuerName], fields[document.IssuerVATID], fields[document.IssuerIBAN]); len(f.Keys()) > 0 {
+			return f
 		}
 	}
+	role := db.RoleSupplier
+	if issued {
+		role = db.RoleCustomer
+	}
 	for _, p := range payments {
-		paid := map[string]string{document.IssuerName: value(p.Name), document.IssuerIBAN: value(p.IBAN)}
-		if keys := docfields.SupplierKeys(paid); len(keys) > 0 {
-			role := db.RoleSupplier
-			if issued {
-				role = db.RoleCustomer
-			}
-			return db.CounterpartyFind{Role: role, Keys: keys, Name: nameOf(value(p.Name), keys), IBAN: value(p.IBAN)}
+		if f := find(role, value(p.Name), "", value(p.IBAN)); len(f.Keys()) > 0 {
+			return f
 		}
 	}
 	if issued {
@@ -210,13 +208,22 @@ func counterpartyOf(f *db.File, payments []db.Payment, issued bool) db.Counterpa
 	return db.CounterpartyFind{Role: db.RoleSupplier}
 }
 
-// nameOf is a counterparty's name, or for one known only by its VAT id or
-// IBAN, a name made of that key's start.
-func nameOf(name string, keys []string) string {
-	if name = strings.TrimSpace(name); name != "" {
-		return name
+// find is a counterparty by its name, VAT id and IBAN, each keyed as the
+// field corrections key a supplier; one known only by its VAT id or IBAN
+// is named by it.
+func find(role, name, vatID, iban string) db.CounterpartyFind {
+	key := func(field, v string) string {
+		if keys := docfields.SupplierKeys(map[string]string{field: v}); len(keys) > 0 {
+			return keys[0]
+		}
+		return ""
 	}
-	return "Unbenannt " + keys[0][:8]
+	f := db.CounterpartyFind{Role: role, Name: strings.TrimSpace(name), VATID: vatID, IBAN: iban,
+		VATKey: key(document.IssuerVATID, vatID), NameKey: key(document.IssuerName, name), IBANKey: key(document.IssuerIBAN, iban)}
+	if f.Name == "" {
+		f.Name = cmp.Or(vatID, iban)
+	}
+	return f
 }
 
 // ownKeys are the name keys of the client itself, as a document's issuer

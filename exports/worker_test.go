@@ -161,7 +161,8 @@ func (f *fixture) exportPeriod(from, to time.Time) (*db.Export, []byte) {
 func (f *fixture) month() map[string]*db.File {
 	return map[string]*db.File{
 		"bakery": f.document("baeckerei.pdf", document.Invoice, 5, fields(document.DocumentNumber, "RE 2026.001",
-			document.IssuerName, "Bäckerei Müller GmbH", document.NetAmount, "100.00", document.TaxAmount, "19.00", document.TotalAmount, "119.00")),
+			document.IssuerName, "Bäckerei Müller GmbH", document.IssuerIBAN, "DE89370400440532013000",
+			document.NetAmount, "100.00", document.TaxAmount, "19.00", document.TotalAmount, "119.00")),
 		"office": f.document("buero.pdf", document.Invoice, 9, fields(document.DocumentNumber, "2026/77",
 			document.IssuerName, "Büro € Bedarf – Schäfer KG", document.IssuerVATID, "DE123456789",
 			document.NetAmount, "150.00", document.TaxAmount, "22.50", document.TotalAmount, "172.50")),
@@ -170,7 +171,7 @@ func (f *fixture) month() map[string]*db.File {
 		"issued": f.document("rechnung-a17.pdf", document.Invoice, 31, fields(document.DocumentNumber, "A-17",
 			document.IssuerName, "Muster Consulting GmbH", document.NetAmount, "5000.00", document.TaxAmount, "950.00", document.TotalAmount, "5950.00")),
 		"receipt": f.document("kiosk.jpg", document.Receipt, 20, fields(document.DocumentNumber, "B1",
-			document.IssuerName, "Kiosk am Markt", document.TotalAmount, "4.50")),
+			document.IssuerName, "Kiosk am Markt", document.IssuerIBAN, "DE89370400440532013000", document.TotalAmount, "4.50")),
 		"taxi": f.document("taxi.jpg", document.Receipt, 21, fields(document.DocumentNumber, "T 99",
 			document.IssuerName, "Taxi Öztürk", document.NetAmount, "18.69", document.TaxAmount, "1.31", document.TotalAmount, "20.00")),
 		"fuel": f.document("tankstelle.jpg", document.Receipt, 25, fields(document.DocumentNumber, "0815",
@@ -250,6 +251,9 @@ func TestExportOfAMonth(t *testing.T) {
 	}
 	if a, b := accounts[datev.GUID(docs["bakery"].ID)], accounts[datev.GUID(docs["credit"].ID)]; a != b || a < "70000" {
 		t.Errorf("the bakery's accounts: %s and %s, want one supplier account", a, b)
+	}
+	if a, b := accounts[datev.GUID(docs["bakery"].ID)], accounts[datev.GUID(docs["receipt"].ID)]; a == b {
+		t.Errorf("the bakery and the kiosk, paid through one IBAN, share the account %s, want one each", a)
 	}
 	if a := accounts[datev.GUID(docs["issued"].ID)]; a < "10000" || a >= "70000" {
 		t.Errorf("the customer's account: %s, want 10000-69999", a)
