@@ -71,11 +71,26 @@ func PermissionsFor(kind Kind) []Permission {
 	}
 	var perms []Permission
 	for _, p := range accountantPermissions {
-		if !slices.ContainsFunc(firmOnlyResources, func(prefix string) bool { return strings.HasPrefix(string(p), prefix) }) {
+		if !firmOnly(p) {
 			perms = append(perms, p)
 		}
 	}
 	return perms
+}
+
+// FirmOnly lists the permissions only accountant keys may hold.
+func FirmOnly() []Permission {
+	var perms []Permission
+	for _, p := range accountantPermissions {
+		if firmOnly(p) {
+			perms = append(perms, p)
+		}
+	}
+	return perms
+}
+
+func firmOnly(p Permission) bool {
+	return slices.ContainsFunc(firmOnlyResources, func(prefix string) bool { return strings.HasPrefix(string(p), prefix) })
 }
 
 // optInPermissions are those a client key holds only when minted with them

@@ -140,7 +140,10 @@ func Open(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	if err := s.open(ctx, c); err != nil {
-		return nil, errors.Join(err, s.Close())
+		// The start's error is the one to report; closing what it opened
+		// is best effort.
+		s.Close()
+		return nil, err
 	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
