@@ -4172,7 +4172,7 @@ type LedgerSettings struct {
 	// DefaultExpenseAccount The account received documents are booked on where nothing else decides; null: the chart's (SKR03 4900, SKR04 6300).
 	DefaultExpenseAccount *string `json:"defaultExpenseAccount"`
 
-	// DefaultRevenueAccount The account issued documents are booked on; null: the chart's revenue account of the VAT rate (SKR03 8400/8300, SKR04 4400/4300, automatic accounts).
+	// DefaultRevenueAccount The account issued documents are booked on; null: the chart's (SKR03 8200, SKR04 4200). On an automatic account the rows carry no tax key.
 	DefaultRevenueAccount *string `json:"defaultRevenueAccount"`
 
 	// FiscalYearStart The fiscal year's first day, MM-DD; 01-01 by default. An export's period lies in one fiscal year.

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -16,7 +15,6 @@ import (
 type Chart struct {
 	Expense           string            `json:"expense"`
 	Revenue           string            `json:"revenue"`
-	RevenueByRate     map[string]string `json:"revenueByRate"`
 	Bank              string            `json:"bank"`
 	Cash              string            `json:"cash"`
 	AutomaticAccounts []string          `json:"automatic"`
@@ -73,16 +71,14 @@ func (c Chart) TaxKey(rate int, issued bool, account string) string {
 	return receivedKeys[rate]
 }
 
-// DefaultAccount is the chart's account for a document of the rate: the
-// revenue account of the rate for one issued (an automatic account), the
-// expense account for one received; the client's own defaults where set.
-func (c Chart) DefaultAccount(rate int, issued bool, defaultExpense, defaultRevenue string) string {
+// DefaultAccount is the chart's account for a document: its revenue
+// account for one issued, its expense account for one received, neither
+// automatic, so that the tax key states each row's rate; the client's own
+// defaults where set.
+func (c Chart) DefaultAccount(issued bool, defaultExpense, defaultRevenue string) string {
 	if issued {
 		if defaultRevenue != "" {
 			return defaultRevenue
-		}
-		if a := c.RevenueByRate[fmt.Sprint(rate)]; a != "" {
-			return a
 		}
 		return c.Revenue
 	}

@@ -244,7 +244,7 @@ func TestTaxKeys(t *testing.T) {
 			want    string
 		}{
 			{19, false, c.Expense, "9"}, {7, false, c.Expense, "8"}, {19, true, c.Revenue, "3"}, {7, true, c.Revenue, "2"},
-			{0, false, c.Expense, ""}, {19, true, c.RevenueByRate["19"], ""}, {7, true, datev.Account(c.RevenueByRate["7"], 6), ""},
+			{0, false, c.Expense, ""}, {19, true, c.AutomaticAccounts[3], ""}, {7, true, datev.Account(c.AutomaticAccounts[2], 6), ""},
 		} {
 			if got := c.TaxKey(tc.rate, tc.issued, tc.account); got != tc.want {
 				t.Errorf("%s: TaxKey(%d, issued %v, %s) = %q, want %q", chart, tc.rate, tc.issued, tc.account, got, tc.want)

@@ -168,7 +168,7 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 		case learned:
 			row.Account, taxKey, source = datev.Account(lesson.Account, length), lesson.TaxKey, db.BookingLearned
 		default:
-			row.Account = datev.Account(chart.DefaultAccount(p.Rate, issued, value(batch.Settings.DefaultExpenseAccount),
+			row.Account = datev.Account(chart.DefaultAccount(issued, value(batch.Settings.DefaultExpenseAccount),
 				value(batch.Settings.DefaultRevenueAccount)), length)
 		}
 		row.TaxKey = chart.TaxKey(p.Rate, issued, row.Account)

@@ -217,7 +217,7 @@ func TestExportOfAMonth(t *testing.T) {
 		"bakery":  {11900, false, []string{"9"}, []string{"4900"}},
 		"office":  {17250, false, []string{"9", "8"}, []string{"4900", "4900"}},
 		"credit":  {1190, true, []string{"9"}, []string{"4900"}},
-		"issued":  {595000, true, []string{""}, []string{"8400"}},
+		"issued":  {595000, true, []string{"3"}, []string{"8200"}},
 		"receipt": {450, false, []string{""}, []string{"4900"}},
 		"taxi":    {2000, false, []string{"8"}, []string{"4900"}},
 		"fuel":    {5950, false, []string{"9"}, []string{"4900"}},
