@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -57,6 +58,14 @@ var (
 	receivedKeys = map[int]string{19: "9", 7: "8"}
 	issuedKeys   = map[int]string{19: "3", 7: "2"}
 )
+
+// RateKey reports whether key is one of the keys of 19 % or 7 % that
+// TaxKey gives.
+func RateKey(key string) bool {
+	return slices.ContainsFunc([]map[int]string{receivedKeys, issuedKeys}, func(keys map[int]string) bool {
+		return slices.Contains(slices.Collect(maps.Values(keys)), key)
+	})
+}
 
 // TaxKey is the key of a rate for a document received or issued, booked
 // on account: none on an automatic account or where no tax is stated

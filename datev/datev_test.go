@@ -253,6 +253,14 @@ func TestTaxKeys(t *testing.T) {
 	}
 }
 
+func TestRateKey(t *testing.T) {
+	for key, want := range map[string]bool{"2": true, "3": true, "8": true, "9": true, "94": false, "": false, "1": false} {
+		if got := datev.RateKey(key); got != want {
+			t.Errorf("RateKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
 func TestGUIDIsStable(t *testing.T) {
 	if datev.GUID("a") != datev.GUID("a") || datev.GUID("a") == datev.GUID("b") || len(datev.GUID("a")) != 36 {
 		t.Errorf("GUID: %s %s", datev.GUID("a"), datev.GUID("b"))

@@ -166,13 +166,18 @@ func book(f *db.File, payments []db.Payment, batch *db.ExportBatch, ibans []stri
 				row.Text = *user.Text
 			}
 		case learned:
-			row.Account, taxKey, source = datev.Account(lesson.Account, length), lesson.TaxKey, db.BookingLearned
+			row.Account, source = datev.Account(lesson.Account, length), db.BookingLearned
+			// A key of 19 % or 7 % follows this document's rate; another
+			// (reverse charge, say) is the supplier's and carries over.
+			if lesson.TaxKey != nil && !datev.RateKey(*lesson.TaxKey) {
+				taxKey = lesson.TaxKey
+			}
 		default:
 			row.Account = datev.Account(chart.DefaultAccount(issued, value(batch.Settings.DefaultExpenseAccount),
 				value(batch.Settings.DefaultRevenueAccount)), length)
 		}
 		row.TaxKey = chart.TaxKey(p.Rate, issued, row.Account)
-		if taxKey != nil && len(parts) == 1 {
+		if taxKey != nil && len(parts) == 1 && !chart.Automatic(row.Account) {
 			row.TaxKey = *taxKey
 		}
 		d.Rows = append(d.Rows, row)
