@@ -2813,7 +2813,7 @@ type Booking struct {
 // BookingSource defines model for Booking.Source.
 type BookingSource string
 
-// BookingChoice A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm.
+// BookingChoice A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm. Needs exports:write besides files:write (accountant keys only; else 403).
 type BookingChoice struct {
 	// Account A general-ledger account (Sachkonto), 4 to 8 digits.
 	Account string  `json:"account"`
@@ -3854,7 +3854,7 @@ type FileTextSource string
 
 // FileUpdate The fields to change; absent fields stay. What a person sets is theirs: a later reading of the document does not overwrite it. booking: a person's booking (account, taxKey, text), learned for the supplier's next documents.
 type FileUpdate struct {
-	// Booking A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm.
+	// Booking A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm. Needs exports:write besides files:write (accountant keys only; else 403).
 	Booking *BookingChoice `json:"booking,omitempty"`
 
 	// DocumentDate null gives the file back the document's own date when its reading found one, else its upload time.
@@ -7033,7 +7033,7 @@ type ClientInterface interface {
 
 	// UpdateFileWithBody Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7042,7 +7042,7 @@ type ClientInterface interface {
 
 	// UpdateFile Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8380,7 +8380,7 @@ func (c *Client) GetFile(ctx context.Context, id Id, params *GetFileParams, reqE
 
 // UpdateFileWithBody Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8399,7 +8399,7 @@ func (c *Client) UpdateFileWithBody(ctx context.Context, id Id, params *UpdateFi
 
 // UpdateFile Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15192,7 +15192,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFileWithBodyWithResponse Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15201,7 +15201,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFileWithResponse Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27853,7 +27853,7 @@ func (c *ClientWithResponses) GetFileWithResponse(ctx context.Context, id Id, pa
 
 // UpdateFileWithBodyWithResponse Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27868,7 +27868,7 @@ func (c *ClientWithResponses) UpdateFileWithBodyWithResponse(ctx context.Context
 
 // UpdateFileWithResponse Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

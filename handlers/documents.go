@@ -15,6 +15,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/document"
 )
@@ -202,6 +203,12 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 		}
 	})
 	if !ok {
+		return
+	}
+	// A booking is the firm's ledger: a key without exports:write (a
+	// client's) may correct the file but not book it.
+	if booking != nil && !stateOf(r).principal.Can(auth.ExportsWrite) {
+		h.fail(w, r, errMissingScope(auth.ExportsWrite))
 		return
 	}
 	clientID := stateOf(r).clientID

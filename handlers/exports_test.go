@@ -201,6 +201,10 @@ func TestDATEVExport(t *testing.T) {
 		}
 		wantIssue(t, api.do(request{method: "PATCH", path: "/v1/files/" + bakery, key: key, clientID: client,
 			body: map[string]any{"booking": map[string]any{"account": "4650", "taxKey": "40009"}}}), "taxKey")
+		if res := api.do(request{method: "PATCH", path: "/v1/files/" + bakery, key: api.clientKey, clientID: client,
+			body: map[string]any{"booking": map[string]any{"account": "4650"}}}); res.status != http.StatusForbidden {
+			t.Errorf("a booking with a client key: got %d, want 403", res.status)
+		}
 		second := exDecode[exExport](t, exportMarch(), http.StatusAccepted)
 		api.runExports(t)
 		second = exDecode[exExport](t, api.do(request{method: "GET", path: "/v1/exports/" + second.ID, key: key, clientID: client}), http.StatusOK)
