@@ -266,8 +266,30 @@ func (h *Handler) createExport(w http.ResponseWriter, r *http.Request, _ httprou
 	if !ok {
 		return
 	}
-	e, err := h.store.CreateExport(r.Context(), stateOf(r).clientID, c)
+	clientID := stateOf(r).clientID
+	s, err := h.store.FindLedgerSettings(r.Context(), clientID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if missing := s.Missing(); len(missing) > 0 {
+		h.fail(w, r, missingSettings(missing))
+		return
+	}
+	e, err := h.store.CreateExport(r.Context(), clientID, c)
 	respond(h, w, r, http.StatusAccepted, e, err, newExportResponse)
+}
+
+// missingSettings answers an export of a client whose ledger settings lack
+// what it needs: an issue for each, at ["ledgerSettings", name].
+func missingSettings(missing []string) error {
+	var v validator
+	for _, m := range missing {
+		name := jsonName(m)
+		v.add(issue{Code: "custom", Path: []any{"ledgerSettings", name},
+			Message: fmt.Sprintf("The client's ledger settings lack %s: set it with PUT /v1/ledger-settings before an export", name)})
+	}
+	return v.err()
 }
 
 // listExports answers GET /v1/exports.

@@ -92,12 +92,19 @@ func TestDATEVExport(t *testing.T) {
 	})
 
 	t.Run("missing settings are named", func(t *testing.T) {
-		wantIssue(t, exportMarch(), "chart, consultant number, client number")
+		res := exportMarch()
+		for _, name := range []string{"chart", "consultantNumber", "clientNumber"} {
+			wantIssue(t, res, `["ledgerSettings","`+name+`"]`)
+		}
 		if res := api.do(request{method: "PUT", path: "/v1/ledger-settings", key: key, clientID: client,
 			body: map[string]any{"chart": "SKR03"}}); res.status != http.StatusOK {
 			t.Fatalf("PUT: %d %s", res.status, res.body)
 		}
-		wantIssue(t, exportMarch(), "consultant number, client number")
+		res = exportMarch()
+		wantIssue(t, res, "lack consultantNumber")
+		if strings.Contains(string(res.body), "lack chart") {
+			t.Errorf("a set chart named missing: %s", res.body)
+		}
 	})
 
 	t.Run("bad input", func(t *testing.T) {
