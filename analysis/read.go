@@ -189,6 +189,9 @@ func (textReader) read(in input) (reading, bool) {
 	read := docfields.ReadPages(pages)
 	r := reading{kind: read.Kind, language: document.CleanField(read.Language), fields: cleaned(read.Fields),
 		confidence: map[string]float64{}}
+	for _, w := range read.Warnings {
+		r.warnings = append(r.warnings, w.Message)
+	}
 	for name := range r.fields.Values() {
 		// A value the reader gave no confidence is as likely wrong as
 		// right.

@@ -3739,7 +3739,7 @@ type FileAnalysis struct {
 	// Status pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 	Status FileAnalysisStatus `json:"status"`
 
-	// Warnings What the document states that cannot be right, in sentences: an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape. Empty when none.
+	// Warnings What the document states that cannot be right, in sentences, the same words for every reading (an e-invoice's XML, a page's text): an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape, a date that is no day. Empty when none.
 	Warnings []string `json:"warnings"`
 }
 

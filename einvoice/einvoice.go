@@ -65,15 +65,9 @@ type Invoice struct {
 	Reason  string
 }
 
-// Warning is one thing an invoice states that cannot be right.
-type Warning struct {
-	// Fields are the fields of package document whose values the warning
-	// concerns; a value that is none (not a day, not a decimal) is dropped,
-	// so its field is named but has no value.
-	Fields []string
-	// Message is one plain English sentence, fit to show a person.
-	Message string
-}
+// Warning is what an invoice states that cannot be right, in the words
+// every reader shares.
+type Warning = document.Warning
 
 // Error is why a document was refused: it is not XML, not an e-invoice, or
 // over a limit. Reason is plain English, fit to show a person.
