@@ -289,7 +289,10 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 	if err != nil {
 		return nil, err
 	}
-	return page, loadFileLabels(ctx, tx, clientID, page.Items)
+	if err := loadFileLabels(ctx, tx, clientID, page.Items); err != nil {
+		return nil, err
+	}
+	return page, loadFileLedger(ctx, tx, clientID, page.Items)
 }
 
 // fileList is the list of the client's files that f selects, but for its
@@ -567,7 +570,10 @@ func findFileTx(ctx context.Context, tx *txn, clientID, id string) (*File, error
 	if err != nil {
 		return nil, err
 	}
-	return f, loadFileLabels(ctx, tx, clientID, []*File{f})
+	if err := loadFileLabels(ctx, tx, clientID, []*File{f}); err != nil {
+		return nil, err
+	}
+	return f, loadFileLedger(ctx, tx, clientID, []*File{f})
 }
 
 // reindexFile writes the file's row of the search index again from its

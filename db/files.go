@@ -36,6 +36,11 @@ type File struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	LabelIDs  []string
+	// Booking is how the document is booked; nil until an export booked it
+	// or a person chose its booking.
+	Booking *Booking
+	// Exports are the exports that booked the file, the oldest first.
+	Exports []FileExport
 }
 
 // Payment is a document's side and payment state, as the banking worker
@@ -119,7 +124,7 @@ func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileC
 		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
 		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
 		Analysis:  Analysis{Status: AnalysisPending, Warnings: []string{}},
-		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
+		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...), Exports: []FileExport{},
 	}
 	f.Analysis.show()
 	// In the order FindFile reads them back, without duplicates.
@@ -187,7 +192,11 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 		}
 		f.LabelIDs = append(f.LabelIDs, id)
 	}
-	return f, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("file labels: %w", err)
+	}
+	rows.Close()
+	return f, loadFileLedger(ctx, tx, f.ClientID, []*File{f})
 }
 
 // scanFile reads a row of fileColumns; LabelIDs are left to the caller.
@@ -219,11 +228,12 @@ func scanFile(row scanner) (*File, error) {
 	if err := f.Analysis.scanReadState(fields, confidence, warnings, user); err != nil {
 		return nil, fmt.Errorf("scan file %s: its analysis: %w", f.ID, err)
 	}
+	f.Exports = []FileExport{}
 	return &f, nil
 }
 
-// KnownFileIDs reports which of ids have a file record; the file store's
-// clean-up removes the bytes of the others.
+// KnownFileIDs reports which of ids have a file record or are an export's
+// ZIP; the file store's clean-up removes the bytes of the others.
 func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, error) {
 	known := make(map[string]bool, len(ids))
 	for start := 0; start < len(ids); start += 500 {
@@ -234,7 +244,8 @@ func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, 
 		}
 		// Not through the statement cache: one statement per batch length,
 		// run once at start-up, would stay prepared for nothing.
-		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
+		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)
+			UNION ALL SELECT id FROM exports WHERE id IN (`+placeholders(len(batch))+`)`, append(args, args...)...)
 		if err != nil {
 			return nil, fmt.Errorf("known files: %w", err)
 		}
