@@ -131,6 +131,7 @@ var allPermissions = []string{
 	"users:read", "users:write", "files:read", "files:write", "clients:read", "clients:write",
 	"accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write",
 	"collects:read", "collects:write", "mail:send", "firm:read", "firm:write", "banking:read", "banking:write",
+	"exports:read", "exports:write",
 }
 
 // keyID returns the id part of a key string ak_<id>_<secret>.

@@ -38,10 +38,10 @@ func evidenceClass(group, field string, m margin) string {
 }
 
 // calibration maps an evidence class to the share of values of that class
-// read right on real documents no one here wrote: the lower bound of its
-// 95% interval on the real tiers' first halves together, and no more than
-// its share on any tier that saw it often. TestRealEval (package analysis)
-// measures it and, with ACCTAPI_EVAL_CALIBRATE=1, rewrites it.
+// read right on real documents no one here wrote, each read by a fit that
+// never saw its family (seller or shop): the lower bound of its 95%
+// interval, and no more than its share on any tier that saw it often.
+// TestFitWeights with ACCTAPI_EVAL_FIT=1 measures and rewrites it.
 //
 //go:embed calibration.json
 var calibrationJSON []byte
