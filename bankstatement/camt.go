@@ -41,10 +41,10 @@ type camtTx struct {
 	// ultCreditor and ultDebtor name the parties on whose behalf they
 	// paid or were paid, used where Cdtr or Dbtr has no name.
 	ultCreditor, ultDebtor string
-	creditorIBAN        string
-	debtorIBAN          string
-	remittance          []string
-	info                string
+	creditorIBAN           string
+	debtorIBAN             string
+	remittance             []string
+	info                   string
 }
 
 // camtBalance is one Bal as read.
