@@ -24,13 +24,17 @@ var layers = map[string]int{
 	"acctapi/metrics":  3,
 	"acctapi/webhooks": 2,
 	"acctapi/mail":     2,
-	// Reads the stored files in the background with the document readers.
-	"acctapi/analysis": 2,
-	// Imports stored bank statements and matches transactions to documents
-	// in the background.
-	"acctapi/banking": 2,
-	"acctapi/auth":    2,
-	"acctapi/certs":   2,
+	// Reads the stored files in the background with the document readers,
+	// and imports those that are bank statements. Beside handlers, so that
+	// no request imports a background worker.
+	"acctapi/analysis": 3,
+	// Matches transactions to documents in the background.
+	"acctapi/banking": 3,
+	// Turns a parsed bank statement file into the store's import; the
+	// upload and the analysis share it.
+	"acctapi/bankimport": 2,
+	"acctapi/auth":       2,
+	"acctapi/certs":      2,
 	// Test support: runs the Mailpit program for the tests of the mails.
 	"acctapi/mail/mailpit": 1,
 	"acctapi/db":           1,

@@ -6,7 +6,6 @@ package banking
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
@@ -184,7 +184,7 @@ func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error
 	if _, ok := bankstatement.Sniff(data); !ok && (f.Kind == nil || *f.Kind != document.BankStatement) {
 		return false, nil
 	}
-	in, err := Import(data)
+	in, err := bankimport.Read(data)
 	if err != nil {
 		w.log.Info("file not imported as a bank statement", "file_id", f.ID, "client_id", j.ClientID, "reason", err.Error())
 		return false, nil
@@ -301,86 +301,6 @@ func value(s *string) string {
 	}
 	return *s
 }
-
-// ErrSeveralAccounts refuses a file whose statements are of more than one
-// account: each account's statements are imported from a file of their
-// own.
-var ErrSeveralAccounts = errors.New("the file holds statements of more than one account; import each account's statements from a file of its own")
-
-// Import reads a statement file into what the store imports: its
-// statements (all of one account) as one, from the earliest start to the
-// latest end, with the first opening and the last closing balance, and
-// every entry in the file's order. It returns the parser's *Error, or
-// ErrSeveralAccounts.
-func Import(data []byte) (*db.StatementImport, error) {
-	sts, err := bankstatement.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	if len(sts) == 0 {
-		return nil, &bankstatement.Error{Reason: "the file holds no statement"}
-	}
-	first := sts[0]
-	ref := first.Account.IBAN
-	if ref == "" {
-		ref = first.Account.Number
-	}
-	in := &db.StatementImport{Format: string(first.Format), Currency: first.Currency,
-		Account: db.AccountImport{Ref: ref, IBAN: optional(first.Account.IBAN), BIC: optional(first.Account.BIC),
-			OwnerName: optional(first.Account.OwnerName)}}
-	var from, to time.Time
-	entries := 0
-	for _, s := range sts {
-		if s.Account.IBAN != first.Account.IBAN || s.Account.Number != first.Account.Number || s.Currency != first.Currency {
-			return nil, ErrSeveralAccounts
-		}
-		if from.IsZero() || s.From.Before(from) {
-			from = s.From
-			if s.Opening != nil {
-				in.OpeningBalance = ptr(int64(s.Opening.Amount))
-			}
-		}
-		if to.IsZero() || !s.To.Before(to) {
-			to = s.To
-			if s.Closing != nil {
-				in.ClosingBalance = ptr(int64(s.Closing.Amount))
-			}
-		}
-		entries += len(s.Entries)
-	}
-	if entries > bankstatement.MaxEntries {
-		return nil, &bankstatement.Error{Reason: fmt.Sprintf("the file holds %d entries, over the %d a statement file may have", entries, bankstatement.MaxEntries)}
-	}
-	if entries == 0 && in.OpeningBalance == nil && in.ClosingBalance == nil {
-		return nil, &bankstatement.Error{Reason: "the file holds no entry and no balance"}
-	}
-	in.From, in.To = from.Format(time.DateOnly), to.Format(time.DateOnly)
-	in.Entries = make([]db.EntryImport, 0, entries)
-	for _, s := range sts {
-		for _, e := range s.Entries {
-			entry := db.EntryImport{BookingDate: e.BookingDate.Format(time.DateOnly), Amount: int64(e.Amount),
-				Currency: e.Currency, CounterpartyName: optional(e.CounterpartyName), CounterpartyIBAN: optional(e.CounterpartyIBAN),
-				RemittanceInfo: optional(e.RemittanceInfo), EndToEndID: optional(e.EndToEndID), BankReference: optional(e.BankReference)}
-			if entry.Currency == "" {
-				entry.Currency = s.Currency
-			}
-			if !e.ValueDate.IsZero() {
-				entry.ValueDate = ptr(e.ValueDate.Format(time.DateOnly))
-			}
-			in.Entries = append(in.Entries, entry)
-		}
-	}
-	return in, nil
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func ptr[T any](v T) *T { return &v }
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) {

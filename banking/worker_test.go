@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"acctapi/bankimport"
 	"acctapi/banking"
 	"acctapi/db"
 	"acctapi/document"
@@ -106,7 +107,7 @@ const account = "DE89370400440532013000"
 
 func (f *fixture) mustImport(t *testing.T, data []byte) *db.BankStatement {
 	t.Helper()
-	in, err := banking.Import(data)
+	in, err := bankimport.Read(data)
 	if err != nil {
 		t.Fatalf("Import: got %v, want nil", err)
 	}
@@ -328,7 +329,7 @@ func BenchmarkImportAndMatch(b *testing.B) {
 		}
 		f.drain(b)
 		b.StartTimer()
-		in, err := banking.Import(data)
+		in, err := bankimport.Read(data)
 		if err != nil {
 			b.Fatal(err)
 		}

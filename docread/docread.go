@@ -158,6 +158,11 @@ func (r *Reader) Read(ctx context.Context, src io.ReaderAt, size int64, name, mi
 	if err != nil {
 		return nil, err
 	}
+	if format == FormatPDF {
+		if err := r.awaitEngine(ctx); err != nil {
+			return nil, err
+		}
+	}
 	tctx, cancel := context.WithTimeout(ctx, r.limits.Timeout)
 	defer cancel()
 	var doc *Document

@@ -6,3 +6,10 @@ func (r *Reader) Loaded() bool {
 	defer r.mu.Unlock()
 	return r.engine != nil
 }
+
+// Starting says whether the PDF engine is being started.
+func (r *Reader) Starting() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loading != nil
+}

@@ -49,11 +49,21 @@ type Reader struct {
 	warmOnce sync.Once
 	warmErr  error
 
-	mu     sync.Mutex
-	engine *engine     // nil while unloaded
-	active int         // PDFs being read
-	idle   *time.Timer // unloads the engine once nothing was read for idleClose
-	closed bool
+	mu      sync.Mutex
+	engine  *engine     // nil while unloaded
+	loading *load       // the engine being started, nil when no start runs
+	active  int         // PDFs being read
+	idle    *time.Timer // unloads the engine once nothing was read for idleClose
+	closed  bool
+}
+
+// load is one start of the engine. Starting compiles PDFium for seconds
+// when the compilation cache is empty, so it runs outside the Reader's
+// mutex: a read that waits for it gives way to its context, and Close does
+// not wait for it at all.
+type load struct {
+	done chan struct{}
+	err  error // the start's error, set before done is closed
 }
 
 // engine is PDFium loaded: its instances, and the compilation cache that
@@ -139,7 +149,7 @@ func OpenReader(ctx context.Context, opts Options) *Reader {
 func (r *Reader) Warm() error {
 	r.warmOnce.Do(func() {
 		defer close(r.warmed)
-		if _, r.warmErr = r.acquire(); r.warmErr != nil {
+		if _, r.warmErr = r.acquire(context.Background()); r.warmErr != nil {
 			return
 		}
 		r.release()
@@ -154,23 +164,72 @@ func (r *Reader) Warm() error {
 // Warmed is closed once Warm has returned.
 func (r *Reader) Warmed() <-chan struct{} { return r.warmed }
 
-// acquire returns the engine, loading it when it was unloaded, and counts
-// a PDF being read until release.
-func (r *Reader) acquire() (pdfium.Pool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, errors.New("the document reader is closed")
-	}
-	if r.engine == nil {
-		e, err := r.start()
-		if err != nil {
-			return nil, err
+// acquire returns the engine, starting it when it was unloaded, and counts
+// a PDF being read until release. It waits for a start as long as ctx
+// lives.
+func (r *Reader) acquire(ctx context.Context) (pdfium.Pool, error) {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, errClosed
 		}
+		if r.engine != nil {
+			r.active++
+			pool := r.engine.pool
+			r.mu.Unlock()
+			return pool, nil
+		}
+		l := r.loading
+		if l == nil {
+			l = &load{done: make(chan struct{})}
+			r.loading = l
+			go r.startEngine(l)
+		}
+		r.mu.Unlock()
+		select {
+		case <-l.done:
+			if l.err != nil {
+				return nil, l.err
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// awaitEngine waits until the engine is started, for as long as ctx lives.
+// A first start compiles PDFium for seconds: that wait is the caller's, not
+// the document's, so it comes before a document's time limit starts.
+func (r *Reader) awaitEngine(ctx context.Context) error {
+	if _, err := r.acquire(ctx); err != nil {
+		return err
+	}
+	r.release()
+	return nil
+}
+
+// errClosed is what a read gets once Close was called.
+var errClosed = errors.New("the document reader is closed")
+
+// startEngine runs one start and hands the engine to the Reader, or closes
+// it again when the Reader was closed meanwhile. A failed start is not
+// kept: the next read tries again.
+func (r *Reader) startEngine(l *load) {
+	e, err := r.start()
+	r.mu.Lock()
+	r.loading = nil
+	switch {
+	case err != nil:
+		l.err = err
+	case r.closed:
+		l.err = errClosed
+		e.close()
+	default:
 		r.engine = e
 	}
-	r.active++
-	return r.engine.pool, nil
+	r.mu.Unlock()
+	close(l.done)
 }
 
 // release ends what acquire counted; the engine is unloaded once nothing
@@ -202,7 +261,9 @@ func (r *Reader) release() {
 	})
 }
 
-// Close stops the engine. It is called once, after the last Read returns.
+// Close stops the engine. It is called once, after the last Read returns,
+// and returns at once even while the engine is being started: that start
+// closes what it made when it ends.
 func (r *Reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -222,7 +283,7 @@ func (r *Reader) Close() error {
 // lives. An instance that ran out of time is killed and replaced; one that
 // failed is discarded too, as a trap may leave its memory inconsistent.
 func (r *Reader) withInstance(ctx context.Context, src io.ReaderAt, size int64, fn func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, discard *bool) error) error {
-	pool, err := r.acquire()
+	pool, err := r.acquire(ctx)
 	if err != nil {
 		return err
 	}
@@ -517,6 +578,9 @@ const MaxRenderPixels = 35_000_000
 func (r *Reader) RenderPage(ctx context.Context, src io.ReaderAt, size int64, page, dpi int) (image.Image, error) {
 	if dpi <= 0 {
 		return nil, fmt.Errorf("render page: dpi %d is not positive", dpi)
+	}
+	if err := r.awaitEngine(ctx); err != nil {
+		return nil, err
 	}
 	tctx, cancel := context.WithTimeout(ctx, r.limits.Timeout)
 	defer cancel()

@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
-	"acctapi/banking"
+	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 )
@@ -125,14 +121,14 @@ func amountPtr(units *int64, currency string) *string {
 // importStatement answers POST /v1/bank-statements: the file is read,
 // checked and imported in one go, or refused whole.
 func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	up, data, err := h.readStatementUpload(w, r)
+	up, err := h.readInMemory(w, r, bankstatement.MaxSize)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	var v validator
 	workspaceID := v.body(up.fieldsJSON()).id("workspaceId", optional)
-	if data == nil {
+	if up.data == nil {
 		v.add(typeIssue([]any{"file"}, "file", "undefined"))
 	}
 	name := up.checkName(&v)
@@ -140,7 +136,7 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 		h.fail(w, r, err)
 		return
 	}
-	in, err := banking.Import(data)
+	in, err := bankimport.Read(up.data)
 	if err != nil {
 		h.fail(w, r, statementRefused(err))
 		return
@@ -154,7 +150,7 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 	}
 	// The statement is kept as a File of the workspace too, recorded in
 	// the transaction of the import.
-	if up.file, err = h.files.Write(bytes.NewReader(data), int64(len(data))); err != nil {
+	if up.file, err = h.files.Write(bytes.NewReader(up.data), int64(len(up.data))); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -174,79 +170,11 @@ func statementRefused(err error) error {
 	reason := err.Error()
 	if errors.As(err, &refused) {
 		reason = refused.Reason
-	} else if !errors.Is(err, banking.ErrSeveralAccounts) {
+	} else if !errors.Is(err, bankimport.ErrSeveralAccounts) {
 		return err
 	}
 	return &validationError{issues: []issue{{Code: "custom", Path: []any{"file"},
 		Message: "the file is not a bank statement that can be imported: " + reason}}}
-}
-
-// readStatementUpload reads a multipart/form-data body into memory: a
-// statement file is at most bankstatement.MaxSize, which it parses whole.
-// The upload counts as one of its key's.
-func (h *Handler) readStatementUpload(w http.ResponseWriter, r *http.Request) (*upload, []byte, error) {
-	up := &upload{fields: map[string][]string{}}
-	mediaType, params, err := mime.ParseMediaType(contentType(r))
-	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return up, nil, errBadRequest("unsupported_media_type", "send the statement as Content-Type: multipart/form-data")
-	}
-	limit := int64(bankstatement.MaxSize + multipartSurplus)
-	if r.ContentLength > limit {
-		return up, nil, errFileTooLarge(bankstatement.MaxSize)
-	}
-	release, err := h.uploads.take("key:"+stateOf(r).keyID, h.uploadLimits.perKey, h.uploadLimits.perServer, "under this API key")
-	if err != nil {
-		w.Header().Set("Retry-After", strconv.Itoa(uploadBusyRetryAfter))
-		return up, nil, err
-	}
-	defer release()
-	headers := &partHeaderLimit{r: http.MaxBytesReader(w, r.Body, limit)}
-	parts := multipart.NewReader(headers, params["boundary"])
-	var data []byte
-	fieldsLeft := int64(maxFormFields)
-	for n := 0; ; n++ {
-		headers.left = maxPartHeader
-		part, err := parts.NextPart()
-		headers.left = -1
-		if errors.Is(err, io.EOF) {
-			return up, data, nil
-		}
-		if err != nil {
-			return up, nil, requestBodyError(err, bankstatement.MaxSize)
-		}
-		if n == maxFormParts {
-			return up, nil, errBadRequest("invalid_multipart", fmt.Sprintf("an upload has at most %d parts", maxFormParts))
-		}
-		if part.FormName() != "file" {
-			value, err := io.ReadAll(io.LimitReader(part, fieldsLeft+1))
-			if err != nil {
-				return up, nil, requestBodyError(err, bankstatement.MaxSize)
-			}
-			if fieldsLeft -= int64(len(value)); fieldsLeft < 0 {
-				return up, nil, errBadRequest("invalid_multipart", fmt.Sprintf("the form fields exceed %d bytes together", maxFormFields))
-			}
-			if name := part.FormName(); name == "workspaceId" && up.fields[name] == nil {
-				up.fields[name] = []string{string(value)}
-			}
-			continue
-		}
-		if data != nil {
-			return up, nil, errBadRequest("invalid_multipart", "an upload holds one file")
-		}
-		_, disposition, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
-		up.name, up.partType = disposition["filename"], part.Header.Get("Content-Type")
-		if data, err = io.ReadAll(io.LimitReader(part, bankstatement.MaxSize+1)); err != nil {
-			return up, nil, requestBodyError(err, bankstatement.MaxSize)
-		}
-		if len(data) > bankstatement.MaxSize {
-			return up, nil, errFileTooLarge(bankstatement.MaxSize)
-		}
-		// An empty file part is a file all the same: the parser says
-		// why it is refused.
-		if data == nil {
-			data = []byte{}
-		}
-	}
 }
 
 // listBankStatements answers GET /v1/bank-statements.

@@ -81,10 +81,11 @@ type fileLinkResponse struct {
 }
 
 // upload is what a multipart upload sent: its form fields, and its file,
-// written to the store but not yet in place.
+// written to the store but not yet in place, or read into data.
 type upload struct {
 	fields   map[string][]string
 	file     *filestore.Pending
+	data     []byte
 	name     string
 	partType string
 }
@@ -165,19 +166,46 @@ func (h *Handler) keep(r *http.Request, up *upload, name string, record func(db.
 	return err
 }
 
-// readUpload reads a multipart/form-data body: the file part streams to the
-// file store (never whole in memory), the other parts are form fields. The
+// readUpload reads a multipart/form-data body whose file part streams to
+// the file store (never whole in memory), up to the store's limit. The
 // upload counts as one of owner's, which may run max at once (what names
-// owner in the answer past it), and must keep the minimum rate.
+// owner in the answer past it).
 func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner string, max int, what string) (*upload, error) {
+	return h.readMultipart(w, r, owner, max, what, h.maxUpload, func(up *upload, part io.Reader) (err error) {
+		up.file, err = h.files.Write(part, h.maxUpload)
+		return err
+	})
+}
+
+// readInMemory reads a multipart/form-data body whose file part, at most
+// limit bytes, is read whole into the upload's data: for a file the
+// handler parses before it keeps it (a bank statement). The upload counts
+// as one of the key's.
+func (h *Handler) readInMemory(w http.ResponseWriter, r *http.Request, limit int64) (*upload, error) {
+	return h.readMultipart(w, r, "key:"+stateOf(r).keyID, h.uploadLimits.perKey, "under this API key", limit,
+		func(up *upload, part io.Reader) (err error) {
+			// An empty file part is a file all the same (data not nil):
+			// the parser says why it is refused.
+			if up.data, err = io.ReadAll(io.LimitReader(part, limit+1)); err == nil && int64(len(up.data)) > limit {
+				err = filestore.ErrTooLarge
+			}
+			return err
+		})
+}
+
+// readMultipart reads a multipart/form-data body: keep takes the file part,
+// of at most limit bytes (filestore.ErrTooLarge past it), and the other
+// parts are form fields. The upload counts as one of owner's, and must keep
+// the minimum rate.
+func (h *Handler) readMultipart(w http.ResponseWriter, r *http.Request, owner string, max int, what string, limit int64,
+	keep func(up *upload, part io.Reader) error) (*upload, error) {
 	up := &upload{fields: map[string][]string{}}
 	mediaType, params, err := mime.ParseMediaType(contentType(r))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return up, errBadRequest("unsupported_media_type", "send the upload as Content-Type: multipart/form-data")
 	}
-	limit := h.maxUpload + multipartSurplus
-	if r.ContentLength > limit {
-		return up, errFileTooLarge(h.maxUpload)
+	if r.ContentLength > limit+multipartSurplus {
+		return up, errFileTooLarge(limit)
 	}
 	release, err := h.uploads.take(owner, max, h.uploadLimits.perServer, what)
 	if err != nil {
@@ -186,7 +214,7 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner strin
 	}
 	defer release()
 	rc := http.NewResponseController(w)
-	stream := &progress{r: http.MaxBytesReader(w, r.Body, limit), extend: func(t time.Time) {
+	stream := &progress{r: http.MaxBytesReader(w, r.Body, limit+multipartSurplus), extend: func(t time.Time) {
 		// Where a connection has no deadlines, the server's timeouts stay.
 		_ = rc.SetReadDeadline(t)
 		_ = rc.SetWriteDeadline(t)
@@ -209,7 +237,7 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner strin
 			return up, nil
 		}
 		if err != nil {
-			return up, requestBodyError(err, h.maxUpload)
+			return up, requestBodyError(err, limit)
 		}
 		if n == maxFormParts {
 			return up, errBadRequest("invalid_multipart", fmt.Sprintf("an upload has at most %d parts", maxFormParts))
@@ -226,7 +254,7 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner strin
 			size, err := io.Copy(dst, io.LimitReader(part, maxFormFields+1))
 			switch {
 			case err != nil:
-				return up, requestBodyError(err, h.maxUpload)
+				return up, requestBodyError(err, limit)
 			case size > maxFormFields:
 				return up, errBadRequest("invalid_multipart", fmt.Sprintf("the form field %q exceeds %d bytes", name, maxFormFields))
 			case size > fieldsLeft:
@@ -238,18 +266,18 @@ func (h *Handler) readUpload(w http.ResponseWriter, r *http.Request, owner strin
 			}
 			continue
 		}
-		if up.file != nil {
+		if up.file != nil || up.data != nil {
 			return up, errBadRequest("invalid_multipart", "an upload holds one file")
 		}
 		_, disposition, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 		up.name, up.partType = disposition["filename"], part.Header.Get("Content-Type")
-		body := &readErrors{r: part}
-		up.file, err = h.files.Write(body, h.maxUpload)
+		content := &readErrors{r: part}
+		err = keep(up, content)
 		switch {
 		case errors.Is(err, filestore.ErrTooLarge):
-			return up, errFileTooLarge(h.maxUpload)
-		case body.err != nil:
-			return up, requestBodyError(body.err, h.maxUpload)
+			return up, errFileTooLarge(limit)
+		case content.err != nil:
+			return up, requestBodyError(content.err, limit)
 		case err != nil:
 			return up, err
 		}
