@@ -58,7 +58,7 @@ CREATE TABLE bank_statements (
     duplicate_count   INTEGER NOT NULL,
     file_id           TEXT    UNIQUE REFERENCES files (id) ON DELETE SET NULL,
     created_at        INTEGER NOT NULL
-);
+, importing INTEGER NOT NULL DEFAULT 0 CHECK (importing IN (0, 1)));
 
 CREATE TABLE bank_transaction_matches (
     transaction_id TEXT    NOT NULL REFERENCES bank_transactions (id) ON DELETE CASCADE,
@@ -477,7 +477,11 @@ CREATE INDEX bank_accounts_client_created ON bank_accounts (client_id, created_a
 
 CREATE INDEX bank_statements_account_created ON bank_statements (client_id, account_id, created_at, id);
 
+CREATE INDEX bank_statements_account_importing ON bank_statements (account_id) WHERE importing = 1;
+
 CREATE INDEX bank_statements_client_created ON bank_statements (client_id, created_at, id);
+
+CREATE INDEX bank_statements_importing ON bank_statements (id) WHERE importing = 1;
 
 CREATE INDEX bank_transaction_matches_file ON bank_transaction_matches (file_id, state);
 

@@ -98,6 +98,9 @@ type DB struct {
 	analysesQueued chan struct{}
 	// matchingQueued wakes the banking worker (see MatchingQueued).
 	matchingQueued chan struct{}
+	// importLocks has the statement imports of an account run one at a
+	// time (see importStatement).
+	importLocks keyedLocks
 
 	idempotencyKey IdempotencyKeyFinder
 

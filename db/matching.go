@@ -143,7 +143,7 @@ func (db *DB) TransactionsToMatch(ctx context.Context, j *MatchingJob) ([]*Trans
 			ORDER BY booking_date, id`, j.ClientID, j.TargetID)
 	} else {
 		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
-			WHERE client_id = ? AND decided_by_user = 0 AND (
+			WHERE client_id = ? AND decided_by_user = 0 AND `+visibleTransaction+` AND (
 			  (status IN ('unmatched', 'suggested') AND amount IN (
 			    SELECT total_amount FROM files WHERE client_id = ? AND id = ? AND total_amount IS NOT NULL
 			    UNION ALL SELECT -total_amount FROM files WHERE client_id = ? AND id = ? AND total_amount IS NOT NULL))
@@ -320,7 +320,8 @@ func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []Ma
 // client's file.
 func (db *DB) StatementImported(ctx context.Context, clientID, fileID string) (bool, error) {
 	var one int
-	err := db.queryRow(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
+	err := db.queryRow(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?
+		AND `+visibleStatement, clientID, fileID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -328,24 +329,4 @@ func (db *DB) StatementImported(ctx context.Context, clientID, fileID string) (b
 		return false, fmt.Errorf("find statement of file: %w", err)
 	}
 	return true, nil
-}
-
-// ImportStatementFile imports a statement read from the client's stored
-// file, as ImportStatement does, once: Returns ECONFLICT when a statement
-// was imported from the file before, ENOTFOUND when the file is gone.
-func (db *DB) ImportStatementFile(ctx context.Context, clientID, fileID string, in StatementImport) (*BankStatement, error) {
-	return write(ctx, db, func(ctx context.Context, tx *txn) (*BankStatement, error) {
-		if err := findClientFile(ctx, tx, clientID, fileID); err != nil {
-			return nil, err
-		}
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
-		if err == nil {
-			return nil, Errorf(ECONFLICT, "a statement was imported from file %s before", fileID)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("import statement: %w", err)
-		}
-		return db.importStatement(ctx, tx, clientID, in, &fileID)
-	})
 }

@@ -145,7 +145,7 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 	var s *db.BankStatement
 	if !workspaceID.Set {
 		s, err = h.store.ImportStatement(r.Context(), clientID, *in, nil)
-		respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+		respond(h, w, r, importedStatus(s), s, err, newBankStatementResponse)
 		return
 	}
 	// The statement is kept as a File of the workspace too, recorded in
@@ -158,9 +158,28 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 	err = h.keep(r, up, name, func(file db.FileCreate) (err error) {
 		file.WorkspaceID = workspaceID.Value
 		s, err = h.store.ImportStatement(r.Context(), clientID, *in, &file)
+		if err == nil && s.Known {
+			// Nothing was imported, so no file was recorded: its bytes go.
+			return errStatementKnown
+		}
 		return err
 	})
-	respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+	if errors.Is(err, errStatementKnown) {
+		err = nil
+	}
+	respond(h, w, r, importedStatus(s), s, err, newBankStatementResponse)
+}
+
+// errStatementKnown tells keep that an import recorded no file.
+var errStatementKnown = errors.New("every entry of the statement was imported before")
+
+// importedStatus is 201 for a statement imported, 200 for the one a file
+// with no new entry repeats.
+func importedStatus(s *db.BankStatement) int {
+	if s != nil && s.Known {
+		return http.StatusOK
+	}
+	return http.StatusCreated
 }
 
 // statementRefused answers a file that is not a statement the API imports,
