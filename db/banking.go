@@ -585,8 +585,9 @@ func findTransactionRow(ctx context.Context, tx *txn, clientID, id string) error
 
 // confirmCollected confirms a file uploaded to a collect item for the
 // item's transaction, in the upload's transaction: the uploader's document
-// explains it, in place of what matching found. Emits transaction.matched
-// when it becomes matched.
+// explains it, in place of what matching found. A transaction a person
+// ignored stays ignored, with the document beside it. Emits
+// transaction.matched when it becomes matched.
 func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transactionID, fileID string, now time.Time) error {
 	t, err := findTransactionTx(ctx, tx, clientID, transactionID)
 	if err != nil {
@@ -598,12 +599,12 @@ func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transacti
 		return err
 	}
 	was := t.Status
-	t.Matches, t.Status, t.DecidedByUser, t.UpdatedAt = matches, TransactionMatched, true, now
+	t.Matches, t.Status, t.DecidedByUser, t.UpdatedAt = matches, statusOf(matches, was == TransactionIgnored), true, now
 	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = 1, updated_at = ?
 		WHERE client_id = ? AND id = ?`, t.Status, unix(now), clientID, transactionID); err != nil {
 		return fmt.Errorf("confirm collected file: %w", err)
 	}
-	if was == TransactionMatched {
+	if was == TransactionMatched || t.Status != TransactionMatched {
 		return nil
 	}
 	return db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t})

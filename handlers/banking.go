@@ -288,6 +288,7 @@ var transactionNote = stringRule{presence: nullable, text: true, max: 2000}
 func (h *Handler) updateTransaction(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	var u db.TransactionUpdate
 	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		body.only("fileIds", "ignored", "note")
 		u = db.TransactionUpdate{
 			FileIDs: update(body.ids("fileIds", optional)),
 			Ignored: update(body.bool("ignored", optional)),
