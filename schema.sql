@@ -92,9 +92,22 @@ CREATE TABLE bank_transactions (
     decided_by_user   INTEGER NOT NULL DEFAULT 0 CHECK (decided_by_user IN (0, 1)),
     note              TEXT,
     created_at        INTEGER NOT NULL,
-    updated_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL, search_id INTEGER,
     UNIQUE (account_id, dedup_key)
 );
+
+CREATE VIRTUAL TABLE bank_transactions_search USING fts5 (
+    counterparty_name, remittance_info, bank_reference, end_to_end_id,
+    content = 'bank_transactions', content_rowid = 'search_id', tokenize = 'trigram'
+);
+
+CREATE TABLE 'bank_transactions_search_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+CREATE TABLE 'bank_transactions_search_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+CREATE TABLE 'bank_transactions_search_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+
+CREATE TABLE 'bank_transactions_search_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 
 CREATE TABLE clients (
     id                   TEXT    NOT NULL PRIMARY KEY,
@@ -489,6 +502,8 @@ CREATE INDEX bank_transactions_client_amount ON bank_transactions (client_id, am
 
 CREATE INDEX bank_transactions_client_booking ON bank_transactions (client_id, booking_date, id);
 
+CREATE UNIQUE INDEX bank_transactions_search_id ON bank_transactions (search_id);
+
 CREATE INDEX bank_transactions_statement ON bank_transactions (statement_id);
 
 CREATE INDEX clients_firm_created ON clients (firm_id, created_at, id);
@@ -646,6 +661,26 @@ CREATE INDEX webhooks_firm_updated ON webhooks (firm_id, updated_at, id);
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 
 CREATE INDEX workspaces_client_created ON workspaces (client_id, created_at, id);
+
+CREATE TRIGGER bank_transactions_search_delete AFTER DELETE ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (bank_transactions_search, rowid, counterparty_name, remittance_info,
+        bank_reference, end_to_end_id)
+    VALUES ('delete', old.search_id, old.counterparty_name, old.remittance_info, old.bank_reference, old.end_to_end_id);
+END;
+
+CREATE TRIGGER bank_transactions_search_insert AFTER INSERT ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (rowid, counterparty_name, remittance_info, bank_reference, end_to_end_id)
+    VALUES (new.search_id, new.counterparty_name, new.remittance_info, new.bank_reference, new.end_to_end_id);
+END;
+
+CREATE TRIGGER bank_transactions_search_update AFTER UPDATE OF search_id, counterparty_name, remittance_info,
+    bank_reference, end_to_end_id ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (bank_transactions_search, rowid, counterparty_name, remittance_info,
+        bank_reference, end_to_end_id)
+    VALUES ('delete', old.search_id, old.counterparty_name, old.remittance_info, old.bank_reference, old.end_to_end_id);
+    INSERT INTO bank_transactions_search (rowid, counterparty_name, remittance_info, bank_reference, end_to_end_id)
+    VALUES (new.search_id, new.counterparty_name, new.remittance_info, new.bank_reference, new.end_to_end_id);
+END;
 
 CREATE TRIGGER collect_sessions_cancel_reminders AFTER UPDATE OF revoked_at ON collect_sessions
 WHEN NEW.revoked_at IS NOT NULL

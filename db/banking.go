@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Bank statements: the client's accounts, the statements imported for them,
@@ -381,7 +382,8 @@ type TransactionFilter struct {
 	// suggested.
 	FileID string
 	// Query keeps the transactions whose counterparty, remittance or
-	// reference holds it, ignoring ASCII case.
+	// reference holds it, ignoring case: through the full-text index of
+	// trigrams when it has three characters or more.
 	Query string
 }
 
@@ -414,7 +416,12 @@ func (db *DB) ListTransactions(ctx context.Context, clientID string, f Transacti
 	case "out":
 		filters = append(filters, condition{"amount < 0", nil})
 	}
-	if f.Query != "" {
+	switch {
+	case utf8.RuneCountInString(f.Query) >= 3:
+		filters = append(filters, condition{`search_id IN (SELECT rowid FROM bank_transactions_search
+			WHERE bank_transactions_search MATCH ?)`, []any{`"` + strings.ReplaceAll(f.Query, `"`, `""`) + `"`}})
+	case f.Query != "":
+		// Shorter than a trigram: the index cannot answer it.
 		like := "%" + likeEscaper.Replace(f.Query) + "%"
 		filters = append(filters, condition{`(counterparty_name LIKE ? ESCAPE '\' OR remittance_info LIKE ? ESCAPE '\'
 			OR bank_reference LIKE ? ESCAPE '\' OR end_to_end_id LIKE ? ESCAPE '\')`, []any{like, like, like, like}})

@@ -477,8 +477,9 @@ func insertEntries(ctx context.Context, tx *txn, s *BankStatement, in StatementI
 		e := in.Entries[i]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO bank_transactions (id, client_id, account_id, statement_id,
 			booking_date, value_date, amount, currency, counterparty_name, counterparty_iban, remittance_info,
-			end_to_end_id, bank_reference, dedup_key, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unmatched', ?, ?)`,
+			end_to_end_id, bank_reference, dedup_key, status, created_at, updated_at, search_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unmatched', ?, ?,
+			(SELECT coalesce(max(search_id), 0) + 1 FROM bank_transactions))`,
 			NewID(), s.ClientID, s.AccountID, s.ID, e.BookingDate, e.ValueDate, e.Amount, e.Currency, e.CounterpartyName,
 			e.CounterpartyIBAN, e.RemittanceInfo, e.EndToEndID, e.BankReference, keys[i], now, now); err != nil {
 			return fmt.Errorf("import statement: %w", err)

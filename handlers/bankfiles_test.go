@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -157,4 +159,36 @@ func TestCollectKeepsIgnored(t *testing.T) {
 		t.Fatalf("take the file back: got %d %s", res.status, res.body)
 	}
 	status("after taking the file back")
+}
+
+// TestTransactionSearch: q finds any part of three characters or more
+// through the full-text index, in any case; shorter parts still match.
+func TestTransactionSearch(t *testing.T) {
+	api := newTestAPI(t)
+	api.bkMustImport(t, bkMT940(bkIBAN, "100.00",
+		bkEntry{date: "2026-03-12", amount: "-49.99", ref: "BANKREF1", name: "Amazon EU S.a r.l.", text: "Order 302-1234567"},
+		bkEntry{date: "2026-03-13", amount: "-12.00", name: "Bäckerei Müller", text: `Brötchen "Dinkel"`},
+		bkEntry{date: "2026-03-14", amount: "-5.00", name: "Sparkasse", text: "Kontoführung"}))
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"azon eu", []string{"-49.99"}},
+		{"AMAZON", []string{"-49.99"}},
+		{"302-123", []string{"-49.99"}},
+		{"BÄCKEREI", []string{"-12.00"}},
+		{`"Dinkel"`, []string{"-12.00"}},
+		{"ref1", []string{"-49.99"}},
+		{"ü", []string{"-5.00", "-12.00"}},
+		{"nothing", nil},
+	} {
+		page := api.bkTransactions(t, "?q="+url.QueryEscape(tc.q))
+		var got []string
+		for _, tx := range page.Data {
+			got = append(got, tx.Amount)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("q=%s: got %v, want %v", tc.q, got, tc.want)
+		}
+	}
 }
