@@ -16,8 +16,11 @@ import (
 // concern is found in one guess (docs/architecture.md). A new package must
 // be placed here before it builds into the binary.
 var layers = map[string]int{
-	"acctapi":          5,
-	"acctapi/cmd":      4,
+	"acctapi":     6,
+	"acctapi/cmd": 5,
+	// The running program: open, listen, bootstrap, the workers; cmd
+	// fills its Config.
+	"acctapi/server":   4,
 	"acctapi/handlers": 3,
 	"acctapi/backup":   3,
 	"acctapi/db/seed":  3,
@@ -46,6 +49,9 @@ var layers = map[string]int{
 	"acctapi/ocr/ocrtest": 1,
 	"acctapi/durable":     0,
 	"acctapi/retry":       0,
+	// Runs a queue's jobs in the background (claim, wake, poll, lanes,
+	// stop), generic over the job; imports nothing of ours.
+	"acctapi/jobs": 0,
 	// The kinds of document and the names of their fields, which every
 	// reader and the store share; imports nothing of ours.
 	"acctapi/document": 0,
@@ -64,6 +70,9 @@ var layers = map[string]int{
 	// Test support: finds the real programs the tests run, and imports
 	// nothing of ours.
 	"acctapi/testprog": 0,
+	// Test support: a log buffer, a bounded client and a stopped Run for
+	// the tests that run the server; imports nothing of ours.
+	"acctapi/server/servertest": 0,
 	// Turns a document's bytes into text and embedded files, and imports
 	// nothing of ours.
 	"acctapi/docread": 1,
@@ -77,7 +86,7 @@ var layers = map[string]int{
 	"acctapi/bench/baseline": 1,
 	// The generated API client imports nothing of ours; beside main, no
 	// package of the server can import it.
-	"acctapi/client": 5,
+	"acctapi/client": 6,
 }
 
 // TestLayers reads the imports of every non-test Go file of the module and

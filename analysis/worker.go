@@ -19,6 +19,7 @@ import (
 
 	"acctapi/db"
 	"acctapi/docread"
+	"acctapi/jobs"
 	"acctapi/ocr"
 	"acctapi/retry"
 )
@@ -47,7 +48,7 @@ type Files interface {
 
 // Options configures New.
 type Options struct {
-	Store  *db.DB
+	Store  Store
 	Files  Files
 	Reader *docread.Reader
 	// OCR reads images and PDF pages without text; nil when OCR is off
@@ -84,126 +85,69 @@ type Options struct {
 
 // Worker reads the files the store queued. One Worker serves a store.
 type Worker struct {
-	store  *db.DB
-	files  Files
-	reader *docread.Reader
-	ocr    *ocr.Engine
-	noOCR  string
-	// lanes are the fast lane and the OCR lane, each with its workers.
-	lanes     []lane
+	store     Store
+	files     Files
+	reader    *docread.Reader
+	ocr       *ocr.Engine
+	noOCR     string
 	ocrBudget time.Duration
 	tempDir   string
 	now       func() time.Time
 	log       *slog.Logger
-	poll      time.Duration
 	rng       *retry.Source
+	// runner claims the jobs of the fast lane and the OCR lane, each
+	// with its workers.
+	runner *jobs.Runner[*db.AnalysisJob]
+}
+
+// Store is what the worker asks of the store: the queue of readings and
+// what the firm learnt.
+type Store interface {
+	lessonsSource
+	ReleaseAnalysisClaims(ctx context.Context) error
+	ClaimAnalyses(ctx context.Context, lane string, n int) ([]*db.AnalysisJob, error)
+	AnalysesQueued() <-chan struct{}
+	ReleaseAnalysis(ctx context.Context, job *db.AnalysisJob, due time.Time, counted bool) error
+	HandOffAnalysis(ctx context.Context, job *db.AnalysisJob, lane string) error
+	DeferAnalysis(ctx context.Context, job *db.AnalysisJob, due time.Time) error
+	FinishAnalysis(ctx context.Context, job *db.AnalysisJob, result db.AnalysisResult) (*db.File, bool, error)
 }
 
 // New returns a Worker; Store, Files and Reader are required.
 func New(opts Options) *Worker {
 	w := &Worker{store: opts.Store, files: opts.Files, reader: opts.Reader, ocr: opts.OCR, noOCR: opts.NoOCR,
-		lanes:     []lane{{db.LaneFast, max(opts.FastWorkers, 1)}, {db.LaneOCR, max(opts.Workers, 1)}},
 		ocrBudget: cmp.Or(opts.OCRBudget, DefaultOCRBudget),
-		tempDir:   opts.TempDir, now: opts.Now, log: opts.Logger, poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
+		tempDir:   opts.TempDir, now: opts.Now, log: opts.Logger, rng: retry.NewSource(opts.Rand)}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	if w.poll <= 0 {
-		w.poll = DefaultPoll
-	}
+	w.runner = jobs.New(jobs.Config[*db.AnalysisJob]{Name: "analysis",
+		Lanes:   []jobs.Lane{{Name: db.LaneFast, Workers: opts.FastWorkers}, {Name: db.LaneOCR, Workers: opts.Workers}},
+		Release: opts.Store.ReleaseAnalysisClaims, Claim: opts.Store.ClaimAnalyses, Wake: opts.Store.AnalysesQueued(),
+		// A recording that failed is logged and leaves the job claimed
+		// until the next start.
+		Work: func(ctx context.Context, job *db.AnalysisJob) error { w.read(ctx, job); return nil },
+		Poll: cmp.Or(opts.Poll, DefaultPoll), Logger: w.log})
 	return w
 }
 
-// lane is a lane of the queue and how many of its files are read at once.
-type lane struct {
-	name    string
-	workers int
-}
-
 // Run reads files until ctx ends: at once when the store queues one, and
-// every Poll for retries that came due, each lane's workers at a time. It first
-// releases the claims a stopped process left. When ctx ends, the readings
-// under way are cut off and given back uncounted, to be read after the next
-// start. The store's errors are logged and the work is taken up at the next
-// poll. Run returns nil.
-func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := w.store.ReleaseAnalysisClaims(ctx)
-		if err == nil {
-			break
-		}
-		w.log.Error("release analysis claims", "error", err)
-		sleep(ctx, w.poll)
-	}
-	poll := time.NewTicker(w.poll)
-	defer poll.Stop()
-	slots := make([]chan struct{}, len(w.lanes))
-	total := 0
-	for i, l := range w.lanes {
-		slots[i] = make(chan struct{}, l.workers)
-		total += l.workers
-	}
-	done := make(chan struct{}, total)
-	defer func() {
-		for _, s := range slots {
-			for range cap(s) {
-				s <- struct{}{}
-			}
-		}
-	}()
-	for ctx.Err() == nil {
-		for i, l := range w.lanes {
-			free := cap(slots[i]) - len(slots[i])
-			if free == 0 {
-				continue
-			}
-			jobs, err := w.store.ClaimAnalyses(ctx, l.name, free)
-			if err != nil && ctx.Err() == nil {
-				w.log.Error("claim analyses", "lane", l.name, "error", err)
-			}
-			for _, job := range jobs {
-				slots[i] <- struct{}{}
-				go func() {
-					defer func() { <-slots[i]; done <- struct{}{} }()
-					w.read(ctx, job)
-				}()
-			}
-		}
-		// A lane whose slots are all busy may have more due as soon as
-		// one frees: done wakes the loop then.
-		select {
-		case <-ctx.Done():
-		case <-w.store.AnalysesQueued():
-		case <-poll.C:
-		case <-done:
-		}
-	}
-	return nil
-}
+// every Poll for retries that came due, each lane's workers at a time. It
+// first releases the claims a stopped process left. When ctx ends, the
+// readings under way are cut off and given back uncounted, to be read after
+// the next start. The store's errors are logged and the work is taken up at
+// the next poll. Run returns nil.
+func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 
 // RunDue reads every file that is due now, one at a time, the fast lane's
 // first, and returns when none is left: for a command that reads the
 // queue once, and for tests.
 func (w *Worker) RunDue(ctx context.Context) error {
-	for {
-		var jobs []*db.AnalysisJob
-		for _, l := range w.lanes {
-			var err error
-			if jobs, err = w.store.ClaimAnalyses(ctx, l.name, 1); err != nil {
-				return err
-			}
-			if len(jobs) > 0 {
-				break
-			}
-		}
-		if len(jobs) == 0 {
-			return nil
-		}
-		w.read(ctx, jobs[0])
-	}
+	_, err := w.runner.RunDue(ctx)
+	return err
 }
 
 // read reads one claimed file and records the outcome.
@@ -402,14 +346,4 @@ func failed(reason string) db.AnalysisResult {
 
 func skipped(reason string) db.AnalysisResult {
 	return db.AnalysisResult{Status: db.AnalysisSkipped, Reason: &reason}
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -5,6 +5,7 @@
 package banking
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
+	"acctapi/jobs"
 	"acctapi/matching"
 )
 
@@ -38,7 +40,7 @@ type Files interface {
 
 // Options configures New.
 type Options struct {
-	Store *db.DB
+	Store Store
 	Files Files
 	// Now is the clock; time.Now when nil. It must be the store's.
 	Now func() time.Time
@@ -50,70 +52,59 @@ type Options struct {
 
 // Worker works the matching queue. One Worker serves a store.
 type Worker struct {
-	store *db.DB
-	files Files
-	now   func() time.Time
-	log   *slog.Logger
-	poll  time.Duration
+	store  Store
+	files  Files
+	now    func() time.Time
+	log    *slog.Logger
+	runner *jobs.Runner[*db.MatchingJob]
+}
+
+// Store is what the worker asks of the store: the matching queue, the
+// statements' import, and the transactions and documents it matches.
+type Store interface {
+	ReleaseMatchingClaims(ctx context.Context) error
+	ClaimMatchingJobs(ctx context.Context, n int) ([]*db.MatchingJob, error)
+	MatchingQueued() <-chan struct{}
+	FinishMatchingJob(ctx context.Context, j *db.MatchingJob) error
+	ReleaseMatchingJob(ctx context.Context, j *db.MatchingJob, at time.Time, counted bool) error
+	FindFile(ctx context.Context, clientID, id string) (*db.File, error)
+	StatementImported(ctx context.Context, clientID, fileID string) (bool, error)
+	ImportStatementFile(ctx context.Context, clientID, fileID string, in db.StatementImport) (*db.BankStatement, error)
+	TransactionsToMatch(ctx context.Context, j *db.MatchingJob) ([]*db.Transaction, error)
+	MatchDocuments(ctx context.Context, clientID string) ([]*db.MatchCandidate, error)
+	AccountIBANs(ctx context.Context, clientID string) ([]string, error)
+	RecordMatches(ctx context.Context, clientID string, decisions []db.MatchDecision) error
 }
 
 // New returns a Worker; Store and Files are required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger, poll: opts.Poll}
+	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	if w.poll <= 0 {
-		w.poll = DefaultPoll
-	}
+	w.runner = jobs.New(jobs.Config[*db.MatchingJob]{Name: "matching",
+		Release: opts.Store.ReleaseMatchingClaims, Wake: opts.Store.MatchingQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.MatchingJob, error) {
+			return opts.Store.ClaimMatchingJobs(ctx, n)
+		},
+		// A recording that failed is logged and leaves the job claimed
+		// until the next start.
+		Work: func(ctx context.Context, j *db.MatchingJob) error { w.work(ctx, j); return nil },
+		Poll: cmp.Or(opts.Poll, DefaultPoll), Logger: w.log})
 	return w
 }
 
 // Run works jobs until ctx ends: at once when a commit queues one, and
 // every Poll. It first releases the claims a stopped process left. A job
 // cut off by the stop is given back uncounted. Run returns nil.
-func (w *Worker) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := w.store.ReleaseMatchingClaims(ctx)
-		if err == nil {
-			break
-		}
-		w.log.Error("release matching claims", "error", err)
-		sleep(ctx, w.poll)
-	}
-	poll := time.NewTicker(w.poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		if w.RunOnce(ctx) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-poll.C:
-		case <-w.store.MatchingQueued():
-		}
-	}
-	return nil
-}
+func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 
-// RunOnce claims the jobs due now and works them, and says how many it
-// claimed.
-func (w *Worker) RunOnce(ctx context.Context) int {
-	jobs, err := w.store.ClaimMatchingJobs(ctx, 8)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Error("claim matching", "error", err)
-		}
-		return 0
-	}
-	for _, j := range jobs {
-		w.work(ctx, j)
-	}
-	return len(jobs)
-}
+// RunDue works the jobs due now, one at a time, and says how many it
+// worked; for tests.
+func (w *Worker) RunDue(ctx context.Context) (int, error) { return w.runner.RunDue(ctx) }
 
 // work runs one job and records its end: done, or back in the queue.
 func (w *Worker) work(ctx context.Context, j *db.MatchingJob) {
@@ -300,14 +291,4 @@ func value(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -159,10 +159,8 @@ func (f *fixture) mustStore(t testing.TB, name string, content []byte) string {
 // drain works the queue until it is empty.
 func (f *fixture) drain(t testing.TB) {
 	t.Helper()
-	for i := 0; f.worker.RunOnce(context.Background()) > 0; i++ {
-		if i == 1000 {
-			t.Fatal("the matching queue does not empty")
-		}
+	if _, err := f.worker.RunDue(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
+	"acctapi/server"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -64,7 +68,7 @@ func freePort(t *testing.T, udp bool) int {
 
 // pebbleProcess is a program of Pebble's, run until the test ends.
 type pebbleProcess struct {
-	out    *syncBuffer
+	out    *servertest.SyncBuffer
 	exited chan struct{}
 }
 
@@ -72,7 +76,7 @@ type pebbleProcess struct {
 // for a failure's message.
 func startPebbleProcess(t *testing.T, env []string, name string, args ...string) *pebbleProcess {
 	t.Helper()
-	p := &pebbleProcess{out: &syncBuffer{}, exited: make(chan struct{})}
+	p := &pebbleProcess{out: &servertest.SyncBuffer{}, exited: make(chan struct{})}
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = p.out, p.out
@@ -105,12 +109,9 @@ func (p *pebbleProcess) running(t *testing.T) {
 
 // listenerPort returns the port of the API's listener ("api") or of a side
 // listener.
-func (s *Server) listenerPort(t *testing.T, name string) int {
+func listenerPort(t *testing.T, s *server.Server, name string) int {
 	t.Helper()
-	addr := s.Addr()
-	if name != "api" {
-		addr = s.sideAddr(name)
-	}
+	addr := map[string]string{"api": s.Addr(), "http": s.HTTPAddr(), "metrics": s.MetricsAddr()}[name]
 	tcp, err := net.ResolveTCPAddr("tcp", addr)
 	if err != nil {
 		t.Fatalf("%s listener %q: %v", name, addr, err)
@@ -162,8 +163,8 @@ func TestACMEWithPebble(t *testing.T) {
 	cfg.ACMECARoot = caPath
 	cfg.ACMERenewBefore = 17 * time.Second
 	r := startServer(t, cfg)
-	httpPort := r.srv.listenerPort(t, "http")
-	apiPort := strconv.Itoa(r.srv.listenerPort(t, "api"))
+	httpPort := listenerPort(t, r.srv, "http")
+	apiPort := strconv.Itoa(listenerPort(t, r.srv, "api"))
 
 	dnsPort, dnsManagement := freePort(t, true), freePort(t, false)
 	dns := startPebbleProcess(t, nil, challtestsrv,
@@ -296,7 +297,7 @@ func TestACMEWithPebble(t *testing.T) {
 	cfg2.TLSDomain, cfg2.HTTPAddr, cfg2.ACMECARoot = domain, "127.0.0.1:0", caPath
 	cfg2.ACMEDirectory = fmt.Sprintf("https://127.0.0.1:%d/dir", freePort(t, false))
 	r = startServer(t, cfg2)
-	apiPort = strconv.Itoa(r.srv.listenerPort(t, "api"))
+	apiPort = strconv.Itoa(listenerPort(t, r.srv, "api"))
 	base = "https://" + domain + ":" + apiPort + "/v1"
 	get("/health")
 	t.Logf("issued after %v, renewed after %v, whole test %v", issued.Round(time.Millisecond), renewedAfter.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))

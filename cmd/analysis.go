@@ -1,19 +1,13 @@
 package cmd
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
-	"acctapi/analysis"
 	"acctapi/db"
-	"acctapi/docread"
-	"acctapi/ocr"
 )
 
 // addAnalysisFlags adds the flags of the background reading of files.
@@ -28,54 +22,6 @@ func addAnalysisFlags(cmd *cobra.Command, cfg *Config) {
 		"OCR of images and scanned pages: auto (the tesseract on PATH, if any), off, or the path of tesseract (env ACCTAPI_OCR)")
 	flags.StringVar(&cfg.OCRLanguages, "ocr-languages", envOr("ACCTAPI_OCR_LANGUAGES", "deu+eng"),
 		"the languages OCR reads, as tesseract names them (env ACCTAPI_OCR_LANGUAGES)")
-}
-
-// openOCR starts the OCR engine --ocr names and says in the log whether
-// images are read.
-func openOCR(cfg *Config, s *Server) (*ocr.Engine, string, error) {
-	engine, noOCR, err := ocr.Open(cfg.OCR, cfg.OCRLanguages)
-	switch {
-	case err != nil:
-		return nil, "", err
-	case engine == nil && cfg.OCR != "off":
-		s.log.Warn("images and scanned pages are not read: "+noOCR,
-			"install", "apt-get install tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng")
-	case engine != nil:
-		s.log.Info("images and scanned pages are read with OCR", "tesseract", engine.Version(), "languages", cfg.OCRLanguages)
-	}
-	return engine, noOCR, nil
-}
-
-// CachePath is where serve keeps what it may rebuild: the compiled PDF
-// reader. --cache-dir, else the data dir's cache/.
-func (c *Config) CachePath() string { return cmp.Or(c.CacheDir, filepath.Join(c.DataDir, "cache")) }
-
-// fastWorkers reads the fast lane: its reads take milliseconds, and one
-// keeps up with uploads while the cores go to OCR.
-const fastWorkers = 1
-
-// openAnalysis opens the document reader, whose engine Run compiles in the
-// background after the server listens, and returns the worker that reads
-// the stored files with it.
-func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker, *docread.Reader, error) {
-	workers := cmp.Or(cfg.AnalysisWorkers, runtime.NumCPU())
-	if workers < 1 || workers > 64 {
-		return nil, nil, fmt.Errorf("--analysis-workers must be between 1 and 64, not %d", workers)
-	}
-	engine, noOCR, err := openOCR(cfg, s)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Each lane's workers may read a PDF at once: the OCR lane draws the
-	// pages of scans.
-	reader := docread.OpenReader(ctx, docread.Options{Instances: workers + fastWorkers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
-	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: reader,
-		Workers: workers, FastWorkers: fastWorkers,
-		OCR: engine, NoOCR: noOCR,
-		TempDir: filepath.Join(cfg.FilesPath(), "tmp"),
-		Now:     cfg.Now, // the store's clock, as the worker requires
-		Logger:  s.log})
-	return worker, reader, nil
 }
 
 func newAnalyzeCmd(cfg *Config) *cobra.Command {

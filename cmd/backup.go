@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"acctapi/backup"
 	"acctapi/db"
+	"acctapi/server"
 )
 
 // backupJSON is what backup --json and restore --json print: the manifest,
@@ -42,7 +42,7 @@ DIR must not exist or be empty.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			bucket, err := backupBucket(cmd.Context(), cfg)
+			bucket, err := server.Bucket(cmd.Context(), &cfg.Config)
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ DIR must not exist or be empty.`,
 				Version: version,
 				Commit:  buildCommit(),
 				Now:     cfg.Now,
-				Dirs:    cfg.dirs,
+				Dirs:    cfg.Dirs,
 			})
 			if err != nil {
 				return err
@@ -98,7 +98,7 @@ DIR2's database open.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force, Dirs: cfg.dirs})
+			m, err := backup.Restore(cmd.Context(), backup.RestoreOptions{From: from, DataDir: cfg.DataDir, Force: force, Dirs: cfg.Dirs})
 			if err != nil {
 				return err
 			}
@@ -123,15 +123,6 @@ DIR2's database open.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	_ = cmd.MarkFlagRequired("from")
 	return cmd
-}
-
-// backupBucket is the bucket --storage names, nil for the local store.
-func backupBucket(ctx context.Context, cfg *Config) (backup.Bucket, error) {
-	bucket, prefix, err := parseLocation(cfg.Storage.Location)
-	if err != nil || bucket == "" {
-		return nil, err
-	}
-	return openBucket(ctx, cfg.Storage, bucket, prefix, defaultMaxUpload, cfg.Now)
 }
 
 // byteSize formats a number of bytes for people.

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -56,9 +58,9 @@ type process struct {
 
 // hermeticEnv is the test's environment without ACCTAPI_* settings, which
 // would change the binary's defaults, but for the compiled PDF reader every
-// test shares (testCacheDir).
+// test shares (servertest.CacheDir).
 func hermeticEnv() []string {
-	env := []string{"ACCTAPI_CACHE_DIR=" + testCacheDir}
+	env := []string{"ACCTAPI_CACHE_DIR=" + servertest.CacheDir}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ACCTAPI_") {
 			env = append(env, kv)

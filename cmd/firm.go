@@ -13,9 +13,6 @@ import (
 	"acctapi/db"
 )
 
-// defaultFirmName names the firm of a first start without --firm-name.
-const defaultFirmName = "Accounting firm"
-
 func newFirmCmd(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "firm",

@@ -34,17 +34,3 @@ func TestHealthCommand(t *testing.T) {
 		t.Errorf("health --addr nonsense: %q", stderr)
 	}
 }
-
-func TestLocalHealthURL(t *testing.T) {
-	for addr, want := range map[string]string{
-		":8080":          "http://127.0.0.1:8080/v1/health",
-		"0.0.0.0:8080":   "http://127.0.0.1:8080/v1/health",
-		"[::]:8080":      "http://[::1]:8080/v1/health",
-		"10.0.0.5:9000":  "http://10.0.0.5:9000/v1/health",
-		"localhost:8080": "http://localhost:8080/v1/health",
-	} {
-		if got, err := localHealthURL(addr); err != nil || got != want {
-			t.Errorf("localHealthURL(%q) = %q, %v; want %q", addr, got, err, want)
-		}
-	}
-}

@@ -104,25 +104,7 @@ Client keys (--client) may hold all but these:
 				at := time.Now().Add(expiresIn).UTC()
 				spec.ExpiresAt = &at
 			}
-			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error {
-				key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
-				if db.ErrorCode(err) == db.ENOTFOUND && spec.ClientID != "" {
-					return fmt.Errorf("no client %s in the firm %q: --client takes the id of one of its clients", spec.ClientID, firm.Name)
-				}
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
-				}
-				kind := "an accountant key"
-				if spec.ClientID != "" {
-					kind = "a client key of " + spec.ClientID
-				}
-				fmt.Fprintf(cfg.Stderr, "acctapi: minted %s, id %s. The key is shown this once and stored only as a hash: keep it now.\n", kind, stored.ID)
-				fmt.Fprintln(cfg.Stdout, key)
-				return nil
-			})
+			return withFirm(cmd, cfg, func(store *db.DB, firm *db.Firm) error { return mintKey(cmd, cfg, store, firm, spec, asJSON) })
 		},
 	}
 	flags := cmd.Flags()
@@ -134,6 +116,28 @@ Client keys (--client) may hold all but these:
 	flags.DurationVar(&expiresIn, "expires-in", 0, "expire the key after this long, e.g. 720h (default: never)")
 	flags.BoolVar(&asJSON, "json", false, "print the key and its record as JSON")
 	return cmd
+}
+
+// mintKey mints the key spec asks for and prints it: alone on stdout, its id
+// on stderr; or both as JSON.
+func mintKey(cmd *cobra.Command, cfg *Config, store *db.DB, firm *db.Firm, spec auth.KeySpec, asJSON bool) error {
+	key, stored, err := auth.MintKey(cmd.Context(), store, firm.ID, spec)
+	if db.ErrorCode(err) == db.ENOTFOUND && spec.ClientID != "" {
+		return fmt.Errorf("no client %s in the firm %q: --client takes the id of one of its clients", spec.ClientID, firm.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(cfg.Stdout).Encode(toKeyJSON(stored, key))
+	}
+	kind := "an accountant key"
+	if spec.ClientID != "" {
+		kind = "a client key of " + spec.ClientID
+	}
+	fmt.Fprintf(cfg.Stderr, "acctapi: minted %s, id %s. The key is shown this once and stored only as a hash: keep it now.\n", kind, stored.ID)
+	fmt.Fprintln(cfg.Stdout, key)
+	return nil
 }
 
 // permissionNames lists the permissions a key of the kind may hold.

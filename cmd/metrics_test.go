@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
+	"acctapi/server"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,9 +29,9 @@ import (
 
 // scrapeMetrics GETs /metrics from the metrics listener and parses it with
 // Prometheus' own text parser.
-func scrapeMetrics(t *testing.T, srv *Server) map[string]*dto.MetricFamily {
+func scrapeMetrics(t *testing.T, srv *server.Server) map[string]*dto.MetricFamily {
 	t.Helper()
-	client := testClient()
+	client := servertest.Client()
 	defer client.CloseIdleConnections()
 	res, err := client.Get("http://" + srv.MetricsAddr() + "/metrics")
 	if err != nil {
@@ -143,7 +147,7 @@ func TestMetrics(t *testing.T) {
 	// A key allowed two requests a minute: the third is refused.
 	firm := me(t, r.base, key).AccountantID
 	want[series{"GET", "/v1/me", "200"}]++
-	limited, _, err := auth.MintKey(context.Background(), r.srv.store, firm, auth.KeySpec{Name: "limited", RateLimitMax: 2})
+	limited, _, err := auth.MintKey(context.Background(), besideStore(t, cfg), firm, auth.KeySpec{Name: "limited", RateLimitMax: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,12 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"acctapi/db"
+	"acctapi/server"
 )
 
 // errMigrateUsage answers a migrate command line with the wrong number of
@@ -40,7 +39,7 @@ func newMigrateUpCmd(cfg *Config, noBackup *bool) *cobra.Command {
 		Short: "Apply every pending migration (the default); creates a missing database",
 		Args:  noMigrateArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, state, err := openSchema(cmd, cfg, true)
+			store, state, err := server.OpenSchema(cmd.Context(), &cfg.Config, true)
 			if err != nil {
 				return err
 			}
@@ -61,7 +60,7 @@ func newMigrateDownCmd(cfg *Config, noBackup *bool) *cobra.Command {
 		Args:  numberArg("a number of steps", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, _ := strconv.Atoi(args[0])
-			store, state, err := openSchema(cmd, cfg, false)
+			store, state, err := server.OpenSchema(cmd.Context(), &cfg.Config, false)
 			if err != nil {
 				return err
 			}
@@ -84,7 +83,7 @@ failed migration was repaired by hand.`,
 		Args: numberArg("a schema version", 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, _ := strconv.Atoi(args[0])
-			store, state, err := openSchema(cmd, cfg, false)
+			store, state, err := server.OpenSchema(cmd.Context(), &cfg.Config, false)
 			if err != nil {
 				return err
 			}
@@ -104,7 +103,7 @@ func newMigrateVersionCmd(cfg *Config) *cobra.Command {
 		Short: "Print the database's schema version and this binary's",
 		Args:  noMigrateArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, state, err := openSchema(cmd, cfg, false)
+			store, state, err := server.OpenSchema(cmd.Context(), &cfg.Config, false)
 			if err != nil {
 				return err
 			}
@@ -139,61 +138,19 @@ func numberArg(what string, least int) cobra.PositionalArgs {
 	}
 }
 
-// openSchema opens the data dir's database and reads its schema state. Only
-// with create does a missing database become a new one: migrate up creates
-// it, the other subcommands refuse a mistyped --data-dir.
-func openSchema(cmd *cobra.Command, cfg *Config, create bool) (*db.DB, db.SchemaState, error) {
-	store, err := openExistingStore(cfg)
-	if errors.Is(err, os.ErrNotExist) && create {
-		store, err = openStore(cfg)
-	}
-	if err != nil {
-		return nil, db.SchemaState{}, err
-	}
-	state, err := store.Schema(cmd.Context())
-	if err != nil {
-		store.Close()
-		return nil, db.SchemaState{}, err
-	}
-	return store, state, nil
-}
-
-// changeSchema runs migrate, which moves the schema up or down from before.
-// It refuses a dirty schema, and first backs up a database that holds data
-// unless noBackup is set.
+// changeSchema runs migrate, which moves the schema up or down from
+// before, after a backup of a database that holds data unless noBackup is
+// set, and says what it did.
 func changeSchema(cmd *cobra.Command, cfg *Config, store *db.DB, before db.SchemaState, noBackup bool, migrate func() error) error {
-	if before.Dirty {
-		return fmt.Errorf("schema version %d is dirty: a migration failed half-way; repair the schema by hand (or restore a backup), then run `acctapi migrate force N` with the version it is at", before.Version)
+	backup, after, err := server.ChangeSchema(cmd.Context(), &cfg.Config, store, before, !noBackup, migrate)
+	if backup != "" {
+		fmt.Fprintf(cfg.Stdout, "backup written to %s\n", backup)
 	}
-	if !before.Empty && !noBackup {
-		path := backupPath(cfg.DatabasePath(), before.Version, time.Now())
-		if err := store.Backup(cmd.Context(), path); err != nil {
-			return err
-		}
-		fmt.Fprintf(cfg.Stdout, "backup written to %s\n", path)
-	}
-	if err := migrate(); err != nil {
-		return err
-	}
-	after, err := store.Schema(cmd.Context())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(cfg.Stdout, "schema version %d -> %d\n", before.Version, after.Version)
 	return nil
-}
-
-// backupPath names a backup after the schema version and the time, with a
-// counter when a backup of the same second exists.
-func backupPath(dbPath string, version uint, now time.Time) string {
-	base := fmt.Sprintf("%s.backup-v%d-%s", dbPath, version, now.UTC().Format("20060102T150405Z"))
-	path := base
-	for i := 2; ; i++ {
-		if _, err := os.Stat(path); os.IsNotExist(err) {
-			return path
-		}
-		path = fmt.Sprintf("%s-%d", base, i)
-	}
 }
 
 func dirtyNote(dirty bool) string {

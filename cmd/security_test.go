@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -298,19 +297,6 @@ func TestServeListensOnLoopbackByDefault(t *testing.T) {
 }
 
 func TestTrustedProxiesFlag(t *testing.T) {
-	got, err := parseTrustedProxies([]string{"10.0.0.0/8", " 192.0.2.7 ", "2001:db8::/32", "::ffff:198.51.100.1", ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32", "198.51.100.1/32"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	for _, bad := range []string{"proxy.example", "10.0.0.0/33"} {
-		if _, err := parseTrustedProxies([]string{bad}); err == nil || !strings.Contains(err.Error(), "--trusted-proxies") {
-			t.Errorf("%q: got %v, want an error naming the flag", bad, err)
-		}
-	}
 	t.Setenv("ACCTAPI_TRUSTED_PROXIES", "10.0.0.1,10.0.0.2")
 	if def := newServeCmd(&Config{}).Flags().Lookup("trusted-proxies").DefValue; def != "[10.0.0.1,10.0.0.2]" {
 		t.Errorf("default from the environment: %s", def)

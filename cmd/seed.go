@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"acctapi/auth"
-	"acctapi/db"
 	"acctapi/db/seed"
+	"acctapi/server"
 )
 
 // seedJSON is what seed --json prints.
@@ -87,7 +87,7 @@ limiter. The data dir must not hold a database yet.`,
 	flags.IntVar(&spec.AccountantUsers, "accountant-users", 5, "accountant users of the firm")
 	flags.IntVar(&spec.Files, "files", 0, "documents of the first client, already read (their records, texts and search index, without bytes: for measuring lists and search)")
 	flags.IntVar(&rateLimit, "rate-limit", 1_000_000_000, "requests a minute the printed keys may make")
-	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", defaultFirmName), "name of the firm")
+	flags.StringVar(&cfg.FirmName, "firm-name", envOr("ACCTAPI_FIRM_NAME", server.DefaultFirmName), "name of the firm")
 	flags.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -101,7 +101,7 @@ func generate(cmd *cobra.Command, cfg *Config, spec seed.Spec, rateLimit int) (*
 	if err != nil {
 		return nil, err
 	}
-	firm, err := setUpFirm(cmd, cfg, store)
+	firm, err := server.SetUpFirm(ctx, store, cfg.FirmName)
 	if err = errors.Join(err, store.Close()); err != nil {
 		return nil, err
 	}
@@ -127,19 +127,6 @@ func generate(cmd *cobra.Command, cfg *Config, spec seed.Spec, rateLimit int) (*
 	}
 	out.Seconds = time.Since(start).Seconds()
 	return out, nil
-}
-
-// setUpFirm migrates the new database and creates the firm and the
-// link-signing secret, as serve does on an empty data dir.
-func setUpFirm(cmd *cobra.Command, cfg *Config, store *db.DB) (*db.Firm, error) {
-	if err := store.MigrateUp(); err != nil {
-		return nil, err
-	}
-	firm, err := store.CreateFirm(cmd.Context(), cfg.FirmName)
-	if err != nil {
-		return nil, err
-	}
-	return firm, store.InitLinkSigningSecret(cmd.Context(), auth.NewSecret())
 }
 
 func printSeeded(cfg *Config, out *seedJSON) {

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"encoding/json"
 	"net/http"
 	"os"
@@ -44,7 +46,7 @@ func TestSeedCommand(t *testing.T) {
 	}
 	req.Header.Set("Authorization", "Bearer "+seeded.ClientKey)
 	req.Header.Set("x-client-id", seeded.Clients[0].ID)
-	resp, err := testClient().Do(req)
+	resp, err := servertest.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

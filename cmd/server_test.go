@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
+	"acctapi/server"
+
 	"bytes"
 	"context"
 	"database/sql"
@@ -9,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,65 +39,35 @@ var demoClientRE = regexp.MustCompile(`demo client (c[0-9a-z]+)`)
 // public address and the token.
 var demoCollectPageRE = regexp.MustCompile(`(http://\S+)/collect/([A-Za-z0-9_-]{43})\n`)
 
-// syncBuffer is a bytes.Buffer that the server's goroutines may write to while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testConfig is the Config of an in-process server on a free port of the
 // loopback interface, with its output captured.
-func testConfig(dir string) (cfg *Config, stdout, stderr *syncBuffer) {
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
-	return &Config{
+func testConfig(dir string) (cfg *Config, stdout, stderr *servertest.SyncBuffer) {
+	stdout, stderr = &servertest.SyncBuffer{}, &servertest.SyncBuffer{}
+	return &Config{Stdout: stdout, Config: server.Config{
 		Addr:            "127.0.0.1:0",
 		DataDir:         dir,
 		Synchronous:     "FULL",
 		FirmName:        "Test firm",
 		LogFormat:       "json",
 		ShutdownTimeout: 5 * time.Second,
-		CacheDir:        testCacheDir,
-		Stdout:          stdout,
+		CacheDir:        servertest.CacheDir,
 		Stderr:          stderr,
-	}, stdout, stderr
-}
-
-// testCacheDir is the compiled PDF reader every test server shares:
-// compiling it takes seconds, and minutes under the race detector.
-var testCacheDir = filepath.Join(os.TempDir(), "acctapi-test-cache")
-
-// testClient is an HTTP client with bounded waits and no proxy.
-func testClient() *http.Client {
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}
+		Version:         version,
+		Commit:          buildCommit(),
+	}}, stdout, stderr
 }
 
 // running is a server started with Run in a goroutine.
 type running struct {
-	srv    *Server
-	base   string // http://<addr>/v1
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
-	err    error
+	*servertest.Running
+	srv  *server.Server
+	base string // http://<addr>/v1
 }
 
 // openServer calls OpenServer and fails the test on error.
-func openServer(t *testing.T, cfg *Config) *Server {
+func openServer(t *testing.T, cfg *Config) *server.Server {
 	t.Helper()
-	srv, err := OpenServer(context.Background(), cfg)
+	srv, err := server.Open(context.Background(), &cfg.Config)
 	if err != nil {
 		t.Fatalf("OpenServer: %v", err)
 	}
@@ -109,31 +81,24 @@ func startServer(t *testing.T, cfg *Config) *running {
 	return runServer(t, openServer(t, cfg))
 }
 
-func runServer(t *testing.T, srv *Server) *running {
+func runServer(t *testing.T, srv *server.Server) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{srv: srv, base: "http://" + srv.Addr() + "/v1", cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- srv.Run(ctx) }()
-	t.Cleanup(func() { r.stop() })
-	return r
+	return &running{Running: servertest.Start(t, srv.Run, srv.Close), srv: srv, base: "http://" + srv.Addr() + "/v1"}
 }
 
-// stop cancels Run's context, waits (bounded) for Run to return and closes
-// the server. It returns Run's error joined with Close's.
-func (r *running) stop() error {
-	r.once.Do(func() {
-		r.cancel()
-		select {
-		case err := <-r.done:
-			r.err = err
-		case <-time.After(15 * time.Second):
-			r.err = errors.New("Run did not return within 15s of its context being cancelled")
-		}
-		if err := r.srv.Close(); err != nil {
-			r.err = errors.Join(r.err, fmt.Errorf("Close: %w", err))
-		}
-	})
-	return r.err
+// stop stops the server; see servertest.Running.Stop.
+func (r *running) stop() error { return r.Stop() }
+
+// besideStore opens a running server's database beside it, as another
+// process on the data dir would; the test's cleanup closes it.
+func besideStore(t *testing.T, cfg *Config) *db.DB {
+	t.Helper()
+	store, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
 }
 
 // get sends GET url with the key (if any) and returns the status, header and body.
@@ -146,7 +111,7 @@ func get(t *testing.T, url, key string) (int, http.Header, []byte) {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	client := testClient()
+	client := servertest.Client()
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -335,7 +300,7 @@ func TestServerDemo(t *testing.T) {
 	if page == nil || page[1] != strings.TrimSuffix(r.base, "/v1") {
 		t.Fatalf("stderr does not give the demo collect's page at %s/collect/{token}:\n%s", strings.TrimSuffix(r.base, "/v1"), banner)
 	}
-	view, err := r.srv.store.OpenCollectSession(context.Background(), auth.HashCollectToken(page[2]))
+	view, err := besideStore(t, cfg).OpenCollectSession(context.Background(), auth.HashCollectToken(page[2]))
 	if err != nil {
 		t.Fatalf("the demo collect's token: %v, want it to open its session", err)
 	}
@@ -477,7 +442,7 @@ func TestServerRefusesOtherSchema(t *testing.T) {
 	// Older than the binary.
 	mustExecute(t, "migrate", "down", "1", "--data-dir", dir, "--no-backup")
 	cfg, _, _ := testConfig(dir)
-	srv, err := OpenServer(context.Background(), cfg)
+	srv, err := server.Open(context.Background(), &cfg.Config)
 	if err == nil {
 		srv.Close()
 		t.Fatal("OpenServer started on a database older than the binary")
@@ -505,7 +470,7 @@ func TestServerRefusesOtherSchema(t *testing.T) {
 	// Newer than the binary.
 	rawExec(t, dbPath, `UPDATE schema_migrations SET version = 999`)
 	cfg, _, _ = testConfig(dir)
-	srv, err = OpenServer(context.Background(), cfg)
+	srv, err = server.Open(context.Background(), &cfg.Config)
 	if err == nil {
 		srv.Close()
 		t.Fatal("OpenServer started on a database newer than the binary")
@@ -524,7 +489,7 @@ func TestServerRefusesOtherSchema(t *testing.T) {
 	// Dirty: a migration failed half-way.
 	rawExec(t, dbPath, `UPDATE schema_migrations SET version = ?, dirty = 1`, latest)
 	cfg, _, _ = testConfig(dir)
-	if srv, err = OpenServer(context.Background(), cfg); err == nil {
+	if srv, err = server.Open(context.Background(), &cfg.Config); err == nil {
 		srv.Close()
 		t.Fatal("OpenServer started on a dirty database")
 	}
@@ -832,262 +797,6 @@ func TestKeysCommands(t *testing.T) {
 	}
 }
 
-// holdingServer opens a server whose handler holds requests that carry the
-// X-Test-Hold header until release is called, and reports on entered when
-// such a request reached the handler and on shuttingDown when Shutdown began
-// (after the listener closed).
-func holdingServer(t *testing.T, cfg *Config) (srv *Server, entered <-chan struct{}, release func(), shuttingDown <-chan struct{}) {
-	t.Helper()
-	srv = openServer(t, cfg)
-	in, rel, down := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var once, releaseOnce sync.Once
-	release = func() { releaseOnce.Do(func() { close(rel) }) }
-	t.Cleanup(release) // never leave a handler held when the test fails
-	inner := srv.http.Handler
-	srv.http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Test-Hold") != "" {
-			once.Do(func() { close(in) })
-			<-rel
-		}
-		inner.ServeHTTP(w, r)
-	})
-	srv.http.RegisterOnShutdown(func() { close(down) })
-	return srv, in, release, down
-}
-
-type result struct {
-	status int
-	header http.Header
-	body   []byte
-	err    error
-}
-
-// heldRequest sends GET /v1/health with X-Test-Hold in a goroutine.
-func heldRequest(base string) <-chan result {
-	done := make(chan result, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
-		req.Header.Set("X-Test-Hold", "1")
-		client := testClient()
-		client.Timeout = 30 * time.Second
-		defer client.CloseIdleConnections()
-		resp, err := client.Do(req)
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		done <- result{status: resp.StatusCode, header: resp.Header, body: body, err: err}
-	}()
-	return done
-}
-
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-	}
-}
-
-func TestServerGracefulShutdown(t *testing.T) {
-	t.Run("in-flight request finishes", func(t *testing.T) {
-		cfg, _, stderr := testConfig(t.TempDir())
-		srv, entered, release, shuttingDown := holdingServer(t, cfg)
-		r := runServer(t, srv)
-
-		res := heldRequest(r.base)
-		waitFor(t, entered, "the request to reach the handler")
-		r.cancel()
-		waitFor(t, shuttingDown, "Shutdown to begin")
-
-		// Shutdown has closed the listener and waits for the request.
-		select {
-		case err := <-r.done:
-			t.Fatalf("Run returned %v while a request was in flight", err)
-		default:
-		}
-		if conn, err := net.DialTimeout("tcp", srv.Addr(), 2*time.Second); err == nil {
-			conn.Close()
-			t.Error("the server still accepts connections after shutdown began")
-		}
-
-		release()
-		var got result
-		select {
-		case got = <-res:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the in-flight request did not finish")
-		}
-		if got.err != nil || got.status != http.StatusOK || !bytes.Contains(got.body, []byte(`"status":"ok"`)) {
-			t.Fatalf("in-flight request: err %v, status %d, body %s", got.err, got.status, got.body)
-		}
-		if got.header.Get("X-Request-Id") == "" {
-			t.Error("in-flight response lacks X-Request-Id")
-		}
-		if err := r.stop(); err != nil {
-			t.Fatalf("Run/Close after a graceful shutdown: %v", err)
-		}
-		if !strings.Contains(stderr.String(), `"msg":"shutting down"`) {
-			t.Errorf("no shutting down log line:\n%s", stderr.String())
-		}
-	})
-
-	t.Run("shutdown timeout bounds the wait", func(t *testing.T) {
-		cfg, _, _ := testConfig(t.TempDir())
-		cfg.ShutdownTimeout = 300 * time.Millisecond
-		srv, entered, release, _ := holdingServer(t, cfg)
-		r := runServer(t, srv)
-		res := heldRequest(r.base)
-		waitFor(t, entered, "the request to reach the handler")
-
-		start := time.Now()
-		r.cancel()
-		var runErr error
-		select {
-		case runErr = <-r.done:
-		case <-time.After(10 * time.Second):
-			release()
-			t.Fatal("Run did not return after the shutdown timeout")
-		}
-		if elapsed := time.Since(start); elapsed < cfg.ShutdownTimeout {
-			t.Errorf("Run returned after %v, before the shutdown timeout %v with a request in flight", elapsed, cfg.ShutdownTimeout)
-		}
-		if !errors.Is(runErr, context.DeadlineExceeded) {
-			t.Errorf("Run = %v, want the shutdown deadline exceeded", runErr)
-		}
-		r.done <- runErr // for stop
-		release()
-		select {
-		case <-res:
-		case <-time.After(10 * time.Second):
-			t.Error("the held request never finished")
-		}
-		if err := r.stop(); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("stop = %v", err)
-		}
-	})
-
-	t.Run("sequential requests", func(t *testing.T) {
-		cfg, _, _ := testConfig(t.TempDir())
-		r := startServer(t, cfg)
-
-		type outcome struct {
-			ok   int
-			errs []error
-			bad  []string
-		}
-		stopClient := make(chan struct{})
-		warm := make(chan struct{})
-		done := make(chan outcome, 1)
-		go func() {
-			var o outcome
-			client := testClient()
-			defer client.CloseIdleConnections()
-			defer func() { done <- o }()
-			for {
-				select {
-				case <-stopClient:
-					return
-				default:
-				}
-				resp, err := client.Get(r.base + "/health")
-				if err != nil {
-					o.errs = append(o.errs, err)
-					return // the server is gone: every further request fails to connect
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"status":"ok"`)) {
-					o.bad = append(o.bad, fmt.Sprintf("status %d, body %q, read error %v", resp.StatusCode, body, err))
-					continue
-				}
-				if o.ok++; o.ok == 20 {
-					close(warm)
-				}
-			}
-		}()
-		waitFor(t, warm, "20 successful requests")
-		r.cancel()
-		select {
-		case err := <-r.done:
-			if err != nil {
-				t.Errorf("Run = %v, want nil", err)
-			}
-			r.done <- err
-		case <-time.After(cfg.ShutdownTimeout + 5*time.Second):
-			t.Fatal("Run did not return within the shutdown timeout")
-		}
-		var o outcome
-		select {
-		case o = <-done:
-		case <-time.After(10 * time.Second):
-			close(stopClient)
-			o = <-done
-			t.Error("requests still succeed after Run returned")
-		}
-		if err := r.stop(); err != nil {
-			t.Error(err)
-		}
-		t.Logf("%d requests succeeded, then: %v", o.ok, o.errs)
-		for _, b := range o.bad {
-			t.Errorf("a request got a broken answer: %s", b)
-		}
-		for _, err := range o.errs {
-			var opErr *net.OpError
-			if !errors.As(err, &opErr) || opErr.Op != "dial" {
-				t.Errorf("a request failed other than by failing to connect: %v", err)
-			}
-		}
-		if o.ok < 20 {
-			t.Errorf("only %d requests succeeded", o.ok)
-		}
-	})
-}
-
-// TestServerBadConfig checks that OpenServer refuses bad settings before
-// touching the data dir.
-func TestServerBadConfig(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg, _, _ := testConfig(dir)
-	cfg.LogFormat = "xml"
-	if srv, err := OpenServer(context.Background(), cfg); err == nil {
-		srv.Close()
-		t.Error("OpenServer accepted --log-format xml")
-	}
-	cfg, _, _ = testConfig(dir)
-	cfg.Synchronous = "OFF"
-	if srv, err := OpenServer(context.Background(), cfg); err == nil {
-		srv.Close()
-		t.Error("OpenServer accepted synchronous OFF")
-	}
-	cfg, _, _ = testConfig(dir)
-	cfg.MaxUploadBytes = -1
-	if srv, err := OpenServer(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--max-upload-bytes") {
-		if srv != nil {
-			srv.Close()
-		}
-		t.Errorf("OpenServer with --max-upload-bytes -1: got %v, want an error naming the flag", err)
-	}
-	// A taken address: the error is reported and the store closed.
-	cfg, _, _ = testConfig(dir)
-	r := startServer(t, cfg)
-	cfg2, _, _ := testConfig(dir)
-	cfg2.Addr = r.srv.Addr()
-	if srv, err := OpenServer(context.Background(), cfg2); err == nil {
-		srv.Close()
-		t.Error("OpenServer listened on an address already in use")
-	}
-	if err := r.stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "acctapi.db")); err != nil {
-		t.Errorf("database missing: %v", err)
-	}
-}
-
 // TestMigrateRecoversDirtyDatabase follows the advice serve gives for a dirty
 // database (a migration failed half-way): repair the schema, record its
 // version with `acctapi migrate force N`, and migrate.
@@ -1099,7 +808,7 @@ func TestMigrateRecoversDirtyDatabase(t *testing.T) {
 	rawExec(t, filepath.Join(dir, "acctapi.db"), `UPDATE schema_migrations SET dirty = 1`)
 
 	cfg, _, _ := testConfig(dir)
-	srv, err := OpenServer(context.Background(), cfg)
+	srv, err := server.Open(context.Background(), &cfg.Config)
 	if err == nil {
 		srv.Close()
 		t.Fatal("OpenServer started on a dirty database")
@@ -1169,7 +878,7 @@ func TestDataDirSynced(t *testing.T) {
 	root := t.TempDir()
 	cfg, _, _ := testConfig(filepath.Join(root, "var", "acctapi"))
 	var synced []string
-	cfg.dirs.Sync = func(d string) error {
+	cfg.Dirs.Sync = func(d string) error {
 		synced = append(synced, d)
 		return nil
 	}
@@ -1198,7 +907,7 @@ func TestServerTakenAddressWritesNothing(t *testing.T) {
 		cfg, _, stderr := testConfig(dataDir)
 		cfg.Addr = r.srv.Addr()
 		cfg.Demo = true
-		srv, err := OpenServer(context.Background(), cfg)
+		srv, err := server.Open(context.Background(), &cfg.Config)
 		if err == nil {
 			srv.Close()
 			t.Fatal("OpenServer listened on an address already in use")
@@ -1255,9 +964,9 @@ func previousVersion(t *testing.T) int {
 }
 
 // TestMain has the commands tests run in this process keep the compiled PDF
-// reader in testCacheDir too, as their flags' defaults read the
+// reader in servertest.CacheDir too, as their flags' defaults read the
 // environment.
 func TestMain(m *testing.M) {
-	os.Setenv("ACCTAPI_CACHE_DIR", testCacheDir)
+	os.Setenv("ACCTAPI_CACHE_DIR", servertest.CacheDir)
 	os.Exit(m.Run())
 }

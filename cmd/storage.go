@@ -3,41 +3,16 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"acctapi/backup"
-	"acctapi/filestore"
-	"acctapi/handlers"
+	"acctapi/server"
 )
-
-// StorageConfig says where the bytes of uploads are kept.
-type StorageConfig struct {
-	// Location is "local" (the data dir's files/) or s3://BUCKET[/PREFIX].
-	Location string
-	// Endpoint, Region and PathStyle say how to reach the bucket
-	// (filestore.BucketOptions).
-	Endpoint, Region string
-	PathStyle        bool
-	// AccessKeyID and SecretAccessKey sign the bucket's requests: the
-	// standard AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
-	AccessKeyID, SecretAccessKey string
-	// SweepAfter is how old an object without a row must be before a sweep
-	// removes it.
-	SweepAfter time.Duration
-}
-
-// defaultSweepAfter leaves alone what a second server on the bucket, such
-// as the old one of a rolling restart, may still be writing.
-const defaultSweepAfter = time.Hour
 
 // addStorageFlags adds the flags that say where the file store is and how
 // to reach a bucket.
-func addStorageFlags(cmd *cobra.Command, s *StorageConfig) {
+func addStorageFlags(cmd *cobra.Command, s *server.StorageConfig) {
 	flags := cmd.Flags()
 	flags.StringVar(&s.Location, "storage", envOr("ACCTAPI_STORAGE", "local"),
 		"where the bytes of uploads go: local (the data dir's files/) or s3://BUCKET[/PREFIX], an S3-compatible bucket; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (env ACCTAPI_STORAGE)")
@@ -45,7 +20,7 @@ func addStorageFlags(cmd *cobra.Command, s *StorageConfig) {
 }
 
 // addBucketFlags adds the flags that say how to reach a bucket.
-func addBucketFlags(cmd *cobra.Command, s *StorageConfig) {
+func addBucketFlags(cmd *cobra.Command, s *server.StorageConfig) {
 	flags := cmd.Flags()
 	flags.StringVar(&s.Endpoint, "s3-endpoint", envOr("ACCTAPI_S3_ENDPOINT", ""),
 		"S3 API address: http(s)://host[:port], or a host spoken to over HTTPS; default AWS S3 (env ACCTAPI_S3_ENDPOINT)")
@@ -56,8 +31,8 @@ func addBucketFlags(cmd *cobra.Command, s *StorageConfig) {
 }
 
 // addSweepFlag adds the flag of the bucket's sweep, which only serve runs.
-func addSweepFlag(cmd *cobra.Command, s *StorageConfig) {
-	cmd.Flags().DurationVar(&s.SweepAfter, "s3-sweep-after", envDuration("ACCTAPI_S3_SWEEP_AFTER", defaultSweepAfter),
+func addSweepFlag(cmd *cobra.Command, s *server.StorageConfig) {
+	cmd.Flags().DurationVar(&s.SweepAfter, "s3-sweep-after", envDuration("ACCTAPI_S3_SWEEP_AFTER", server.DefaultSweepAfter),
 		"how old an object without a row, or an upload never completed, must be before a sweep removes it (env ACCTAPI_S3_SWEEP_AFTER)")
 }
 
@@ -67,49 +42,6 @@ func envDuration(name string, fallback time.Duration) time.Duration {
 		return v
 	}
 	return fallback
-}
-
-// parseLocation splits s3://BUCKET[/PREFIX]; "local" is no bucket.
-func parseLocation(location string) (bucket, prefix string, err error) {
-	if location == "local" || location == "" {
-		return "", "", nil
-	}
-	u, err := url.Parse(location)
-	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.User != nil {
-		return "", "", fmt.Errorf("--storage must be local or s3://BUCKET[/PREFIX], not %q", location)
-	}
-	return u.Host, strings.Trim(u.Path, "/"), nil
-}
-
-// fileStore is what the commands need of the file store: serving, the
-// sweep, and a migration's reads and checks.
-type fileStore interface {
-	handlers.FileStore
-	Clean(known func(ids []string) (map[string]bool, error)) (int, error)
-	Open(ctx context.Context, id string) (io.ReadCloser, error)
-	Stat(ctx context.Context, id string) (*filestore.StoredObject, error)
-}
-
-// openFiles opens the file store the location names: the local store in
-// dir, or the bucket. maxUpload sets the part size of uploads to a bucket.
-func openFiles(ctx context.Context, s StorageConfig, dir string, maxUpload int64, now func() time.Time) (fileStore, error) {
-	bucket, prefix, err := parseLocation(s.Location)
-	if err != nil {
-		return nil, err
-	}
-	if bucket == "" {
-		return filestore.Open(dir)
-	}
-	return openBucket(ctx, s, bucket, prefix, maxUpload, now)
-}
-
-// openBucket opens the bucket with the configuration's endpoint and keys.
-func openBucket(ctx context.Context, s StorageConfig, bucket, prefix string, maxUpload int64, now func() time.Time) (*filestore.Bucket, error) {
-	return filestore.OpenBucket(ctx, filestore.BucketOptions{
-		Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle,
-		AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey,
-		Bucket: bucket, Prefix: prefix, SweepAfter: s.SweepAfter, Now: now,
-	}, maxUpload)
 }
 
 func newStorageCmd(cfg *Config) *cobra.Command {
@@ -150,45 +82,16 @@ progress bar of files and bytes; otherwise it prints a line per file.`,
 }
 
 // migrateStorage copies the data dir's files from cfg.Storage to the store
-// named to.
+// named to, showing its progress.
 func migrateStorage(ctx context.Context, cfg *Config, to string) error {
-	from := cfg.Storage.Location
-	if from == "" {
-		from = "local"
-	}
-	if strings.TrimSuffix(to, "/") == strings.TrimSuffix(from, "/") {
-		return fmt.Errorf("--to %s is the store the files are in (--storage %s)", to, from)
-	}
-	store, err := openExistingStore(cfg)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if err := store.CheckSchema(ctx); err != nil {
-		return err
-	}
-	source, err := openFiles(ctx, cfg.Storage, cfg.FilesPath(), maxMigratedFile, cfg.Now)
-	if err != nil {
-		return err
-	}
-	targetConfig := cfg.Storage
-	targetConfig.Location = to
-	target, err := openFiles(ctx, targetConfig, cfg.FilesPath(), maxMigratedFile, cfg.Now)
-	if err != nil {
-		return err
-	}
 	start := time.Now()
 	show := newMigrationProgress(cfg.Stdout)
-	done, err := backup.Migrate(ctx, backup.MigrateOptions{DB: store, From: source, To: target, Progress: show.update})
+	from, done, err := server.MigrateFiles(ctx, &cfg.Config, to, show.update)
 	show.finish()
 	if err != nil {
-		return fmt.Errorf("after %d of %d files: %w (run the command again to go on)", done.Files, done.TotalFiles, err)
+		return err
 	}
 	fmt.Fprintf(cfg.Stdout, "migrated %d files (%s) from %s to %s in %.1f s: %d copied and verified, %d already in place\n",
 		done.TotalFiles, byteSize(done.TotalBytes), from, to, time.Since(start).Seconds(), done.Copied, done.Skipped)
 	return nil
 }
-
-// maxMigratedFile sets the part size of a migration's uploads to a bucket:
-// files of up to 80 GB fit S3's 10,000 parts of 8 MiB.
-const maxMigratedFile = 80_000_000_000

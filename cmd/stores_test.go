@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server"
+
 	"slices"
 	"strings"
 	"testing"
@@ -35,11 +37,11 @@ func forEachStore(t *testing.T, test func(t *testing.T, store *testStore)) {
 
 // storage is the file store's configuration. A bucket's leftovers are
 // swept at once: the tests run one server at a time.
-func (s *testStore) storage() StorageConfig {
+func (s *testStore) storage() server.StorageConfig {
 	if s.bucket == nil {
-		return StorageConfig{Location: "local"}
+		return server.StorageConfig{Location: "local"}
 	}
-	return StorageConfig{
+	return server.StorageConfig{
 		Location: "s3://" + s.bucket.Bucket + "/" + testPrefix, Endpoint: s.bucket.Endpoint, PathStyle: true,
 		AccessKeyID: s.bucket.AccessKeyID, SecretAccessKey: s.bucket.SecretAccessKey,
 	}

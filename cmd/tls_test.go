@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server"
+
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -251,7 +253,7 @@ func TestTLSConfigRefused(t *testing.T) {
 		t.Run(c.what, func(t *testing.T) {
 			cfg, _, _ := testConfig(filepath.Join(dir, "data"))
 			c.configure(cfg)
-			srv, err := OpenServer(context.Background(), cfg)
+			srv, err := server.Open(context.Background(), &cfg.Config)
 			if err == nil {
 				srv.Close()
 			}
@@ -283,27 +285,6 @@ func TestHTTPSDefaults(t *testing.T) {
 		defaultToHTTPS(cmd, cfg)
 		if cfg.Addr != c.want {
 			t.Errorf("%v with ACCTAPI_ADDR=%q: --addr %q, want %q", c.args, c.env, cfg.Addr, c.want)
-		}
-	}
-	for _, c := range []struct {
-		addr   string
-		https  bool
-		domain string
-		want   string
-	}{
-		{"127.0.0.1:8080", false, "", "http://127.0.0.1:8080/v1"},
-		{"0.0.0.0:443", true, "api.example.test", "https://api.example.test/v1"},
-		{"0.0.0.0:8443", true, "api.example.test", "https://api.example.test:8443/v1"},
-		{"127.0.0.1:8443", true, "", "https://127.0.0.1:8443/v1"},
-		{"[::]:443", true, "", "https://localhost/v1"},
-		{"[::1]:443", true, "", "https://[::1]/v1"},
-	} {
-		addr, err := net.ResolveTCPAddr("tcp", c.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := defaultBaseURL(addr, c.https, c.domain); got != c.want {
-			t.Errorf("base URL of %s (https %v, domain %q): %q, want %q", c.addr, c.https, c.domain, got, c.want)
 		}
 	}
 }

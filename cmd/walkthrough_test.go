@@ -37,7 +37,8 @@ func walkthroughBlocks(t *testing.T, path string, want int) []string {
 
 // TestGettingStartedWalkthrough runs the README's first call, then the
 // walk-through of docs/getting-started.md (A first call, More keys, Tasks
-// and files, Safe retries, Webhooks, Collecting documents, Documents), as
+// and files, Safe retries, Webhooks, Collecting documents, Documents, Bank
+// statements and missing receipts), as
 // written, with bash, against a fresh serve --demo, so that neither page can
 // drift from what the server does. Only the address and `go run .` are
 // replaced: by the test server's and by the binary built from this tree.
@@ -61,7 +62,7 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 	// A key and the checks of /v1/me, the demo's ids, more keys, tasks,
 	// files, a retry, a webhook, a collect request (the accountant's, the
 	// uploader's and the accountant's again), and the documents' search.
-	blocks := walkthroughBlocks(t, "../docs/getting-started.md", 11)
+	blocks := walkthroughBlocks(t, "../docs/getting-started.md", 13)
 
 	tmp := t.TempDir()
 	bin := buildBinary(t, tmp)
@@ -136,6 +137,9 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 		"idempotent-replayed: true", `"url":"https://erp.example/acctapi"`, `"secret":"whsec_`,
 		"\n422\n", `{"status":"SUBMITTED"}`, `"name":"statement.pdf"`, `"createdById":null`,
 		`"kind":"invoice"`, `["invoice.txt"]`, `"documentDateSource":"user"`, `"documentNumber":"2026-3117"`,
+		`["2026-09-28","-428.40","Kassentechnik Nord GmbH","matched"]`, `["2026-08-03","-538.30","Stadtwerke Berlin","unmatched"]`,
+		`"reasons":["amount","documentNumber","name","date"]`, `{"format":"camt.053","from":"2026-07-01","to":"2026-09-30"`,
+		`{"status":"ignored","note":"customer payment, booked with the sales"}`, `["03.08.2026 · Stadtwerke Berlin · −538,30 EUR"]`,
 	} {
 		if !strings.Contains(strings.ToLower(out), strings.ToLower(want)) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)

@@ -116,6 +116,8 @@ type CollectUpdate struct {
 	// Status may be CollectOpen (which reopens a submitted collect),
 	// CollectClosed or CollectCancelled.
 	Status Update[string]
+	// Locale is "en" or "de": the language of the page and the mails.
+	Locale Update[string]
 }
 
 // CollectItemUpdate holds the fields an item update may change.
@@ -527,16 +529,20 @@ func (db *DB) ListCollects(ctx context.Context, clientID string, f CollectFilter
 
 // UpdateCollect changes the fields of the client's collect that u sets.
 // Setting Status to CollectOpen clears SubmittedAt. Returns ENOTFOUND, and
-// EINVALID for a null title or status, or a status other than CollectOpen,
-// CollectClosed and CollectCancelled.
+// EINVALID for a null title, status or locale, a status other than
+// CollectOpen, CollectClosed and CollectCancelled, or a locale other than en
+// and de.
 func (db *DB) UpdateCollect(ctx context.Context, clientID, id string, u CollectUpdate) (*Collect, error) {
 	return write(ctx, db, func(ctx context.Context, tx *txn) (*Collect, error) {
 		c, err := findCollect(ctx, tx, clientID, id)
 		if err != nil {
 			return nil, err
 		}
-		if err := cmp.Or(notNull("Title", "title", u.Title), notNull("Status", "status", u.Status)); err != nil {
+		if err := cmp.Or(notNull("Title", "title", u.Title), notNull("Status", "status", u.Status), notNull("Locale", "locale", u.Locale)); err != nil {
 			return nil, err
+		}
+		if u.Locale.Set && *u.Locale.Value != "en" && *u.Locale.Value != "de" {
+			return nil, &Error{Code: EINVALID, Field: []any{"Locale"}, Message: "locale must be en or de, not " + strconv.Quote(*u.Locale.Value)}
 		}
 		if u.Status.Set {
 			switch *u.Status.Value {
@@ -552,10 +558,11 @@ func (db *DB) UpdateCollect(ctx context.Context, clientID, id string, u CollectU
 		apply(u.Message, func(v *string) { c.Message = v })
 		apply(u.DueDate, func(v *time.Time) { c.DueDate = truncate(v) })
 		apply(u.Status, func(v *string) { c.Status = *v })
+		apply(u.Locale, func(v *string) { c.Locale = *v })
 		c.UpdatedAt = db.now().UTC().Truncate(time.Second)
-		if _, err := tx.ExecContext(ctx, `UPDATE collects SET title = ?, message = ?, due_date = ?, status = ?,
+		if _, err := tx.ExecContext(ctx, `UPDATE collects SET title = ?, message = ?, due_date = ?, status = ?, locale = ?,
 			submitted_at = ?, updated_at = ? WHERE client_id = ? AND id = ?`,
-			c.Title, c.Message, unixPtr(c.DueDate), c.Status, unixPtr(c.SubmittedAt), unix(c.UpdatedAt), clientID, id); err != nil {
+			c.Title, c.Message, unixPtr(c.DueDate), c.Status, c.Locale, unixPtr(c.SubmittedAt), unix(c.UpdatedAt), clientID, id); err != nil {
 			return nil, fmt.Errorf("update collect: %w", err)
 		}
 		return c, db.emit(ctx, tx, event{typ: EventCollectUpdated, clientID: &clientID, record: c, changes: u.fields()})
@@ -568,7 +575,7 @@ func (u CollectUpdate) fields() []string {
 	for _, f := range []struct {
 		set  bool
 		name string
-	}{{u.Title.Set, "Title"}, {u.Message.Set, "Message"}, {u.DueDate.Set, "DueDate"}, {u.Status.Set, "Status"}} {
+	}{{u.Title.Set, "Title"}, {u.Message.Set, "Message"}, {u.DueDate.Set, "DueDate"}, {u.Status.Set, "Status"}, {u.Locale.Set, "Locale"}} {
 		if f.set {
 			names = append(names, f.name)
 		}

@@ -397,6 +397,19 @@ func TestMissingReceiptsCollect(t *testing.T) {
 		t.Fatalf("items: got %+v, want the Amazon payment only", c.Items)
 	}
 
+	// The titles are written as the collect's language writes dates and
+	// amounts, so that its page reads in one language.
+	t.Run("in German", func(t *testing.T) {
+		res := create(api.accountantKey, map[string]any{"transactionIds": []string{amazon.ID}, "locale": "de"})
+		var de struct {
+			Items []clItem `json:"items"`
+		}
+		res.decode(t, &de)
+		if want := "12.03.2026 · Amazon EU S.à r.l. · −49,99 EUR"; res.status != http.StatusCreated || len(de.Items) != 1 || de.Items[0].Title != want {
+			t.Errorf("German collect: got %d %+v, want one item titled %q", res.status, de.Items, want)
+		}
+	})
+
 	t.Run("refused", func(t *testing.T) {
 		res := create(api.clientKey, map[string]any{"transactionIds": []string{amazon.ID}, "fromTransactions": march})
 		if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"path":["transactionIds"]`) {

@@ -120,7 +120,7 @@ func TestCollectItemKind(t *testing.T) {
 		t.Errorf("after reading: got %+v, want %+v", got, want)
 	}
 
-	// The page says it gently, in the collect's language or the browser's.
+	// The page says it gently, in the collect's language.
 	page := api.page("GET", "/collect/"+s.Token, nil, nil)
 	if page.status != http.StatusOK || strings.Count(page.body, `class="kind-note"`) != 1 ||
 		!strings.Contains(page.body, "This looks like a payslip; this item asks for bank statements. If it is the right file, you can leave it as it is.") {
@@ -134,7 +134,10 @@ func TestCollectItemKind(t *testing.T) {
 	if strings.Contains(page.body, "data-reading") {
 		t.Error("the page polls though every file is read")
 	}
-	de := api.page("GET", "/collect/"+s.Token, http.Header{"Accept-Language": {"de"}}, nil)
+	if res := api.clDo(f, "PATCH", "/v1/collects/"+c.ID, map[string]any{"locale": "de"}); res.status != http.StatusOK {
+		t.Fatalf("PATCH locale: %d %s", res.status, res.body)
+	}
+	de := api.page("GET", "/collect/"+s.Token, nil, nil)
 	if !strings.Contains(de.body, "Das sieht nach einer Gehaltsabrechnung aus; hier sind Kontoauszüge gefragt.") {
 		t.Errorf("the German page says no word of the payslip:\n%s", de.body)
 	}

@@ -169,11 +169,14 @@ func pageHeaders(w http.ResponseWriter) {
 	header.Set("X-Robots-Tag", "noindex")
 }
 
-// pageLanguage is the language of a page: the collect's, unless the
-// browser's Accept-Language prefers the other one.
+// pageLanguage is the language of a page: the collect's, which the
+// accountant chose for this client and in which the items' titles are
+// written, so that a page is in one language whatever the browser says.
+// Only a page that knows no collect (an unknown link) follows the browser's
+// Accept-Language, and English when it names neither language.
 func pageLanguage(locale, acceptLanguage string) string {
-	if _, ok := collectStrings[locale]; !ok {
-		locale = collectLanguages[0]
+	if _, ok := collectStrings[locale]; ok {
+		return locale
 	}
 	best := map[string]float64{}
 	for _, part := range strings.Split(acceptLanguage, ",") {
@@ -190,7 +193,7 @@ func pageLanguage(locale, acceptLanguage string) string {
 			best[primary] = q
 		}
 	}
-	lang := locale
+	lang := collectLanguages[0]
 	for other, q := range best {
 		if q > best[lang] {
 			lang = other

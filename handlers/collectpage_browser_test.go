@@ -361,7 +361,12 @@ func TestCollectPageInBrowser(t *testing.T) {
 		tab.shoot(t, dir, "kind-mismatch")
 		tab.wantClean(t, api.server.URL)
 
-		nojs := openTab(t, allocCtx, false, "de-DE,de;q=0.9,en;q=0.5")
+		// The page is in the collect's language: set to German, it says it in German.
+		if res := api.do(request{method: "PATCH", path: "/v1/collects/" + pc.collect.ID, key: api.accountantKey, clientID: api.client.ID,
+			body: map[string]any{"locale": "de"}}); res.status != http.StatusOK {
+			t.Fatalf("PATCH locale: %d %s", res.status, res.body)
+		}
+		nojs := openTab(t, allocCtx, false, "en-US,en;q=0.9")
 		nojs.navigate(t, api.server.URL, "/collect/"+pc.token, http.StatusOK)
 		nojs.wantText(t, statements+" .kind-note", "Das sieht nach einer Gehaltsabrechnung aus; hier sind Kontoauszüge gefragt. Wenn es die richtige Datei ist, können Sie sie so lassen.")
 		nojs.wantText(t, statements+" .file-kind", "Gehaltsabrechnung")

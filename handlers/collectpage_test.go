@@ -298,8 +298,10 @@ func TestCollectPageLanguage(t *testing.T) {
 	}{
 		{"English collect", en, "", "en"},
 		{"German collect", de, "", "de"},
-		{"English collect, German browser", en, "de-AT,de;q=0.9,en;q=0.5", "de"},
-		{"German collect, English browser", de, "en-GB,en;q=0.9", "en"},
+		// The collect's language wins over the browser's: the items' titles
+		// are written in it, and a page is in one language.
+		{"English collect, German browser", en, "de-AT,de;q=0.9,en;q=0.5", "en"},
+		{"German collect, English browser", de, "en-GB,en;q=0.9", "de"},
 		{"German collect, browser prefers German", de, "de,en;q=0.8", "de"},
 		{"English collect, browser prefers English", en, "en-US,de;q=0.5", "en"},
 		{"German collect, neither asked", de, "fr-FR,fr;q=0.9", "de"},

@@ -116,6 +116,9 @@ type collectSessionCreatedResponse struct {
 	URL   string `json:"url"`
 	// Mailed says that the link was queued for mailing to Email.
 	Mailed bool `json:"mailed"`
+	// Warnings say what the link will not do that the collect asks for
+	// (it expires before the due date); never null.
+	Warnings []string `json:"warnings"`
 }
 
 var (
@@ -161,7 +164,16 @@ func (h *Handler) createCollect(w http.ResponseWriter, r *http.Request, _ httpro
 			h.fail(w, r, errMissingScope(auth.BankingRead))
 			return
 		}
-		items, err := h.receiptItems(r, clientID, *receipts, len(in.Items))
+		locale := in.Locale
+		if locale == "" {
+			firm, err := h.store.GetFirm(r.Context(), stateOf(r).principal.FirmID)
+			if err != nil {
+				h.fail(w, r, err)
+				return
+			}
+			locale = firm.Locale
+		}
+		items, err := h.receiptItems(r, clientID, *receipts, len(in.Items), locale)
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -244,8 +256,9 @@ func (o *object) date(name string, p presence) field[string] {
 }
 
 // receiptItems are the items that ask for the documents of the
-// transactions f selects, after the given number of items of the request.
-func (h *Handler) receiptItems(r *http.Request, clientID string, f db.MissingReceiptsFilter, given int) ([]db.CollectItemCreate, error) {
+// transactions f selects, after the given number of items of the request,
+// titled in the collect's language.
+func (h *Handler) receiptItems(r *http.Request, clientID string, f db.MissingReceiptsFilter, given int, locale string) ([]db.CollectItemCreate, error) {
 	room := db.MaxCollectItems - given
 	txs, err := h.store.MissingReceipts(r.Context(), clientID, f, room)
 	if err != nil {
@@ -265,7 +278,7 @@ func (h *Handler) receiptItems(r *http.Request, clientID string, f db.MissingRec
 	}
 	items := make([]db.CollectItemCreate, len(txs))
 	for i, t := range txs {
-		items[i] = db.CollectItemCreate{Title: receiptTitle(t), Description: t.RemittanceInfo, Required: true, TransactionID: &t.ID}
+		items[i] = db.CollectItemCreate{Title: receiptTitle(t, locale), Description: t.RemittanceInfo, Required: true, TransactionID: &t.ID}
 		if d := items[i].Description; d != nil && utf8.RuneCountInString(*d) > maxItemDescription {
 			items[i].Description = ptrTo(string([]rune(*d)[:maxItemDescription]))
 		}
@@ -277,10 +290,16 @@ func (h *Handler) receiptItems(r *http.Request, clientID string, f db.MissingRec
 const maxReceiptName = 200
 
 // receiptTitle is the title of the item asking for a transaction's
-// document: its date, counterparty and amount, "2026-03-12 · Amazon EU
-// S.à r.l. · −49.99 EUR", with a true minus sign.
-func receiptTitle(t *db.Transaction) string {
-	parts := []string{t.BookingDate}
+// document: its date, counterparty and amount, written as the collect's
+// language writes them, with a true minus sign: "2026-03-12 · Amazon EU
+// S.à r.l. · −49.99 EUR" in English, "12.03.2026 · … · −49,99 EUR" in German.
+// The page shows the title as it is, so it must be in the page's language.
+func receiptTitle(t *db.Transaction, locale string) string {
+	date := t.BookingDate
+	if d, err := time.Parse(time.DateOnly, date); err == nil && locale == "de" {
+		date = d.Format("02.01.2006")
+	}
+	parts := []string{date}
 	name := t.CounterpartyName
 	if name == nil || strings.TrimSpace(*name) == "" {
 		name = t.RemittanceInfo
@@ -292,8 +311,11 @@ func receiptTitle(t *db.Transaction) string {
 		}
 		parts = append(parts, n)
 	}
-	amount := bankstatement.Amount(t.Amount).Format(t.Currency)
-	parts = append(parts, strings.Replace(amount, "-", "\u2212", 1)+" "+t.Currency)
+	amount := strings.Replace(bankstatement.Amount(t.Amount).Format(t.Currency), "-", "\u2212", 1)
+	if locale == "de" {
+		amount = strings.Replace(amount, ".", ",", 1)
+	}
+	parts = append(parts, amount+" "+t.Currency)
 	return strings.Join(parts, " · ")
 }
 
@@ -327,6 +349,7 @@ func (h *Handler) updateCollect(w http.ResponseWriter, r *http.Request, p httpro
 			Message: update(body.string("message", stringRule{presence: nullable, text: true, max: maxCollectMessage})),
 			DueDate: update(body.time("dueDate", nullable)),
 			Status:  update(body.enum("status", collectStatusesSet, optional)),
+			Locale:  update(body.enum("locale", collectLocales, optional)),
 		}
 	})
 	if !ok {
@@ -405,15 +428,18 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 	if !ok {
 		return
 	}
-	if !seconds.Set {
-		seconds.Value = defaultSessionLifetime
+	c, err := h.store.FindCollect(r.Context(), stateOf(r).clientID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
+	expires, warnings := sessionExpiry(h.now(), seconds, c.DueDate)
 	token, hash, err := auth.NewCollectToken()
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	in := db.CollectSessionCreate{ExpiresAt: h.now().Add(time.Duration(seconds.Value) * time.Second), TokenHash: hash}
+	in := db.CollectSessionCreate{ExpiresAt: expires, TokenHash: hash}
 	if label.Set && label.Value != "" {
 		in.Label = &label.Value
 	}
@@ -430,8 +456,40 @@ func (h *Handler) createCollectSession(w http.ResponseWriter, r *http.Request, p
 	s, err := h.store.CreateCollectSession(r.Context(), stateOf(r).clientID, id, in)
 	stateOf(r).shownOnce = true
 	respond(h, w, r, http.StatusCreated, s, err, func(s *db.CollectSession) collectSessionCreatedResponse {
-		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token), s.Mail != nil}
+		return collectSessionCreatedResponse{newCollectSessionResponse(s), token, h.collectPageURL(token), s.Mail != nil, warnings}
 	})
+}
+
+// sessionExpiry is when a new link expires: after the lifetime asked for,
+// else after the default lifetime or a day past the collect's due date,
+// whichever is later (within the longest lifetime), so that the link an
+// accountant sends works until the documents are due. A lifetime asked for
+// that ends before the due date is kept, with a warning that says so.
+func sessionExpiry(now time.Time, seconds field[int], due *time.Time) (time.Time, []string) {
+	if seconds.Set {
+		expires := now.Add(time.Duration(seconds.Value) * time.Second)
+		if due != nil && expires.Before(*due) {
+			return expires, []string{fmt.Sprintf("the link expires at %s, before the collect's due date %s: whoever has it cannot upload after that; make a link with a longer expiresIn, or none to cover the due date",
+				expires.UTC().Format(time.RFC3339), due.UTC().Format(time.RFC3339))}
+		}
+		return expires, []string{}
+	}
+	expires := now.Add(defaultSessionLifetime * time.Second)
+	if due != nil {
+		expires = later(expires, due.Add(24*time.Hour))
+	}
+	if latest := now.Add(maxSessionLifetime * time.Second); expires.After(latest) {
+		return latest, []string{fmt.Sprintf("the link expires at %s, before the collect's due date %s: links live at most 90 days",
+			latest.UTC().Format(time.RFC3339), due.UTC().Format(time.RFC3339))}
+	}
+	return expires, []string{}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // collectPageURL is the address of a token's upload page: the server's

@@ -51,15 +51,16 @@ var clCollectFields = []string{"createdAt", "dueDate", "id", "items", "locale", 
 
 // clSession is a collect session; Token and URL only on create.
 type clSession struct {
-	ID         string  `json:"id"`
-	CollectID  string  `json:"collectId"`
-	Label      *string `json:"label"`
-	ExpiresAt  string  `json:"expiresAt"`
-	CreatedAt  string  `json:"createdAt"`
-	RevokedAt  *string `json:"revokedAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
-	Token      string  `json:"token"`
-	URL        string  `json:"url"`
+	ID         string   `json:"id"`
+	CollectID  string   `json:"collectId"`
+	Label      *string  `json:"label"`
+	ExpiresAt  string   `json:"expiresAt"`
+	CreatedAt  string   `json:"createdAt"`
+	RevokedAt  *string  `json:"revokedAt"`
+	LastUsedAt *string  `json:"lastUsedAt"`
+	Token      string   `json:"token"`
+	URL        string   `json:"url"`
+	Warnings   []string `json:"warnings"`
 }
 
 // clView is the uploader's view of a link.
@@ -555,12 +556,24 @@ func TestCollectSessions(t *testing.T) {
 	if !auth.ValidCollectToken(s.Token) || s.URL != api.server.URL+"/collect/"+s.Token {
 		t.Errorf("token %q, url %q: want 43 base64url characters and %s/collect/<token>", s.Token, s.URL, api.server.URL)
 	}
-	if s.CollectID != c.ID || s.Label != nil || s.ExpiresAt != "2026-12-05T12:00:00Z" || s.CreatedAt != "2026-11-21T12:00:00Z" || s.RevokedAt != nil || s.LastUsedAt != nil {
+	// Without expiresIn a link works until a day after the collect's due
+	// date (10 December), which is later than the default 14 days.
+	if s.CollectID != c.ID || s.Label != nil || s.ExpiresAt != "2026-12-11T00:00:00Z" || s.CreatedAt != "2026-11-21T12:00:00Z" || s.RevokedAt != nil || s.LastUsedAt != nil ||
+		s.Warnings == nil || len(s.Warnings) != 0 {
 		t.Errorf("session: got %+v", s)
 	}
+	// A lifetime asked for is kept, and one that ends before the due date
+	// says so.
 	labelled := api.clMustSession(t, f, c.ID, map[string]any{"expiresIn": 300, "label": " Anna "})
-	if labelled.ExpiresAt != "2026-11-21T12:05:00Z" || labelled.Label == nil || *labelled.Label != "Anna" || labelled.Token == s.Token {
+	if labelled.ExpiresAt != "2026-11-21T12:05:00Z" || labelled.Label == nil || *labelled.Label != "Anna" || labelled.Token == s.Token ||
+		len(labelled.Warnings) != 1 || !strings.Contains(labelled.Warnings[0], "before the collect's due date 2026-12-10T00:00:00Z") {
 		t.Errorf("labelled session: got %+v", labelled)
+	}
+	if open := clDecodeCollect(t, api.clDo(f, "PATCH", "/v1/collects/"+c.ID, map[string]any{"dueDate": nil}), http.StatusOK); open.DueDate != nil {
+		t.Fatalf("due date cleared: got %v", open.DueDate)
+	}
+	if plain := api.clMustSession(t, f, c.ID, map[string]any{}); plain.ExpiresAt != "2026-12-05T12:00:00Z" || len(plain.Warnings) != 0 {
+		t.Errorf("a collect without a due date: got %+v, want the default 14 days and no warning", plain)
 	}
 	longest := api.clMustSession(t, f, c.ID, map[string]any{"expiresIn": 7776000})
 	if longest.ExpiresAt != "2027-02-19T12:00:00Z" {
@@ -604,8 +617,8 @@ func TestCollectSessions(t *testing.T) {
 		Pagination struct{ Total int }
 	}
 	res.decode(t, &page)
-	if page.Pagination.Total != 3 || len(page.Data) != 2 {
-		t.Errorf("sessions: got %d of %d, want 2 of 3", len(page.Data), page.Pagination.Total)
+	if page.Pagination.Total != 4 || len(page.Data) != 2 {
+		t.Errorf("sessions: got %d of %d, want 2 of 4", len(page.Data), page.Pagination.Total)
 	}
 	for _, d := range page.Data {
 		if _, ok := d["url"]; ok {
@@ -1187,11 +1200,15 @@ func TestCollectBudget(t *testing.T) {
 	if want := "/collect/" + a.Token + "?error=budget_link&item=" + item + "#item-" + item; res.status != http.StatusSeeOther || res.header.Get("Location") != want {
 		t.Fatalf("form upload past the budget: %d %s, want 303 to %s", res.status, res.header.Get("Location"), want)
 	}
-	for lang, want := range map[string]string{
-		"en": "No more files can be added through this link: it has taken its 3 files or 1.0 kB. If something is still missing, ask Firm One for a new link.",
-		"de": "Über diesen Link können keine weiteren Dateien hochgeladen werden: Er hat seine 3 Dateien oder 1,0 kB erreicht. Falls noch etwas fehlt, bitten Sie Firm One um einen neuen Link.",
+	for _, tc := range []struct{ lang, want string }{
+		{"de", "Über diesen Link können keine weiteren Dateien hochgeladen werden: Er hat seine 3 Dateien oder 1,0 kB erreicht. Falls noch etwas fehlt, bitten Sie Firm One um einen neuen Link."},
+		{"en", "No more files can be added through this link: it has taken its 3 files or 1.0 kB. If something is still missing, ask Firm One for a new link."},
 	} {
-		page := api.page("GET", "/collect/"+a.Token+"?error=budget_link&item="+item, http.Header{"Accept-Language": {lang}}, nil)
+		lang, want := tc.lang, tc.want
+		if res := api.clDo(f, "PATCH", "/v1/collects/"+c.ID, map[string]any{"locale": lang}); res.status != http.StatusOK {
+			t.Fatalf("PATCH locale %s: %d %s", lang, res.status, res.body)
+		}
+		page := api.page("GET", "/collect/"+a.Token+"?error=budget_link&item="+item, nil, nil)
 		if !strings.Contains(html.UnescapeString(page.body), want) {
 			t.Errorf("%s page: want %q in\n%s", lang, want, page.body)
 		}

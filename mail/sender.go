@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"acctapi/db"
+	"acctapi/jobs"
 	"acctapi/retry"
 )
 
@@ -18,9 +20,6 @@ const (
 	// DefaultPoll is how often Run looks for retries and reminders that
 	// came due when no new mail woke it.
 	DefaultPoll = time.Second
-	// claimBatch is how many mails one claim takes; they are sent one after
-	// the other.
-	claimBatch = 20
 	// purgeEvery is how often Run deletes the mails past db.MailRetention.
 	purgeEvery = time.Hour
 	// recordTimeout bounds the recording of an attempt, which also runs
@@ -48,7 +47,7 @@ func Schedule() []time.Duration { return schedule.Delays() }
 
 // Options configures NewSender.
 type Options struct {
-	Store *db.DB
+	Store Store
 	Relay *Relay
 	// From is the sender's address; each mail shows the firm's name
 	// beside it.
@@ -71,19 +70,29 @@ type Options struct {
 // the next start, with the same Message-ID. One Sender serves a store,
 // running one Run or RunDue at a time.
 type Sender struct {
-	store *db.DB
-	relay *Relay
-	from  string
-	now   func() time.Time
-	log   *slog.Logger
-	poll  time.Duration
-	rng   *retry.Source
+	store  Store
+	relay  *Relay
+	from   string
+	now    func() time.Time
+	log    *slog.Logger
+	rng    *retry.Source
+	runner *jobs.Runner[*db.OutgoingMail]
+}
+
+// Store is what the sender asks of the store: the mail outbox.
+type Store interface {
+	ReleaseMailClaims(ctx context.Context) (int, error)
+	ClaimMails(ctx context.Context, n int) ([]*db.OutgoingMail, error)
+	MailsQueued() <-chan struct{}
+	MailSent(ctx context.Context, id string, at time.Time) error
+	MailFailed(ctx context.Context, id string, at time.Time, answer string, next *time.Time) error
+	PurgeMails(ctx context.Context, before time.Time) (int, error)
 }
 
 // NewSender returns a Sender; Store, Relay and From are required.
 func NewSender(opts Options) *Sender {
 	s := &Sender{store: opts.Store, relay: opts.Relay, from: opts.From, now: opts.Now, log: opts.Logger,
-		poll: opts.Poll, rng: retry.NewSource(opts.Rand)}
+		rng: retry.NewSource(opts.Rand)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -91,96 +100,45 @@ func NewSender(opts Options) *Sender {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.poll <= 0 {
-		s.poll = DefaultPoll
-	}
+	s.runner = jobs.New(jobs.Config[*db.OutgoingMail]{Name: "mail",
+		Release: s.releaseClaims, Wake: opts.Store.MailsQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.OutgoingMail, error) {
+			return opts.Store.ClaimMails(ctx, n)
+		},
+		Work: s.send, Poll: cmp.Or(opts.Poll, DefaultPoll),
+		Tidy: s.purge, TidyEvery: purgeEvery, Now: s.now, Logger: s.log})
 	return s
 }
 
 // Run sends until ctx ends: at once when the store queues mail, and every
 // Poll for retries and reminders that came due. It first releases the
-// claims a crashed process left, and again after the store failed during a
-// batch (the batch's other mails stay claimed, and one sender serves a
-// store, so no claim is anyone else's); a release that fails is tried
-// again before the next batch. It purges ended mails when it starts and
-// about hourly after. The store's errors are logged and the work is taken
-// up at the next poll. When ctx ends, the attempt under way is cut off and
-// not recorded: its mail is sent again, with its Message-ID, after the next
-// start. Run returns nil.
-func (s *Sender) Run(ctx context.Context) error {
-	poll := time.NewTicker(s.poll)
-	defer poll.Stop()
-	s.purge(ctx)
-	purged := s.now()
-	claimsLeft := true
-	for {
-		if claimsLeft {
-			claimsLeft = !s.releaseClaims(ctx)
-		}
-		if !claimsLeft {
-			if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("mail: cannot send the due mails", "error", err.Error())
-				claimsLeft = true
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-s.store.MailsQueued():
-		case <-poll.C:
-			if now := s.now(); now.Sub(purged) >= purgeEvery {
-				s.purge(ctx)
-				purged = now
-			}
-		}
-	}
-}
+// claims a crashed process left, and again after the store failed to
+// record an attempt (one sender serves a store, so no claim is anyone
+// else's). It purges ended mails when it starts and about hourly after.
+// The store's errors are logged and the work is taken up at the next poll.
+// When ctx ends, the attempt under way is cut off and not recorded: its
+// mail is sent again, with its Message-ID, after the next start. Run
+// returns nil.
+func (s *Sender) Run(ctx context.Context) error { return s.runner.Run(ctx) }
 
-// releaseClaims makes the mails left claimed due again, and reports
-// whether it could.
-func (s *Sender) releaseClaims(ctx context.Context) bool {
+// releaseClaims makes the mails left claimed due again.
+func (s *Sender) releaseClaims(ctx context.Context) error {
 	n, err := s.store.ReleaseMailClaims(ctx)
-	switch {
-	case err != nil:
-		if ctx.Err() == nil {
-			s.log.Error("mail: cannot release the mails left claimed", "error", err.Error())
-		}
-		return false
-	case n > 0:
+	if n > 0 {
 		s.log.Info("mail: sending again the mails left claimed", "count", n)
 	}
-	return true
+	return err
 }
 
 // RunDue sends every mail due at Now and returns how many attempts it
 // made, and the store's error, after which it stops; or ctx.Err(). With a
 // clock that does not move, a mail that failed waits for its retry time.
 // Tests drive the sender with it and a clock of their own.
-func (s *Sender) RunDue(ctx context.Context) (attempts int, err error) {
-	for ctx.Err() == nil {
-		due, err := s.store.ClaimMails(ctx, claimBatch)
-		if err != nil {
-			return attempts, err
-		}
-		if len(due) == 0 {
-			break
-		}
-		for _, m := range due {
-			sent, err := s.send(ctx, m)
-			if sent {
-				attempts++
-			}
-			if err != nil {
-				return attempts, err
-			}
-		}
-	}
-	return attempts, ctx.Err()
-}
+func (s *Sender) RunDue(ctx context.Context) (attempts int, err error) { return s.runner.RunDue(ctx) }
 
-// send makes one attempt of a claimed mail and records it. sent is false
-// for an attempt cut off by the end of ctx, which is left claimed.
-func (s *Sender) send(ctx context.Context, m *db.OutgoingMail) (sent bool, err error) {
+// send makes one attempt of a claimed mail and records it. An attempt cut
+// off by the end of ctx is left claimed.
+func (s *Sender) send(ctx context.Context, m *db.OutgoingMail) error {
 	attrs := []any{"mail_id", m.ID, "kind", m.Kind, "attempt", m.Attempt}
 	at := s.now()
 	msg, err := s.compose(m, at)
@@ -189,16 +147,16 @@ func (s *Sender) send(ctx context.Context, m *db.OutgoingMail) (sent bool, err e
 	}
 	if err != nil && ctx.Err() != nil {
 		s.log.Info("mail: attempt cut off by shutdown, to be sent again after the next start", attrs...)
-		return false, nil
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err == nil {
 		s.log.Debug("mail: sent", attrs...)
 		if rerr := s.store.MailSent(rctx, m.ID, s.now()); rerr != nil {
-			return true, fmt.Errorf("record mail %s as sent: %w", m.ID, rerr)
+			return fmt.Errorf("record mail %s as sent: %w", m.ID, rerr)
 		}
-		return true, nil
+		return nil
 	}
 	answer := err.Error()
 	var next *time.Time
@@ -210,9 +168,9 @@ func (s *Sender) send(ctx context.Context, m *db.OutgoingMail) (sent bool, err e
 		s.log.Warn("mail: attempt failed, no retry left: the mail has failed", append(attrs, "error", answer)...)
 	}
 	if rerr := s.store.MailFailed(rctx, m.ID, s.now(), answer, next); rerr != nil {
-		return true, fmt.Errorf("record failed mail %s: %w", m.ID, rerr)
+		return fmt.Errorf("record failed mail %s: %w", m.ID, rerr)
 	}
-	return true, nil
+	return nil
 }
 
 // ParseFrom checks a --mail-from address: a bare address, without a

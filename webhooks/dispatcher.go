@@ -30,7 +30,7 @@ const (
 
 // DispatcherOptions configures NewDispatcher.
 type DispatcherOptions struct {
-	Store  *db.DB
+	Store  Store
 	Client *Client
 	// Now is the clock; time.Now when nil. It MUST be the clock Store was
 	// opened with (db.Options.Now): the dispatcher sets retry times from it
@@ -60,7 +60,7 @@ type DispatcherOptions struct {
 // only. One Dispatcher serves a store, running one Run or RunDue at a
 // time: two loops would send the same delivery twice.
 type Dispatcher struct {
-	store   *db.DB
+	store   Store
 	client  *Client
 	now     func() time.Time
 	log     *slog.Logger
@@ -68,6 +68,14 @@ type Dispatcher struct {
 	poll    time.Duration
 
 	rng *retry.Source
+}
+
+// Store is what the dispatcher asks of the store: the outbox.
+type Store interface {
+	DueDeliveries(ctx context.Context, limit int) ([]db.DueDelivery, error)
+	EventsWritten() <-chan struct{}
+	RecordAttempt(ctx context.Context, deliveryID string, r db.AttemptResult) error
+	PurgeDeliveries(ctx context.Context, before time.Time) (int, error)
 }
 
 // NewDispatcher returns a Dispatcher; opts.Store and opts.Client are

@@ -1,4 +1,4 @@
-package cmd
+package server
 
 import (
 	"crypto/tls"
@@ -7,42 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"acctapi/metrics"
 )
-
-// addOperationsFlags adds serve's flags of metrics and HTTPS.
-func addOperationsFlags(cmd *cobra.Command, cfg *Config) {
-	flags := cmd.Flags()
-	flags.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr("ACCTAPI_METRICS_ADDR", ""),
-		"address of a second listener with Prometheus metrics at /metrics and Go's profiles at /debug/pprof/; off when empty. Keep it private: loopback or an internal network (env ACCTAPI_METRICS_ADDR)")
-	flags.StringVar(&cfg.TLSDomain, "tls-domain", envOr("ACCTAPI_TLS_DOMAIN", ""),
-		"serve HTTPS for this domain with a certificate obtained and renewed over ACME (Let's Encrypt by default), kept in <data-dir>/acme (env ACCTAPI_TLS_DOMAIN)")
-	flags.StringVar(&cfg.HTTPAddr, "http-addr", envOr("ACCTAPI_HTTP_ADDR", ""),
-		"plain-HTTP listener answering ACME HTTP-01 challenges and redirecting everything else to HTTPS; default :80 with --tls-domain, none otherwise (env ACCTAPI_HTTP_ADDR)")
-	flags.StringVar(&cfg.ACMEDirectory, "acme-directory", envOr("ACCTAPI_ACME_DIRECTORY", ""),
-		"ACME directory URL of another CA than Let's Encrypt (env ACCTAPI_ACME_DIRECTORY)")
-	flags.StringVar(&cfg.ACMECARoot, "acme-ca-root", envOr("ACCTAPI_ACME_CA_ROOT", ""),
-		"PEM file of a root certificate to trust, beside the system's, for the ACME directory's HTTPS: a test or private CA (env ACCTAPI_ACME_CA_ROOT)")
-	flags.StringVar(&cfg.TLSCert, "tls-cert", envOr("ACCTAPI_TLS_CERT", ""),
-		"PEM file of the certificate chain to serve HTTPS with, loaded again when it changes (env ACCTAPI_TLS_CERT)")
-	flags.StringVar(&cfg.TLSKey, "tls-key", envOr("ACCTAPI_TLS_KEY", ""),
-		"PEM file of the --tls-cert certificate's private key (env ACCTAPI_TLS_KEY)")
-}
-
-// defaultToHTTPS makes :443 the default --addr with --tls-domain: the
-// address a certificate for a domain is served on.
-func defaultToHTTPS(cmd *cobra.Command, cfg *Config) {
-	if cfg.TLSDomain != "" && !cmd.Flags().Changed("addr") && os.Getenv("ACCTAPI_ADDR") == "" {
-		cfg.Addr = ":443"
-	}
-}
 
 // sideServer is a listener beside the API's, with the server answering on
 // it: the plain-HTTP redirect (and ACME challenges), or the metrics.

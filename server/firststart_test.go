@@ -1,6 +1,8 @@
-package cmd
+package server
 
 import (
+	"acctapi/server/servertest"
+
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -16,13 +18,13 @@ func TestFirstStartListensAtOnce(t *testing.T) {
 		t.Skip("compiles the PDF reader; skipped with -short")
 	}
 	dir := t.TempDir()
-	cfg, _, stderr := testConfig(filepath.Join(dir, "data"))
+	cfg, stderr := testConfig(filepath.Join(dir, "data"))
 	cfg.CacheDir = filepath.Join(dir, "cache")
 	timeToHealth := func() (*running, time.Duration) {
 		t.Helper()
 		start := time.Now()
 		r := startServer(t, cfg)
-		client := testClient()
+		client := servertest.Client()
 		for {
 			res, err := client.Get(r.base + "/health")
 			if err == nil {

@@ -1,4 +1,4 @@
-package cmd
+package server
 
 import (
 	"time"
@@ -32,7 +32,7 @@ func newServeMetrics(cfg *Config) *serveMetrics {
 		return nil
 	}
 	reg := prometheus.NewRegistry()
-	metrics.RegisterRuntime(reg, version, buildCommit())
+	metrics.RegisterRuntime(reg, cfg.Version, cfg.Commit)
 	return &serveMetrics{registry: reg, requests: metrics.NewRequests(reg), writes: metrics.NewWrites(reg)}
 }
 
