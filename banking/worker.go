@@ -233,8 +233,9 @@ func (w *Worker) match(ctx context.Context, clientID string, txs []*db.Transacti
 	return nil
 }
 
-// recordBatch is how many transactions' matches one write records.
-const recordBatch = 500
+// recordBatch is how many transactions' matches one write records: a
+// few milliseconds of the writer, as an import's batch.
+const recordBatch = 100
 
 // matchesOf is what the store records of a decision: the document matched,
 // confirmed, or the candidates, suggested.

@@ -118,9 +118,22 @@ func amountPtr(units *int64, currency string) *string {
 	return &s
 }
 
+// maxStatementImports is how many statement imports read and import their
+// files at once; the others wait their turn before reading theirs. A file
+// is read whole, and its parse and import take some ten times its size,
+// so that this bounds the memory of imports to some 500 MiB; their writes
+// take turns in the single writer anyway.
+const maxStatementImports = 2
+
 // importStatement answers POST /v1/bank-statements: the file is read,
-// checked and imported in one go, or refused whole.
+// checked and imported, or refused whole.
 func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	select {
+	case h.statementImports <- struct{}{}:
+		defer func() { <-h.statementImports }()
+	case <-r.Context().Done():
+		return
+	}
 	up, err := h.readInMemory(w, r, bankstatement.MaxSize)
 	if err != nil {
 		h.fail(w, r, err)
