@@ -44,6 +44,17 @@ CREATE TABLE bank_accounts (
     UNIQUE (client_id, account_ref)
 );
 
+CREATE TABLE "bank_jobs" (
+    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file')),
+    target_id       TEXT    NOT NULL,
+    client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    claimed_at      INTEGER,
+    next_attempt_at INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (target, target_id)
+);
+
 CREATE TABLE bank_statements (
     id                TEXT    NOT NULL PRIMARY KEY,
     client_id         TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -310,17 +321,6 @@ CREATE TABLE mail_outbox (
     CHECK (kind NOT IN ('collect_link', 'collect_reminder') OR session_id IS NOT NULL)
 );
 
-CREATE TABLE matching_jobs (
-    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file')),
-    target_id       TEXT    NOT NULL,
-    client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    attempts        INTEGER NOT NULL DEFAULT 0,
-    claimed_at      INTEGER,
-    next_attempt_at INTEGER NOT NULL,
-    created_at      INTEGER NOT NULL,
-    PRIMARY KEY (target, target_id)
-);
-
 CREATE TABLE roles (
     id          TEXT    NOT NULL PRIMARY KEY,
     firm_id     TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
@@ -488,6 +488,8 @@ CREATE INDEX api_keys_firm_created ON api_keys (firm_id, created_at, id);
 
 CREATE INDEX bank_accounts_client_created ON bank_accounts (client_id, created_at, id);
 
+CREATE INDEX bank_jobs_due ON bank_jobs (claimed_at, next_attempt_at);
+
 CREATE INDEX bank_statements_account_created ON bank_statements (client_id, account_id, created_at, id);
 
 CREATE INDEX bank_statements_account_importing ON bank_statements (account_id) WHERE importing = 1;
@@ -589,8 +591,6 @@ CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
 CREATE INDEX mail_outbox_quota ON mail_outbox (firm_id, counted_at);
 
 CREATE INDEX mail_outbox_session ON mail_outbox (session_id, kind);
-
-CREATE INDEX matching_jobs_due ON matching_jobs (claimed_at, next_attempt_at);
 
 CREATE UNIQUE INDEX roles_firm_builtin ON roles (firm_id, name) WHERE name <> 'custom';
 
@@ -699,14 +699,6 @@ END;
 
 CREATE TRIGGER file_search_rows_after_delete AFTER DELETE ON file_search_rows BEGIN
     DELETE FROM file_search WHERE rowid = old.seq;
-END;
-
-CREATE TRIGGER files_matching_after_update AFTER UPDATE OF analysis_status, analysis_fields, user_fields, kind ON files
-WHEN new.analysis_status = 'done' BEGIN
-    INSERT INTO matching_jobs (target, target_id, client_id, next_attempt_at, created_at)
-    VALUES ('file', new.id, new.client_id, new.updated_at, new.updated_at)
-    ON CONFLICT (target, target_id) DO UPDATE SET attempts = 0, claimed_at = NULL,
-        next_attempt_at = excluded.next_attempt_at;
 END;
 
 CREATE TRIGGER tasks_after_delete AFTER DELETE ON tasks BEGIN

@@ -294,12 +294,12 @@ func TestEInvoiceTextEval(t *testing.T) {
 		}
 		got := docfields.ReadPages(pages)
 		for field, pair := range map[string][2]string{
-			"kind": {got.Kind, xml.Kind}, "documentNumber": {got.Fields.DocumentNumber, xml.Number},
+			"kind": {got.Kind, xml.Kind}, "documentNumber": {got.Fields.DocumentNumber, xml.DocumentNumber},
 			"issueDate": {got.Fields.IssueDate, xml.IssueDate}, "dueDate": {got.Fields.DueDate, xml.DueDate},
 			"currency": {got.Fields.Currency, xml.Currency}, "netAmount": {got.Fields.NetAmount, xml.NetAmount},
 			"taxAmount": {got.Fields.TaxAmount, xml.TaxAmount}, "totalAmount": {got.Fields.TotalAmount, xml.TotalAmount},
-			"issuerName": {got.Fields.IssuerName, xml.SellerName}, "issuerVatId": {got.Fields.IssuerVATID, xml.SellerVATID},
-			"issuerIban": {got.Fields.IssuerIBAN, xml.SellerIBAN},
+			"issuerName": {got.Fields.IssuerName, xml.IssuerName}, "issuerVatId": {got.Fields.IssuerVATID, xml.IssuerVATID},
+			"issuerIban": {got.Fields.IssuerIBAN, xml.IssuerIBAN},
 		} {
 			if pair[1] == "" {
 				continue

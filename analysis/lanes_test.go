@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"acctapi/analysis"
 	"acctapi/db"
+	"acctapi/docread/pdftest"
+	"acctapi/document"
 	"acctapi/ocr"
 )
 
@@ -208,5 +211,72 @@ func TestOCRPastItsBudgetFails(t *testing.T) {
 	}
 	if queue.Pending != 0 {
 		t.Errorf("%d jobs still queued: the file is read again", queue.Pending)
+	}
+}
+
+// A PDF with a text layer and a scanned page is read from its text layer in
+// the fast lane, at once, while its client's photos wait for OCR; the OCR
+// lane then reads it whole and records it again with the scanned page's
+// text, the text layer's values kept.
+func TestTextPDFNotBehindPhotos(t *testing.T) {
+	f := newFixture(t)
+	f.worker = analysis.New(analysis.Options{Store: f.store, Files: f.files, Reader: reader, TempDir: t.TempDir(),
+		OCR: fakeOCR(t, 300*time.Millisecond), Workers: 1, FastWorkers: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.worker.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+
+	const photos = 12
+	owners := map[string]string{}
+	for i := range photos {
+		owners[f.mustStore(t, fmt.Sprintf("photo-%02d.png", i), "image/png", photo(t))] = f.clientID
+	}
+	blank := image.NewGray(image.Rect(0, 0, 400, 560))
+	for i := range blank.Pix {
+		blank.Pix[i] = 0xff
+	}
+	letter := pdftest.TextAndScan([]string{"Rechnung Nr. RE-2026-77", "Rechnungsdatum: 05.03.2026", "Gesamtbetrag: 119,00 EUR"}, blank)
+	pdf := f.mustStore(t, "letter.pdf", "application/pdf", letter)
+
+	f.waitRead(t, map[string]string{pdf: f.clientID}, time.Minute)
+	pending := 0
+	for id := range owners {
+		if f.mustFind(t, id).Analysis.Status == db.AnalysisPending {
+			pending++
+		}
+	}
+	if pending < photos/2 {
+		t.Errorf("the text PDF was read after %d of the client's %d photos: it waited for OCR", photos-pending, photos)
+	}
+	first := f.mustFind(t, pdf).Analysis
+	if first.Status != db.AnalysisDone || str(first.Source) != db.TextFromPDF || first.Fields == nil ||
+		str(first.Fields.Value(document.DocumentNumber)) != "RE-2026-77" || str(first.Fields.Value(document.TotalAmount)) != "119.00" {
+		t.Fatalf("the first reading: %+v (%s)", first, str(first.Reason))
+	}
+
+	// The OCR lane reads it again, after the photos queued before it.
+	owners[pdf] = f.clientID
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		text, err := f.store.FindFileText(context.Background(), f.clientID, pdf)
+		if err == nil && strings.Contains(text.Text, "\fRechnung") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the scanned page was not read with OCR within 2 minutes (text %+v, %v)", text, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.waitRead(t, owners, 2*time.Minute)
+	again := f.mustFind(t, pdf).Analysis
+	if again.Status != db.AnalysisDone || again.Fields == nil || str(again.Fields.Value(document.DocumentNumber)) != "RE-2026-77" ||
+		str(again.Fields.Value(document.TotalAmount)) != "119.00" {
+		t.Errorf("the reading with OCR: %+v (%s)", again, str(again.Reason))
 	}
 }

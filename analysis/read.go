@@ -1,12 +1,12 @@
 package analysis
 
 import (
-	"cmp"
 	"io"
-	"path"
+	"log/slog"
 	"strings"
 	"time"
 
+	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/docfields"
@@ -15,135 +15,215 @@ import (
 	"acctapi/einvoice"
 )
 
-// resultOf turns what the reader read into what the store records: an
-// e-invoice's fields from its XML (a plain XML upload, or the XML a PDF/A-3
-// carries), else what the document's text says, and the text the search
-// reads. A PDF with no text at all is skipped, noOCR saying why OCR did not
-// read it ("" when it did, and found nothing).
-func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string) db.AnalysisResult {
+// input is a document as the readers get it: what docread made of it, and
+// its bytes.
+type input struct {
+	doc  *docread.Document
+	src  io.ReaderAt
+	size int64
+}
+
+// reader reads a document's fields one way.
+type reader interface {
+	// read returns what it found in the document, and false when the
+	// document is not one it reads.
+	read(in input) (reading, bool)
+}
+
+// readers are asked in this order, each document by every reader that
+// reads it; the first decides (see fill). A bank statement and an
+// e-invoice's XML state their values exactly; the text is read for every
+// document but XML, and fills what an e-invoice leaves empty.
+var readers = []reader{statementReader{}, eInvoiceReader{}, textReader{}}
+
+// reading is what one reader found in a document. Its values are without
+// format characters (see document.CleanField).
+type reading struct {
+	kind, language string
+	fields         document.Fields
+	// confidence says, for each field with a value, how likely it is
+	// right, in [0, 1].
+	confidence map[string]float64
+	// source is where the values come from when not from the text:
+	// db.TextFromEInvoice.
+	source   string
+	eInvoice *db.EInvoice
+	warnings []string
+	// statements are the bank statement the file is, parsed once: the
+	// import takes them from here.
+	statements []bankstatement.Statement
+	// whole says the reader read all there is: no later reader fills its
+	// fields.
+	whole bool
+}
+
+// fill takes from a later reader what r lacks: the language, and, unless r
+// read the document whole, the fields r leaves empty, each with the later
+// reader's confidence. A later reader never overrides a value r states.
+func (r *reading) fill(later reading) {
+	if r.language == "" {
+		r.language = later.language
+	}
+	if r.whole {
+		return
+	}
+	for _, name := range document.FieldNames {
+		if v, l := r.fields.Field(name), *later.fields.Field(name); *v == "" && l != "" {
+			*v = l
+			r.confidence[name] = later.confidence[name]
+		}
+	}
+}
+
+// resultOf turns what the readers read into what the store records: the
+// first reading of the readers in their order, completed by the later
+// ones, and the text the search reads. A PDF with no text at all and no
+// e-invoice is skipped, noOCR saying why OCR did not read it ("" when it
+// did, and found nothing). log gets why a statement is not imported.
+func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string, log *slog.Logger) db.AnalysisResult {
 	for i := range doc.Pages {
 		doc.Pages[i].Text = document.CleanText(doc.Pages[i].Text)
 	}
-	invoice := eInvoiceOf(doc, src, size)
-	if doc.Format == docread.FormatPDF && !hasText(doc) && invoice == nil {
+	var read *reading
+	for _, r := range readers {
+		got, ok := r.read(input{doc, src, size})
+		switch {
+		case !ok:
+		case read == nil:
+			read = &got
+		default:
+			read.fill(got)
+		}
+	}
+	if read == nil {
+		read = &reading{confidence: map[string]float64{}}
+	}
+	if doc.Format == docread.FormatPDF && !hasText(doc) && read.source != db.TextFromEInvoice {
 		if noOCR == "" {
 			return skipped("the PDF has no text layer, and OCR found no text on its pages")
 		}
 		return skipped("the PDF has no text layer (a scan), whose pages are read with OCR, and " + noOCR)
 	}
 	text := &db.FileText{Text: doc.Text(), Pages: max(doc.PageCount, len(doc.Pages)), Source: db.TextFromPDF}
-	result := db.AnalysisResult{Status: db.AnalysisDone, Source: &text.Source, Text: text}
-	var read docfields.Result
-	if doc.Format != docread.FormatXML {
-		pages := make([]string, len(doc.Pages))
-		for i, p := range doc.Pages {
-			pages[i] = p.Text
-		}
-		read = docfields.ReadPages(pages)
-	}
-	result.Kind, result.Language = nonEmpty(read.Kind), nonEmpty(read.Language)
-	result.Fields = textFieldsOf(read.Fields)
-	result.Confidence = confidenceOf(result.Fields, read.Confidence)
-	if statement := statementOf(doc, src, size); statement != nil {
-		result.Kind = nonEmpty(document.BankStatement)
-		result.Fields = storedFields(map[string]string{
-			document.IssueDate: statement.To.Format(time.DateOnly), document.Currency: statement.Currency})
-		result.Confidence = map[string]float64{}
-		for name := range result.Fields.Values {
-			result.Confidence[name] = 1
-		}
-		return result
-	}
-	if invoice != nil {
-		source := db.TextFromEInvoice
-		result.Source = &source
+	result := db.AnalysisResult{Status: db.AnalysisDone, Source: &text.Source, Text: text,
+		Kind: nonEmpty(read.kind), Language: nonEmpty(read.language), Confidence: read.confidence,
+		Fields: &db.DocumentFields{Values: read.fields.Values(), EInvoice: read.eInvoice}, Warnings: read.warnings}
+	if read.source != "" {
+		result.Source = &read.source
 		if doc.Format == docread.FormatXML {
-			text.Source = source
+			text.Source = read.source
 		}
-		result.Kind = &invoice.Kind
-		result.Language = cmp.Or(nonEmpty(strings.ToLower(invoice.Language)), result.Language)
-		xml := fieldsOf(invoice)
-		result.Confidence = withGaps(xml, result.Fields, invoiceConfidence(invoice), result.Confidence)
-		result.Fields = xml
-		for _, w := range invoice.Warnings {
-			result.Warnings = append(result.Warnings, w.Message)
+	}
+	if read.statements != nil {
+		// A file whose statements cannot be imported (of two accounts,
+		// say) is a bank statement all the same.
+		var err error
+		if result.Statement, err = bankimport.Of(read.statements); err != nil {
+			log.Info("file not imported as a bank statement", "reason", err.Error())
 		}
 	}
 	return result
 }
 
-// confidenceOf is the reader's confidence in each value of fields; a value
-// it gave none for is as likely wrong as right.
-func confidenceOf(fields *db.DocumentFields, read map[string]float64) map[string]float64 {
-	c := map[string]float64{}
-	for name := range fields.Values {
-		p, ok := read[name]
-		if !ok {
-			p = 0.5
-		}
-		c[name] = min(max(p, 0), 1)
+// statementReader reads a bank statement (CAMT.053 or MT940), a plain XML
+// or text file: its kind and its date are known exactly.
+type statementReader struct{}
+
+func (statementReader) read(in input) (reading, bool) {
+	if in.doc.Format != docread.FormatXML && in.doc.Format != docread.FormatText || in.size > bankstatement.MaxSize {
+		return reading{}, false
 	}
-	return c
+	data := make([]byte, in.size)
+	if _, err := in.src.ReadAt(data, 0); err != nil && err != io.EOF {
+		return reading{}, false
+	}
+	if _, ok := bankstatement.Sniff(data); !ok {
+		return reading{}, false
+	}
+	statements, err := bankstatement.Parse(data)
+	if err != nil || len(statements) == 0 {
+		return reading{}, false
+	}
+	last := statements[len(statements)-1]
+	r := reading{kind: document.BankStatement, statements: statements, whole: true,
+		fields: cleaned(document.Fields{IssueDate: last.To.Format(time.DateOnly), Currency: last.Currency})}
+	r.confidence = certain(r.fields)
+	return r, true
 }
 
-// invoiceConfidence is an e-invoice's confidence: what it states is the
-// invoice (1), but for the values a warning concerns (0).
-func invoiceConfidence(inv *einvoice.Invoice) map[string]float64 {
-	c := map[string]float64{}
-	for name := range inv.Values() {
-		c[name] = 1
+// eInvoiceReader reads an e-invoice's XML: the XML itself, or the one a
+// PDF/A-3 carries. What it states is the invoice (confidence 1), but for
+// the values a warning concerns (0).
+type eInvoiceReader struct{}
+
+func (eInvoiceReader) read(in input) (reading, bool) {
+	inv := eInvoiceOf(in.doc, in.src, in.size)
+	if inv == nil {
+		return reading{}, false
 	}
+	r := reading{kind: inv.Kind, language: document.CleanField(strings.ToLower(inv.Language)),
+		fields: cleaned(inv.Fields), source: db.TextFromEInvoice, eInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}}
+	r.confidence = certain(r.fields)
 	for _, w := range inv.Warnings {
+		r.warnings = append(r.warnings, w.Message)
 		for _, name := range w.Fields {
-			if _, ok := c[name]; ok {
-				c[name] = 0
+			if _, ok := r.confidence[name]; ok {
+				r.confidence[name] = 0
 			}
 		}
 	}
+	return r, true
+}
+
+// textReader reads what a document's pages say; XML has no pages to read.
+type textReader struct{}
+
+func (textReader) read(in input) (reading, bool) {
+	if in.doc.Format == docread.FormatXML {
+		return reading{}, false
+	}
+	pages := make([]string, len(in.doc.Pages))
+	for i, p := range in.doc.Pages {
+		pages[i] = p.Text
+	}
+	read := docfields.ReadPages(pages)
+	r := reading{kind: read.Kind, language: document.CleanField(read.Language), fields: cleaned(read.Fields),
+		confidence: map[string]float64{}}
+	for name := range r.fields.Values() {
+		// A value the reader gave no confidence is as likely wrong as
+		// right.
+		p, ok := read.Confidence[name]
+		if !ok {
+			p = 0.5
+		}
+		r.confidence[name] = min(max(p, 0), 1)
+	}
+	return r, true
+}
+
+// cleaned is f with each value without format characters (see
+// document.CleanField): every field read from a document, its text's or
+// its XML's, passes here.
+func cleaned(f document.Fields) document.Fields {
+	for _, name := range document.FieldNames {
+		v := f.Field(name)
+		*v = document.CleanField(*v)
+	}
+	return f
+}
+
+// certain is a confidence of 1 in each value of f.
+func certain(f document.Fields) map[string]float64 {
+	c := map[string]float64{}
+	for name := range f.Values() {
+		c[name] = 1
+	}
 	return c
-}
-
-// textFieldsOf are the fields read from a document's text as the store
-// keeps them.
-func textFieldsOf(f docfields.Fields) *db.DocumentFields {
-	return storedFields(map[string]string{
-		document.DocumentNumber: f.DocumentNumber, document.IssueDate: f.IssueDate, document.DueDate: f.DueDate,
-		document.Currency: f.Currency, document.NetAmount: f.NetAmount, document.TaxAmount: f.TaxAmount,
-		document.TotalAmount: f.TotalAmount, document.IssuerName: f.IssuerName, document.IssuerVATID: f.IssuerVATID,
-		document.IssuerIBAN: f.IssuerIBAN,
-	})
-}
-
-// storedFields keeps the values read, each without format characters (see
-// document.CleanField), and none that is empty then. Every field read from
-// a document, its text's or its XML's, passes here.
-func storedFields(read map[string]string) *db.DocumentFields {
-	values := map[string]string{}
-	for name, v := range read {
-		if v := nonEmpty(v); v != nil {
-			values[name] = *v
-		}
-	}
-	return &db.DocumentFields{Values: values}
-}
-
-// withGaps fills the fields an e-invoice's XML leaves empty (a MINIMUM
-// profile names no IBAN, say) from what its PDF's text says, each with its
-// confidence, and returns the confidence of them all. What the XML says is
-// the invoice: the text never overrides it.
-func withGaps(xml, text *db.DocumentFields, xmlConfidence, textConfidence map[string]float64) map[string]float64 {
-	for name, v := range text.Values {
-		if _, ok := xml.Values[name]; !ok {
-			xml.Values[name] = v
-			xmlConfidence[name] = textConfidence[name]
-		}
-	}
-	return xmlConfidence
 }
 
 // eInvoiceOf reads the e-invoice in doc: the XML itself, or the first
 // attachment of a PDF that is one (the standard names first, then any
-// other XML). nil when there is none.
+// other XML by its name, type or bytes). nil when there is none.
 func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.Invoice {
 	switch doc.Format {
 	case docread.FormatXML:
@@ -159,7 +239,7 @@ func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.In
 		for _, standard := range []bool{true, false} {
 			for _, a := range doc.Attachments {
 				if a.Data == nil || einvoice.IsEInvoiceAttachment(a.Name) != standard ||
-					!standard && !strings.EqualFold(path.Ext(a.Name), ".xml") {
+					!standard && !einvoice.IsXMLAttachment(a.Name, a.MIME, a.Data) {
 					continue
 				}
 				if inv := parseInvoice(a.Data); inv != nil {
@@ -171,27 +251,6 @@ func eInvoiceOf(doc *docread.Document, src io.ReaderAt, size int64) *einvoice.In
 	return nil
 }
 
-// statementOf is the bank statement (CAMT.053 or MT940) a plain XML or
-// text file holds, or nil when it holds none that parses: its kind and its
-// date are known exactly, and the banking worker imports its entries.
-func statementOf(doc *docread.Document, src io.ReaderAt, size int64) *bankstatement.Statement {
-	if doc.Format != docread.FormatXML && doc.Format != docread.FormatText || size > bankstatement.MaxSize {
-		return nil
-	}
-	data := make([]byte, size)
-	if _, err := src.ReadAt(data, 0); err != nil && err != io.EOF {
-		return nil
-	}
-	if _, ok := bankstatement.Sniff(data); !ok {
-		return nil
-	}
-	statements, err := bankstatement.Parse(data)
-	if err != nil || len(statements) == 0 {
-		return nil
-	}
-	return &statements[len(statements)-1]
-}
-
 // parseInvoice reads data as an e-invoice; XML broken after its header
 // still gives what it held.
 func parseInvoice(data []byte) *einvoice.Invoice {
@@ -200,13 +259,6 @@ func parseInvoice(data []byte) *einvoice.Invoice {
 		return nil
 	}
 	return inv
-}
-
-// fieldsOf are the fields of an e-invoice as the store keeps them.
-func fieldsOf(inv *einvoice.Invoice) *db.DocumentFields {
-	fields := storedFields(inv.Values())
-	fields.EInvoice = &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}
-	return fields
 }
 
 // nonEmpty is s without format characters (see document.CleanField), or

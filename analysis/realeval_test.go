@@ -128,11 +128,11 @@ func pdfCached(t *testing.T, dir, name string, data []byte) pdfRead {
 			for _, a := range doc.Attachments {
 				if xml, err := einvoice.Parse(a.Data); err == nil && !xml.Partial {
 					read.Truth = map[string]string{
-						"kind": xml.Kind, document.DocumentNumber: xml.Number, document.IssueDate: xml.IssueDate,
+						"kind": xml.Kind, document.DocumentNumber: xml.DocumentNumber, document.IssueDate: xml.IssueDate,
 						document.DueDate: xml.DueDate, document.Currency: xml.Currency, document.NetAmount: xml.NetAmount,
 						document.TaxAmount: xml.TaxAmount, document.TotalAmount: xml.TotalAmount,
-						document.IssuerName: xml.SellerName, document.IssuerVATID: xml.SellerVATID,
-						document.IssuerIBAN: xml.SellerIBAN,
+						document.IssuerName: xml.IssuerName, document.IssuerVATID: xml.IssuerVATID,
+						document.IssuerIBAN: xml.IssuerIBAN,
 					}
 				}
 			}

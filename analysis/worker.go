@@ -1,7 +1,8 @@
 // Package analysis reads the stored files in the background: the worker
 // claims the jobs the store queued with each file, reads the file's bytes
 // with the document readers, and records what they found, at least once
-// and never after a reading ended.
+// and never after a reading ended; a bank statement is imported with its
+// reading, from what the reading parsed.
 package analysis
 
 import (
@@ -111,6 +112,7 @@ type Store interface {
 	HandOffAnalysis(ctx context.Context, job *db.AnalysisJob, lane string) error
 	DeferAnalysis(ctx context.Context, job *db.AnalysisJob, due time.Time) error
 	FinishAnalysis(ctx context.Context, job *db.AnalysisJob, result db.AnalysisResult) (*db.File, bool, error)
+	RecordFirstReading(ctx context.Context, job *db.AnalysisJob, result db.AnalysisResult, lane string) (*db.File, bool, error)
 }
 
 // New returns a Worker; Store, Files and Reader are required.
@@ -153,21 +155,26 @@ func (w *Worker) RunDue(ctx context.Context) error {
 // read reads one claimed file and records the outcome.
 func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
 	if job.Attempts > db.MaxAnalysisAttempts {
-		w.finish(job, failed(fmt.Sprintf("reading this file stopped the reader %d times; it is not read again", db.MaxAnalysisAttempts)))
+		w.finish(job, failed(fmt.Sprintf("reading this file stopped the reader %d times; it is not read again", db.MaxAnalysisAttempts)), w.store.FinishAnalysis)
 		return
 	}
 	result, err := w.analyze(ctx, job)
 	var storeErr *storeError
+	var first *firstReading
 	switch {
 	case ctx.Err() != nil:
 		// Stopping: the reading is given back uncounted.
 		w.record(job, func(ctx context.Context) error { return w.store.ReleaseAnalysis(ctx, job, w.now(), false) })
 	case errors.Is(err, errNeedsOCR):
 		w.record(job, func(ctx context.Context) error { return w.store.HandOffAnalysis(ctx, job, db.LaneOCR) })
+	case errors.As(err, &first):
+		w.finish(job, first.result, func(ctx context.Context, job *db.AnalysisJob, result db.AnalysisResult) (*db.File, bool, error) {
+			return w.store.RecordFirstReading(ctx, job, result, db.LaneOCR)
+		})
 	case errors.As(err, &storeErr):
 		delay, ok := w.rng.Delay(storeSchedule, job.Retries+1)
 		if !ok {
-			w.finish(job, failed("the file store could not give the file's bytes"))
+			w.finish(job, failed("the file store could not give the file's bytes"), w.store.FinishAnalysis)
 			return
 		}
 		w.log.Warn("analysis: the file store could not give a file's bytes", "file_id", job.FileID, "error", err)
@@ -178,12 +185,20 @@ func (w *Worker) read(ctx context.Context, job *db.AnalysisJob) {
 			return w.store.ReleaseAnalysis(ctx, job, w.now().Add(brokenDelay), true)
 		})
 	default:
-		w.finish(job, result)
+		w.finish(job, result, w.store.FinishAnalysis)
 	}
 }
 
 // errNeedsOCR is a file the fast lane hands to the OCR lane.
 var errNeedsOCR = errors.New("the file needs OCR")
+
+// firstReading is a PDF the fast lane read from its text layer, whose
+// pages without text are left to the OCR lane: its reading is recorded at
+// once, so it never waits behind the client's photos, and the OCR lane reads
+// the whole file again.
+type firstReading struct{ result db.AnalysisResult }
+
+func (*firstReading) Error() string { return "the file's text layer is read; its other pages need OCR" }
 
 // storeError is a file's bytes that could not be had from the store: the
 // only error that is retried on storeSchedule. A reading that runs out of
@@ -211,6 +226,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			err = &brokenError{value: v, stack: debug.Stack()}
 		}
 	}()
+	log := w.log.With("file_id", job.FileID, "client_id", job.ClientID)
 	src, size, release, err := w.open(ctx, job)
 	if errors.Is(err, fs.ErrNotExist) {
 		return failed("the file's bytes are missing from the file store"), nil
@@ -231,7 +247,7 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		}
 		doc, err = w.readImage(ctx, src, size, job.MimeType)
 		if err == nil {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
 	if ctx.Err() != nil {
@@ -252,12 +268,15 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 		// An e-invoice is read from its XML; the OCR of its pages would
 		// only add to the text the search reads, not worth its wait.
 		if !mayOCR && eInvoiceOf(doc, src, size) != nil {
-			return resultOf(doc, src, size, ""), nil
-		}
-		if !mayOCR {
-			return db.AnalysisResult{}, errNeedsOCR
+			return resultOf(doc, src, size, "", log), nil
 		}
 		textLayer := hasText(doc)
+		switch {
+		case !mayOCR && textLayer:
+			return db.AnalysisResult{}, &firstReading{resultOf(doc, src, size, "", log)}
+		case !mayOCR:
+			return db.AnalysisResult{}, errNeedsOCR
+		}
 		scanned, err := w.readScannedPages(ctx, doc, src, size)
 		switch {
 		case ctx.Err() != nil:
@@ -268,10 +287,10 @@ func (w *Worker) analyze(ctx context.Context, job *db.AnalysisJob) (result db.An
 			return failed(refused.Reason), nil
 		}
 		if scanned && !textLayer {
-			return ocrResult(resultOf(doc, src, size, "")), nil
+			return ocrResult(resultOf(doc, src, size, "", log)), nil
 		}
 	}
-	return resultOf(doc, src, size, w.ocrOff()), nil
+	return resultOf(doc, src, size, w.ocrOff(), log), nil
 }
 
 // head is the start of src, which tells its format.
@@ -309,8 +328,10 @@ func (w *Worker) open(ctx context.Context, job *db.AnalysisJob) (io.ReaderAt, in
 	return tmp, n, release, nil
 }
 
-// finish records the outcome of a reading.
-func (w *Worker) finish(job *db.AnalysisJob, result db.AnalysisResult) {
+// finish records the outcome of a reading with put (the store's
+// FinishAnalysis, or RecordFirstReading for a first reading).
+func (w *Worker) finish(job *db.AnalysisJob, result db.AnalysisResult,
+	put func(context.Context, *db.AnalysisJob, db.AnalysisResult) (*db.File, bool, error)) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
 	if learnt, err := withLessons(ctx, w.store, job.ClientID, result); err != nil {
@@ -318,7 +339,7 @@ func (w *Worker) finish(job *db.AnalysisJob, result db.AnalysisResult) {
 	} else {
 		result = learnt
 	}
-	f, ok, err := w.store.FinishAnalysis(ctx, job, result)
+	f, ok, err := put(ctx, job, result)
 	if err != nil {
 		// The job stays claimed: the next start reads the file again.
 		w.log.Error("record an analysis", "file_id", job.FileID, "error", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -332,7 +333,8 @@ func TestWorkerDropsFormatControls(t *testing.T) {
 }
 
 // A bank statement uploaded as a plain file is known for one: its kind and
-// its date (the last day it covers) are exact, not guessed from its words.
+// its date (the last day it covers) are exact, not guessed from its words;
+// its reading imports it, once however often it is read.
 func TestWorkerKnowsBankStatements(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
@@ -356,6 +358,25 @@ func TestWorkerKnowsBankStatements(t *testing.T) {
 			str(file.Analysis.Fields.Value(document.IssueDate)) != c.date {
 			t.Errorf("%s: got %s, kind %q, date %q, want done, bank_statement, %s", c.name, file.Analysis.Status,
 				str(file.Kind), str(file.Analysis.Fields.Value(document.IssueDate)), c.date)
+		}
+		for range 2 {
+			page, err := f.store.ListBankStatements(ctx, f.clientID, "", db.PageRequest{Limit: 10, Sort: "createdAt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var from []string
+			for _, s := range page.Items {
+				from = append(from, str(s.FileID))
+			}
+			if !slices.Contains(from, id) || len(from) != slices.Index([]string{"statement.xml", "statement.sta"}, c.name)+1 {
+				t.Fatalf("%s: the statements are from files %v, want one from each file read, %s last", c.name, from, id)
+			}
+			if _, err := f.store.QueueAnalysis(ctx, f.clientID, id); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.worker.RunDue(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

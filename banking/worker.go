@@ -1,20 +1,19 @@
-// Package banking works the matching queue in the background: it imports
-// the stored files that are bank statements, and matches a client's bank
-// transactions to the documents that explain them with the rules of
-// package matching, never changing what a person decided.
+// Package banking works the bank jobs in the background: it matches a
+// client's bank transactions to the documents that explain them with the
+// rules of package matching, never changing what a person decided. A
+// statement's new transactions, and a document read or corrected, queue a
+// job.
 package banking
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"time"
 
-	"acctapi/bankimport"
 	"acctapi/bankstatement"
 	"acctapi/db"
 	"acctapi/document"
@@ -33,15 +32,9 @@ const (
 	recordTimeout = 10 * time.Second
 )
 
-// Files opens the stored bytes of a file: the local store or a bucket.
-type Files interface {
-	Open(ctx context.Context, id string) (io.ReadCloser, error)
-}
-
 // Options configures New.
 type Options struct {
 	Store Store
-	Files Files
 	// Now is the clock; time.Now when nil. It must be the store's.
 	Now func() time.Time
 	// Logger gets the jobs that failed; nothing is logged when nil.
@@ -50,49 +43,45 @@ type Options struct {
 	Poll time.Duration
 }
 
-// Worker works the matching queue. One Worker serves a store.
+// Worker works the bank jobs. One Worker serves a store.
 type Worker struct {
 	store  Store
-	files  Files
 	now    func() time.Time
 	log    *slog.Logger
-	runner *jobs.Runner[*db.MatchingJob]
+	runner *jobs.Runner[*db.BankJob]
 }
 
-// Store is what the worker asks of the store: the matching queue, the
-// statements' import, and the transactions and documents it matches.
+// Store is what the worker asks of the store: the bank jobs, and the
+// transactions and documents it matches.
 type Store interface {
-	ReleaseMatchingClaims(ctx context.Context) error
-	ClaimMatchingJobs(ctx context.Context, n int) ([]*db.MatchingJob, error)
-	MatchingQueued() <-chan struct{}
-	FinishMatchingJob(ctx context.Context, j *db.MatchingJob) error
-	ReleaseMatchingJob(ctx context.Context, j *db.MatchingJob, at time.Time, counted bool) error
-	FindFile(ctx context.Context, clientID, id string) (*db.File, error)
-	StatementImported(ctx context.Context, clientID, fileID string) (bool, error)
-	ImportStatementFile(ctx context.Context, clientID, fileID string, in db.StatementImport) (*db.BankStatement, error)
-	TransactionsToMatch(ctx context.Context, j *db.MatchingJob) ([]*db.Transaction, error)
+	ReleaseBankJobClaims(ctx context.Context) error
+	ClaimBankJobs(ctx context.Context, n int) ([]*db.BankJob, error)
+	BankJobsQueued() <-chan struct{}
+	FinishBankJob(ctx context.Context, j *db.BankJob) error
+	ReleaseBankJob(ctx context.Context, j *db.BankJob, at time.Time, counted bool) error
+	TransactionsToMatch(ctx context.Context, j *db.BankJob) ([]*db.Transaction, error)
 	MatchDocuments(ctx context.Context, clientID string) ([]*db.MatchCandidate, error)
 	AccountIBANs(ctx context.Context, clientID string) ([]string, error)
 	RecordMatches(ctx context.Context, clientID string, decisions []db.MatchDecision) error
 }
 
-// New returns a Worker; Store and Files are required.
+// New returns a Worker; Store is required.
 func New(opts Options) *Worker {
-	w := &Worker{store: opts.Store, files: opts.Files, now: opts.Now, log: opts.Logger}
+	w := &Worker{store: opts.Store, now: opts.Now, log: opts.Logger}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
-	w.runner = jobs.New(jobs.Config[*db.MatchingJob]{Name: "matching",
-		Release: opts.Store.ReleaseMatchingClaims, Wake: opts.Store.MatchingQueued(),
-		Claim: func(ctx context.Context, _ string, n int) ([]*db.MatchingJob, error) {
-			return opts.Store.ClaimMatchingJobs(ctx, n)
+	w.runner = jobs.New(jobs.Config[*db.BankJob]{Name: "bank jobs",
+		Release: opts.Store.ReleaseBankJobClaims, Wake: opts.Store.BankJobsQueued(),
+		Claim: func(ctx context.Context, _ string, n int) ([]*db.BankJob, error) {
+			return opts.Store.ClaimBankJobs(ctx, n)
 		},
 		// A recording that failed is logged and leaves the job claimed
 		// until the next start.
-		Work: func(ctx context.Context, j *db.MatchingJob) error { w.work(ctx, j); return nil },
+		Work: func(ctx context.Context, j *db.BankJob) error { w.work(ctx, j); return nil },
 		Poll: cmp.Or(opts.Poll, DefaultPoll), Logger: w.log})
 	return w
 }
@@ -107,84 +96,36 @@ func (w *Worker) Run(ctx context.Context) error { return w.runner.Run(ctx) }
 func (w *Worker) RunDue(ctx context.Context) (int, error) { return w.runner.RunDue(ctx) }
 
 // work runs one job and records its end: done, or back in the queue.
-func (w *Worker) work(ctx context.Context, j *db.MatchingJob) {
+func (w *Worker) work(ctx context.Context, j *db.BankJob) {
 	err := w.safely(ctx, j)
 	record, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	switch {
 	case err == nil:
-		err = w.store.FinishMatchingJob(record, j)
+		err = w.store.FinishBankJob(record, j)
 	case ctx.Err() != nil:
-		err = w.store.ReleaseMatchingJob(record, j, w.now(), false)
+		err = w.store.ReleaseBankJob(record, j, w.now(), false)
 	default:
 		w.log.Error("matching", "target", j.Target, "id", j.TargetID, "client_id", j.ClientID, "error", err)
-		err = w.store.ReleaseMatchingJob(record, j, w.now().Add(retryDelay), true)
+		err = w.store.ReleaseBankJob(record, j, w.now().Add(retryDelay), true)
 	}
 	if err != nil {
-		w.log.Error("record matching", "target", j.Target, "id", j.TargetID, "error", err)
+		w.log.Error("record bank job", "target", j.Target, "id", j.TargetID, "error", err)
 	}
 }
 
 // safely runs the job, turning a panic into an error.
-func (w *Worker) safely(ctx context.Context, j *db.MatchingJob) (err error) {
+func (w *Worker) safely(ctx context.Context, j *db.BankJob) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	if j.Target == db.MatchFile {
-		imported, err := w.importFile(ctx, j)
-		if err != nil || imported {
-			return err
-		}
-	}
 	txs, err := w.store.TransactionsToMatch(ctx, j)
 	if err != nil {
 		return err
 	}
 	return w.match(ctx, j.ClientID, txs)
-}
-
-// importFile imports the job's file when it is a bank statement not
-// imported yet: of kind bank_statement, or CAMT.053 or MT940 by its first
-// bytes. A file that claims to be one and is not is left as it is.
-func (w *Worker) importFile(ctx context.Context, j *db.MatchingJob) (bool, error) {
-	f, err := w.store.FindFile(ctx, j.ClientID, j.TargetID)
-	if db.ErrorCode(err) == db.ENOTFOUND {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if f.Size > bankstatement.MaxSize {
-		return false, nil
-	}
-	imported, err := w.store.StatementImported(ctx, j.ClientID, f.ID)
-	if err != nil || imported {
-		return imported, err
-	}
-	r, err := w.files.Open(ctx, f.ID)
-	if err != nil {
-		return false, fmt.Errorf("open file %s: %w", f.ID, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, bankstatement.MaxSize+1))
-	if err != nil {
-		return false, fmt.Errorf("read file %s: %w", f.ID, err)
-	}
-	if _, ok := bankstatement.Sniff(data); !ok && (f.Kind == nil || *f.Kind != document.BankStatement) {
-		return false, nil
-	}
-	in, err := bankimport.Read(data)
-	if err != nil {
-		w.log.Info("file not imported as a bank statement", "file_id", f.ID, "client_id", j.ClientID, "reason", err.Error())
-		return false, nil
-	}
-	_, err = w.store.ImportStatementFile(ctx, j.ClientID, f.ID, *in)
-	if code := db.ErrorCode(err); code == db.ECONFLICT || code == db.ENOTFOUND {
-		return true, nil
-	}
-	return err == nil, err
 }
 
 // match decides the transactions against every document of the client

@@ -3855,7 +3855,7 @@ type StoredFile struct {
 	// CreatedById The uploading user; null for uploads made with an API key.
 	CreatedById *string `json:"createdById"`
 
-	// DocumentDate The document's date: the uploader's or a person's (documentDateSource user), else the document's own once read (analysis: its issue or statement date at 00:00:00Z), else the upload time (null source).
+	// DocumentDate The document's date: the uploader's, a person's, or a person's corrected issue date (documentDateSource user), else the document's own once read (analysis: its issue or statement date at 00:00:00Z), else the upload time (null source).
 	DocumentDate DateTime `json:"documentDate"`
 
 	// DocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -161,4 +162,52 @@ func TestAnalysisSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d files were read before the SIGKILL, the rest after the restart", doneAtKill, files)
+}
+
+// TestFirstStartMemory starts a real acctapi serve --demo on a fresh data
+// dir, with no compiled PDF reader, and lets it read the demo's PDFs: the
+// compile runs in a child process, so the server's own peak resident memory
+// stays within 256 MiB from its first start on (compiling PDFium holds some
+// 300 MB). The peak is what the kernel counted (VmHWM), not a time.
+func TestFirstStartMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped with -short")
+	}
+	tmp := t.TempDir()
+	bin := buildBinary(t, tmp)
+	dataDir := filepath.Join(tmp, "data")
+	cacheDir := filepath.Join(tmp, "cache") // not the tests' shared, compiled one
+	p, _ := anServe(t, bin, dataDir, "--demo", "--ocr", "off", "--cache-dir", cacheDir)
+	read := func() int {
+		t.Helper()
+		conn, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "acctapi.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var n int
+		if err := conn.QueryRow(`SELECT count(*) FROM files WHERE name LIKE '%.pdf' AND analysis_status = 'done'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for read() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo's PDFs were not read within 5 minutes; stderr:\n%s", p.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	peak := flVm(t, p.cmd.Process.Pid, "VmHWM")
+	t.Logf("acctapi serve --demo, first start, its PDFs read: VmHWM %d KiB (%.0f MiB)", peak, float64(peak)/1024)
+	if peak > 256<<10 {
+		t.Errorf("peak resident memory %d KiB, want at most 256 MiB", peak)
+	}
+	if strings.Contains(p.stderr.String(), "compiling it in another failed") {
+		t.Errorf("the PDF reader was compiled in the server's process:\n%s", p.stderr.String())
+	}
+	cached, err := os.ReadDir(filepath.Join(cacheDir, "pdfium"))
+	if err != nil || len(cached) == 0 {
+		t.Errorf("the compilation cache is empty (%v): nothing was compiled into it", err)
+	}
 }

@@ -118,18 +118,22 @@ const claimAnalyses = `SELECT j.file_id, j.client_id, f.name, f.mimetype, f.size
 // The attempt is not counted, as the reading did not break. Nothing is
 // written when the job was queued again or ended meanwhile.
 func (db *DB) HandOffAnalysis(ctx context.Context, j *AnalysisJob, lane string) error {
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1, lane = ?2,
-			turn = `+nextTurn+` WHERE file_id = ?3 AND client_id = ?1 AND claimed_at IS NOT NULL AND attempts = ?4 AND retries = ?5`,
-			j.ClientID, lane, j.FileID, j.Attempts, j.Retries)
-		if err != nil {
-			return fmt.Errorf("hand off analysis: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			tx.analysisQueued = true
-		}
-		return nil
-	})
+	return db.update(ctx, func(ctx context.Context, tx *txn) error { return handOff(ctx, tx, j, lane) })
+}
+
+// handOff moves the claimed job to the lane's end, uncounted, unless it was
+// queued again or ended meanwhile.
+func handOff(ctx context.Context, tx *txn, j *AnalysisJob, lane string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE analysis_jobs SET claimed_at = NULL, attempts = attempts - 1, lane = ?2,
+		turn = `+nextTurn+` WHERE file_id = ?3 AND client_id = ?1 AND claimed_at IS NOT NULL AND attempts = ?4 AND retries = ?5`,
+		j.ClientID, lane, j.FileID, j.Attempts, j.Retries)
+	if err != nil {
+		return fmt.Errorf("hand off analysis: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		tx.analysisQueued = true
+	}
+	return nil
 }
 
 // stillClaimed says that the job is as its worker claimed it: not queued
@@ -162,14 +166,36 @@ type AnalysisResult struct {
 	Warnings []string
 	// Text is what the search reads; nil keeps none.
 	Text *FileText
+	// Statement is the bank statement the file is, imported with the
+	// result unless one was imported from the file before; nil for any
+	// other file.
+	Statement *StatementImport
 }
 
 // FinishAnalysis records what reading the job's file found, ends the job
 // and emits file.analyzed, in one transaction. The kind, the document date
-// and the fields change only where no person set them. ok is false, and nothing is
-// written, when the job was queued again or ended meanwhile: the newer job
-// reads the file again.
+// and the fields change only where no person set them. A file read to the
+// end is queued for matching, and its statement, if any, is imported after
+// it (see ImportStatementFile) when none was imported from the file before. ok is
+// false, and nothing is written, when the job was queued again or ended
+// meanwhile: the newer job reads the file again.
 func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
+	return db.recordAnalysis(ctx, j, r, "")
+}
+
+// RecordFirstReading records a reading made without OCR of a file that has
+// pages only OCR reads (a PDF with a text layer and scanned pages), as
+// FinishAnalysis does, and hands the job to lane, which reads the whole file
+// again and records it once more: the text layer's values are there at once,
+// not after the client's photos, and OCR refines them. Both readings emit
+// file.analyzed. ok is as FinishAnalysis says.
+func (db *DB) RecordFirstReading(ctx context.Context, j *AnalysisJob, r AnalysisResult, lane string) (f *File, ok bool, err error) {
+	return db.recordAnalysis(ctx, j, r, lane)
+}
+
+// recordAnalysis records a reading, and ends the job or, with a lane, hands
+// it to that lane to be read again.
+func (db *DB) recordAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult, lane string) (f *File, ok bool, err error) {
 	err = db.update(ctx, func(ctx context.Context, tx *txn) error {
 		if ok, err = stillClaimed(ctx, tx, j); err != nil || !ok {
 			return err
@@ -177,7 +203,11 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 		if f, err = findFileTx(ctx, tx, j.ClientID, j.FileID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM analysis_jobs WHERE file_id = ?`, j.FileID); err != nil {
+		if lane != "" {
+			if err := handOff(ctx, tx, j, lane); err != nil {
+				return err
+			}
+		} else if _, err := tx.ExecContext(ctx, `DELETE FROM analysis_jobs WHERE file_id = ?`, j.FileID); err != nil {
 			return fmt.Errorf("end analysis: %w", err)
 		}
 		now := db.now().UTC().Truncate(time.Second)
@@ -198,11 +228,8 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 				f.KindSource = ptr(SourceAnalysis)
 			}
 		}
-		if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
-			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-			if date, ok := f.Analysis.documentDate(); ok {
-				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-			}
+		if !f.dateSetByPerson() {
+			f.followIssueDate()
 		}
 		f.UpdatedAt = now
 		var encoded [3]*string
@@ -231,8 +258,25 @@ func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 		if err := reindexFile(ctx, tx, j.ClientID, j.FileID); err != nil {
 			return err
 		}
-		return db.emit(ctx, tx, event{typ: EventFileAnalyzed, clientID: &j.ClientID, record: f})
+		if err := db.emit(ctx, tx, event{typ: EventFileAnalyzed, clientID: &j.ClientID, record: f}); err != nil {
+			return err
+		}
+		if r.Status != AnalysisDone {
+			return nil
+		}
+		return queueBankJob(ctx, tx, j.ClientID, BankJobFile, j.FileID, now)
 	})
+	if err != nil || !ok || r.Status != AnalysisDone || r.Statement == nil {
+		return f, ok, err
+	}
+	// The statement is imported after the reading, in the import's own
+	// writes (a large one in many): a file imported before, gone, or
+	// refused (its currency or entries disagree with its account's) stays
+	// an ordinary file.
+	_, err = db.ImportStatementFile(ctx, j.ClientID, j.FileID, *r.Statement)
+	if code := ErrorCode(err); code == ECONFLICT || code == ENOTFOUND || code == EINVALID {
+		err = nil
+	}
 	return f, ok, err
 }
 

@@ -506,7 +506,7 @@ func (db *DB) UpdateTransaction(ctx context.Context, clientID, id string, u Tran
 			// matching takes the transaction up again.
 			t.DecidedByUser = slices.ContainsFunc(t.Matches, func(m TransactionMatch) bool { return m.Source != MatchAuto })
 			if !t.DecidedByUser {
-				if err := queueMatching(ctx, tx, clientID, MatchStatement, t.StatementID, now); err != nil {
+				if err := queueBankJob(ctx, tx, clientID, BankJobStatement, t.StatementID, now); err != nil {
 					return nil, err
 				}
 			}
@@ -643,7 +643,7 @@ func (db *DB) dropCollected(ctx context.Context, tx *txn, clientID, transactionI
 	if decided {
 		return nil
 	}
-	return queueMatching(ctx, tx, clientID, MatchStatement, t.StatementID, now)
+	return queueBankJob(ctx, tx, clientID, BankJobStatement, t.StatementID, now)
 }
 
 // MissingReceiptsFilter selects the transactions a collect asks the

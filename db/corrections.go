@@ -114,13 +114,15 @@ func encodeJSON(v any) (*string, error) {
 
 // correctFields writes a person's corrections of the file's fields, over
 // those they made before, and gives the file the document date of a
-// corrected issue date where no person set the date.
+// corrected issue date, the person's, where they did not set the date
+// itself.
 func correctFields(ctx context.Context, tx *txn, f *File, corrections map[string]*string) error {
 	for name := range corrections {
 		if !document.IsField(name) {
 			return &Error{Code: EINVALID, Field: []any{"Fields", name}, Message: "there is no field " + name}
 		}
 	}
+	byPerson := f.dateSetByPerson()
 	user := maps.Clone(f.Analysis.read.user)
 	if user == nil {
 		user = map[string]*string{}
@@ -128,11 +130,8 @@ func correctFields(ctx context.Context, tx *txn, f *File, corrections map[string
 	maps.Copy(user, corrections)
 	f.Analysis.read.user = user
 	f.Analysis.show()
-	if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
-		f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-		if date, ok := f.Analysis.documentDate(); ok {
-			f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-		}
+	if !byPerson {
+		f.followIssueDate()
 	}
 	encoded, err := encodeJSON(user)
 	if err != nil {

@@ -96,8 +96,8 @@ type DB struct {
 	mailQuota     int
 	// analysesQueued wakes the analysis worker (see AnalysesQueued).
 	analysesQueued chan struct{}
-	// matchingQueued wakes the banking worker (see MatchingQueued).
-	matchingQueued chan struct{}
+	// bankJobsQueued wakes the banking worker (see BankJobsQueued).
+	bankJobsQueued chan struct{}
 	// importLocks has the statement imports of an account run one at a
 	// time (see importStatement).
 	importLocks keyedLocks
@@ -174,7 +174,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		jobs:   make(chan *writeJob), closing: make(chan struct{}), writerDone: make(chan struct{}),
 		encodeEvent: opts.EncodeEvent, teacher: opts.Teacher, eventsWritten: make(chan struct{}, 1),
 		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"), mailQuota: cmp.Or(opts.MailQuota, DefaultMailQuota),
-		analysesQueued: make(chan struct{}, 1), matchingQueued: make(chan struct{}, 1),
+		analysesQueued: make(chan struct{}, 1), bankJobsQueued: make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil

@@ -383,7 +383,8 @@ func (u FileUpdate) fields() []string {
 // labels must be of the file's workspace. A null document date gives the
 // file back the document's own date when its analysis found one, else its
 // upload time; a null kind, the kind its analysis found. Corrected fields
-// and a kind a person set teach the firm's later readings. Returns
+// and a kind a person set teach the firm's later readings; a file read to
+// the end is queued for matching again. Returns
 // ENOTFOUND, and EINVALID for a null name or label list or a field name
 // that is none.
 func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate) (*File, error) {
@@ -433,15 +434,19 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		apply(u.Name, func(v *string) { f.Name = *v })
 		apply(u.FolderID, func(v *string) { f.FolderID = v })
 		apply(u.TaskID, func(v *string) { f.TaskID = v })
+		if len(u.Fields) > 0 {
+			// Before the date: a date the request sets wins over the one a
+			// corrected issue date gives.
+			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
+				return nil, err
+			}
+		}
 		apply(u.DocumentDate, func(v *time.Time) {
 			if v != nil {
 				f.DocumentDate, f.DocumentDateSource = v.UTC().Truncate(time.Second), ptr(SourceUser)
 				return
 			}
-			f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
-			if date, ok := f.Analysis.documentDate(); ok {
-				f.DocumentDate, f.DocumentDateSource = date, ptr(SourceAnalysis)
-			}
+			f.followIssueDate()
 		})
 		apply(u.Kind, func(v *string) {
 			if v != nil {
@@ -453,11 +458,6 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 				f.Kind, f.KindSource = f.Analysis.Kind, ptr(SourceAnalysis)
 			}
 		})
-		if len(u.Fields) > 0 {
-			if err := correctFields(ctx, tx, f, u.Fields); err != nil {
-				return nil, err
-			}
-		}
 		f.UpdatedAt = db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE files SET name = ?, folder_id = ?, task_id = ?,
 			document_date = ?, document_date_source = ?, kind = ?, kind_source = ?, updated_at = ?
@@ -475,11 +475,49 @@ func (db *DB) UpdateFile(ctx context.Context, clientID, id string, u FileUpdate)
 		if err := db.teach(ctx, tx, f, corrected, u.Kind.Set); err != nil {
 			return nil, err
 		}
+		// Matching weighs a document's kind, fields and date: a read one
+		// is matched again.
+		if f.Analysis.Status == AnalysisDone {
+			if err := queueBankJob(ctx, tx, clientID, BankJobFile, id, f.UpdatedAt); err != nil {
+				return nil, err
+			}
+		}
 		return f, db.emit(ctx, tx, event{typ: EventFileUpdated, clientID: &clientID, record: f, changes: u.fields()})
 	})
 }
 
 // documentDate is the date the document gives itself, at midnight UTC.
+// followIssueDate gives f the date its issue date says, the upload time
+// when there is none; the date is the person's (SourceUser) when the issue
+// date is a person's correction.
+func (f *File) followIssueDate() {
+	f.DocumentDate, f.DocumentDateSource = f.CreatedAt, nil
+	if date, ok := f.Analysis.documentDate(); ok {
+		source := SourceAnalysis
+		if f.Analysis.FieldSources[document.IssueDate] == SourceUser {
+			source = SourceUser
+		}
+		f.DocumentDate, f.DocumentDateSource = date, ptr(source)
+	}
+}
+
+// dateSetByPerson says whether a person set f's document date itself (an
+// upload's or an update's documentDate), which no reading or correction
+// of the issue date changes, rather than through their correction of the
+// issue date, which the date follows. The store keeps only the date and
+// "user", so a date equal to the person's corrected issue date is taken
+// for the correction's.
+func (f *File) dateSetByPerson() bool {
+	if f.DocumentDateSource == nil || *f.DocumentDateSource != SourceUser {
+		return false
+	}
+	corrected, ok := f.Analysis.read.user[document.IssueDate]
+	if !ok || corrected == nil {
+		return true
+	}
+	return *corrected != f.DocumentDate.Format(time.DateOnly)
+}
+
 func (a Analysis) documentDate() (time.Time, bool) {
 	issued := a.Fields.Value(document.IssueDate)
 	if issued == nil {

@@ -3,141 +3,22 @@ package db
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
-
-// The matching queue: a job per statement whose transactions to match, or
-// per file whose reading ended or was corrected (a trigger of migration 13
-// queues those), written in the transaction of what triggers it and claimed
-// by the banking worker. Claims and releases run for every firm; a job's
-// row names its client, which every later query of the job is scoped by.
-
-// What a matching job is about.
-const (
-	MatchStatement = "statement" // match the statement's new transactions
-	MatchFile      = "file"      // import the file if it is a statement, else match it
-)
-
-// MatchingJob is a claimed job of the matching queue.
-type MatchingJob struct {
-	Target   string // MatchStatement or MatchFile
-	TargetID string
-	ClientID string
-	Attempts int
-}
-
-// MaxMatchingAttempts is how many times a job may break off before it is
-// dropped.
-const MaxMatchingAttempts = 3
-
-// queueMatching queues a job, or sets a queued one due again, in the
-// caller's transaction.
-func queueMatching(ctx context.Context, tx *txn, clientID, target, id string, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO matching_jobs (target, target_id, client_id, next_attempt_at, created_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (target, target_id) DO UPDATE SET attempts = 0, claimed_at = NULL,
-		next_attempt_at = excluded.next_attempt_at`, target, id, clientID, unix(now), unix(now)); err != nil {
-		return fmt.Errorf("queue matching: %w", err)
-	}
-	tx.matchingQueued = true
-	return nil
-}
-
-// MatchingQueued is signalled after a commit that queued matching from Go
-// code, so that the worker starts at once; the jobs the trigger queues wait
-// for its next poll.
-func (db *DB) MatchingQueued() <-chan struct{} { return db.matchingQueued }
-
-// ReleaseMatchingClaims gives back the jobs a stopped worker had claimed.
-func (db *DB) ReleaseMatchingClaims(ctx context.Context) error {
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = NULL WHERE claimed_at IS NOT NULL`); err != nil {
-			return fmt.Errorf("release matching: %w", err)
-		}
-		return nil
-	})
-}
-
-// ClaimMatchingJobs claims up to n jobs that are due, the oldest first,
-// counting an attempt for each; jobs that broke off MaxMatchingAttempts
-// times are dropped.
-func (db *DB) ClaimMatchingJobs(ctx context.Context, n int) ([]*MatchingJob, error) {
-	return write(ctx, db, func(ctx context.Context, tx *txn) ([]*MatchingJob, error) {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM matching_jobs WHERE claimed_at IS NULL AND attempts >= ?`,
-			MaxMatchingAttempts); err != nil {
-			return nil, fmt.Errorf("claim matching: %w", err)
-		}
-		now := unix(db.now())
-		rows, err := tx.QueryContext(ctx, `SELECT target, target_id, client_id, attempts FROM matching_jobs
-			WHERE claimed_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, target, target_id LIMIT ?`, now, n)
-		if err != nil {
-			return nil, fmt.Errorf("claim matching: %w", err)
-		}
-		var jobs []*MatchingJob
-		for rows.Next() {
-			var j MatchingJob
-			if err := rows.Scan(&j.Target, &j.TargetID, &j.ClientID, &j.Attempts); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("claim matching: %w", err)
-			}
-			j.Attempts++
-			jobs = append(jobs, &j)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return nil, fmt.Errorf("claim matching: %w", err)
-		}
-		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = ?, attempts = ?
-				WHERE target = ? AND target_id = ?`, now, j.Attempts, j.Target, j.TargetID); err != nil {
-				return nil, fmt.Errorf("claim matching: %w", err)
-			}
-		}
-		return jobs, nil
-	})
-}
-
-// FinishMatchingJob ends the job, unless it was queued again meanwhile
-// (then the newer job runs).
-func (db *DB) FinishMatchingJob(ctx context.Context, j *MatchingJob) error {
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM matching_jobs WHERE target = ? AND target_id = ? AND client_id = ?
-			AND claimed_at IS NOT NULL AND attempts = ?`, j.Target, j.TargetID, j.ClientID, j.Attempts); err != nil {
-			return fmt.Errorf("finish matching: %w", err)
-		}
-		return nil
-	})
-}
-
-// ReleaseMatchingJob puts the job back for another attempt at the given
-// time, counted when it broke off, uncounted when a stop cut it off.
-func (db *DB) ReleaseMatchingJob(ctx context.Context, j *MatchingJob, at time.Time, counted bool) error {
-	attempts := j.Attempts
-	if !counted {
-		attempts--
-	}
-	return db.update(ctx, func(ctx context.Context, tx *txn) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE matching_jobs SET claimed_at = NULL, attempts = ?, next_attempt_at = ?
-			WHERE target = ? AND target_id = ? AND client_id = ? AND claimed_at IS NOT NULL AND attempts = ?`,
-			attempts, unix(at), j.Target, j.TargetID, j.ClientID, j.Attempts); err != nil {
-			return fmt.Errorf("release matching: %w", err)
-		}
-		return nil
-	})
-}
 
 // TransactionsToMatch returns the client's transactions the job is about
 // that matching may change: not decided by a person, not matched; for a
 // file, also those it was matched to automatically (its total may have
 // been corrected since).
-func (db *DB) TransactionsToMatch(ctx context.Context, j *MatchingJob) ([]*Transaction, error) {
+func (db *DB) TransactionsToMatch(ctx context.Context, j *BankJob) ([]*Transaction, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
 	var rows *sql.Rows
-	if j.Target == MatchStatement {
+	if j.Target == BankJobStatement {
 		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
 			WHERE client_id = ? AND statement_id = ? AND decided_by_user = 0 AND status IN ('unmatched', 'suggested')
 			ORDER BY booking_date, id`, j.ClientID, j.TargetID)
@@ -314,19 +195,4 @@ func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []Ma
 		}
 		return nil
 	})
-}
-
-// StatementImported reports whether a statement was imported from the
-// client's file.
-func (db *DB) StatementImported(ctx context.Context, clientID, fileID string) (bool, error) {
-	var one int
-	err := db.queryRow(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?
-		AND `+visibleStatement, clientID, fileID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("find statement of file: %w", err)
-	}
-	return true, nil
 }

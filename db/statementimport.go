@@ -531,7 +531,7 @@ func (db *DB) finishImport(ctx context.Context, tx *txn, s *BankStatement, in St
 		}
 	}
 	if s.TransactionCount > 0 {
-		if err := queueMatching(ctx, tx, s.ClientID, MatchStatement, s.ID, now); err != nil {
+		if err := queueBankJob(ctx, tx, s.ClientID, BankJobStatement, s.ID, now); err != nil {
 			return err
 		}
 	}

@@ -97,9 +97,9 @@ type txn struct {
 	// analysisQueued says the transaction queued analyses: AnalysesQueued
 	// is signalled after its commit.
 	analysisQueued bool
-	// matchingQueued says the transaction queued matching: MatchingQueued
+	// bankJobsQueued says the transaction queued a bank job: BankJobsQueued
 	// is signalled after its commit.
-	matchingQueued bool
+	bankJobsQueued bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

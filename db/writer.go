@@ -209,9 +209,9 @@ func (db *DB) runBatch(batch []*writeJob) (commit time.Duration) {
 		default:
 		}
 	}
-	if t.matchingQueued {
+	if t.bankJobsQueued {
 		select {
-		case db.matchingQueued <- struct{}{}:
+		case db.bankJobsQueued <- struct{}{}:
 		default:
 		}
 	}

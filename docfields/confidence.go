@@ -12,7 +12,7 @@ import (
 // nothing checks get a modest figure, but the dates, the number and the
 // total take the share of their evidence class that was read right on
 // real documents (see calibration), where that class was measured.
-func (a *analysis) confidence(f *Fields) (map[string]float64, map[string]string) {
+func (a *analysis) confidence(f *document.Fields) (map[string]float64, map[string]string) {
 	c := map[string]float64{}
 	set := func(name, v string, p float64) {
 		if v != "" {
@@ -55,11 +55,9 @@ func (a *analysis) confidence(f *Fields) (map[string]float64, map[string]string)
 	if a.kind == document.Receipt {
 		group = "receipt"
 	}
-	values := map[string]string{document.IssueDate: f.IssueDate, document.DueDate: f.DueDate,
-		document.DocumentNumber: f.DocumentNumber, document.TotalAmount: f.TotalAmount}
 	for _, field := range calibratedFields {
 		m, ok := a.margins[field]
-		if values[field] == "" || !ok {
+		if *f.Field(field) == "" || !ok {
 			continue
 		}
 		name := field

@@ -97,31 +97,6 @@ var (
 	reTimedRun = regexp.MustCompile(`(?:^|[^\d/])((\d{2})[17/]?(\d{2})[17/]?(\d{4}))\s{1,4}(?:[01]?\d|2[0-3]):[0-5]\d\b`)
 )
 
-// reNever matches nothing: it stands in for the month-name patterns on
-// lines without a month name, which are most lines and the slow part.
-var reNever = regexp.MustCompile(`^\b\B$`)
-
-func reDMonYIf(ok bool) *regexp.Regexp {
-	if ok {
-		return reDMonY
-	}
-	return reNever
-}
-
-func reMonDYIf(ok bool) *regexp.Regexp {
-	if ok {
-		return reMonDY
-	}
-	return reNever
-}
-
-func reMonYIf(ok bool) *regexp.Regexp {
-	if ok {
-		return reMonY
-	}
-	return reNever
-}
-
 // hasMonthName reports whether a word of s reads as a month name.
 func hasMonthName(s string) bool {
 	start := -1
@@ -237,9 +212,9 @@ func mkDate(y, m, d int) (time.Time, bool) {
 func isNum(b byte) bool { return b >= '0' && b <= '9' }
 
 // datesIn finds the dates of a line (its digit-repaired spelling). Spans
-// never overlap: a longer spelling found first wins.
+// never overlap: a longer spelling found first wins, so the spellings are
+// searched in this order, each by a function of its own.
 func datesIn(s string) []dateTok {
-	var out []dateTok
 	digits := 0
 	for i := 0; i < len(s); i++ {
 		if isNum(s[i]) {
@@ -249,61 +224,100 @@ func datesIn(s string) []dateTok {
 	if digits < 4 {
 		return nil
 	}
-	named := hasMonthName(s)
-	if named {
-		s = firstAsOne(s)
+	l := &lineDates{s: s}
+	if hasMonthName(s) {
+		// Most lines name no month, and the names' patterns are the slow
+		// part.
+		l.s = firstAsOne(s)
+		l.dayMonthYear()
+		l.monthDayYear()
 	}
-	taken := func(a, b int) bool {
-		for _, d := range out {
-			if a < d.end && d.start < b {
-				return true
-			}
-		}
-		return false
-	}
-	edge := func(a, b int) bool {
-		return (a == 0 || !isNum(s[a-1])) && (b >= len(s) || !isNum(s[b]))
-	}
-	for _, m := range reDMonYIf(named).FindAllStringSubmatchIndex(s, 50) {
-		if !edge(m[0], m[1]) || (m[1] < len(s) && isLetter(s[m[1]])) {
-			continue
-		}
-		mon, ok := monthOf(s[m[4]:m[5]])
-		if !ok {
-			continue
-		}
-		d, _ := strconv.Atoi(s[m[2]:m[3]])
-		if t, ok := mkDate(year(s[m[6]:m[7]]), int(mon), d); ok && !taken(m[0], m[1]) {
-			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
-		}
-	}
-	for _, m := range reMonDYIf(named).FindAllStringSubmatchIndex(s, 50) {
-		if !edge(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) {
-			continue
-		}
-		mon, ok := monthOf(s[m[2]:m[3]])
-		if !ok {
-			continue
-		}
-		d, _ := strconv.Atoi(s[m[4]:m[5]])
-		if t, ok := mkDate(year(s[m[6]:m[7]]), int(mon), d); ok && !taken(m[0], m[1]) {
-			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+	l.yearMonthDay()
+	l.dotted()
+	l.slashed()
+	l.runs()
+	// Each spelling was found in a pass of its own: the line's order is
+	// what readers of two neighbouring dates ("01.02.2018 bis 5 March
+	// 2018") rely on.
+	slices.SortFunc(l.out, func(x, y dateTok) int { return x.start - y.start })
+	return l.out
+}
+
+// lineDates is one line's dates as its passes find them.
+type lineDates struct {
+	s   string
+	out []dateTok
+}
+
+// taken says whether the span a..b overlaps a date found before.
+func (l *lineDates) taken(a, b int) bool {
+	for _, d := range l.out {
+		if a < d.end && d.start < b {
+			return true
 		}
 	}
+	return false
+}
+
+// edge says whether the span a..b stands alone: no digit glued to it.
+func (l *lineDates) edge(a, b int) bool {
+	return (a == 0 || !isNum(l.s[a-1])) && (b >= len(l.s) || !isNum(l.s[b]))
+}
+
+// named adds a date whose month is named, its day in group 1 or 2 as
+// dayGroup says, and its year last; a span found before wins.
+func (l *lineDates) named(m []int, monGroup, dayGroup int) {
+	s := l.s
+	mon, ok := monthOf(s[m[2*monGroup]:m[2*monGroup+1]])
+	if !ok {
+		return
+	}
+	d, _ := strconv.Atoi(s[m[2*dayGroup]:m[2*dayGroup+1]])
+	if t, ok := mkDate(year(s[m[6]:m[7]]), int(mon), d); ok && !l.taken(m[0], m[1]) {
+		l.out = append(l.out, dateTok{t: t, start: m[0], end: m[1]})
+	}
+}
+
+// dayMonthYear finds "5. März 2018", "2nd May 2005", "12-Mar-2024".
+func (l *lineDates) dayMonthYear() {
+	for _, m := range reDMonY.FindAllStringSubmatchIndex(l.s, 50) {
+		if l.edge(m[0], m[1]) && (m[1] >= len(l.s) || !isLetter(l.s[m[1]])) {
+			l.named(m, 2, 1)
+		}
+	}
+}
+
+// monthDayYear finds "March 5, 2018", "Mar 5th 2018".
+func (l *lineDates) monthDayYear() {
+	for _, m := range reMonDY.FindAllStringSubmatchIndex(l.s, 50) {
+		if l.edge(m[0], m[1]) && (m[0] == 0 || !isLetter(l.s[m[0]-1])) {
+			l.named(m, 1, 2)
+		}
+	}
+}
+
+// yearMonthDay finds "2018-03-05", "2018/03/05", "2018.03.05".
+func (l *lineDates) yearMonthDay() {
+	s := l.s
 	for _, m := range reYMD.FindAllStringSubmatchIndex(s, 50) {
-		if !edge(m[0], m[1]) || taken(m[0], m[1]) {
+		if !l.edge(m[0], m[1]) || l.taken(m[0], m[1]) {
 			continue
 		}
 		d, mo := dayMonth(s[m[6]:m[7]], s[m[4]:m[5]], s[m[2]:m[3]])
 		if t, ok := mkDate(year(s[m[2]:m[3]]), mo, d); ok {
-			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+			l.out = append(l.out, dateTok{t: t, start: m[0], end: m[1]})
 		}
 	}
+}
+
+// dotted finds "05.03.2018", "5.3.18", OCR's "05,03.2018".
+func (l *lineDates) dotted() {
+	s := l.s
 	for _, m := range reDMYDot.FindAllStringSubmatchIndex(s, 50) {
-		if taken(m[0], m[1]) {
+		if l.taken(m[0], m[1]) {
 			continue
 		}
-		if !edge(m[0], m[1]) || len(s[m[6]:m[7]]) == 4 && !validYear(year(s[m[6]:m[7]])) {
+		if !l.edge(m[0], m[1]) || len(s[m[6]:m[7]]) == 4 && !validYear(year(s[m[6]:m[7]])) {
 			// "06.07.1817:29": a two-digit year glued to a time.
 			if m[0] > 0 && isNum(s[m[0]-1]) || m[7]-m[6] != 4 || m[7]+1 >= len(s) || s[m[7]] != ':' && s[m[7]+1] != ':' {
 				continue
@@ -320,23 +334,28 @@ func datesIn(s string) []dateTok {
 			continue
 		}
 		if t, ok := mkDate(year(ys), mo, d); ok {
-			out = append(out, dateTok{t: t, start: m[0], end: m[1]})
+			l.out = append(l.out, dateTok{t: t, start: m[0], end: m[1]})
 		}
 	}
+}
+
+// slashed finds "05/03/2018", "05-03-2018", "5/3/18": day first where
+// only that reads, month first where only that does, and both kept where
+// both read.
+func (l *lineDates) slashed() {
+	s := l.s
 	for _, m := range overlapping(reDMYSlash, s, 50) {
-		if !edge(m[0], m[1]) || taken(m[0], m[1]) || m[1]+1 < len(s) && s[m[1]] == '/' && isNum(s[m[1]+1]) {
+		if !l.edge(m[0], m[1]) || l.taken(m[0], m[1]) || m[1]+1 < len(s) && s[m[1]] == '/' && isNum(s[m[1]+1]) {
 			// "#19- 02/03/2018": "19- 02/03" goes on; the date is what follows.
+			continue
+		}
+		ys := s[m[8]:m[9]]
+		if s[m[4]:m[5]] == "-" && len(ys) == 2 && m[1] < len(s) && s[m[1]] == '-' {
+			// "12-03-18" is fine, but phone numbers and ranges are not dates.
 			continue
 		}
 		a, _ := strconv.Atoi(s[m[2]:m[3]])
 		b, _ := strconv.Atoi(s[m[6]:m[7]])
-		ys := s[m[8]:m[9]]
-		if s[m[4]:m[5]] == "-" && len(ys) == 2 {
-			// "12-03-18" is fine, but phone numbers and ranges are not dates.
-			if m[1] < len(s) && s[m[1]] == '-' {
-				continue
-			}
-		}
 		y := year(ys)
 		t, ok := mkDate(y, b, a)
 		alt, okAlt := mkDate(y, a, b)
@@ -346,19 +365,25 @@ func datesIn(s string) []dateTok {
 			if okAlt && a != b {
 				tok.ambiguous, tok.swapped = true, alt
 			}
-			out = append(out, tok)
+			l.out = append(l.out, tok)
 		case okAlt:
-			out = append(out, dateTok{t: alt, start: m[0], end: m[1], slash: true, first: a, sec: b})
+			l.out = append(l.out, dateTok{t: alt, start: m[0], end: m[1], slash: true, first: a, sec: b})
 		default:
 			d, mo := dayMonth(s[m[2]:m[3]], s[m[6]:m[7]], ys)
 			if t, ok := mkDate(y, mo, d); ok {
-				out = append(out, dateTok{t: t, start: m[0], end: m[1], slash: true, first: d, sec: mo})
+				l.out = append(l.out, dateTok{t: t, start: m[0], end: m[1], slash: true, first: d, sec: mo})
 			}
 		}
 	}
+}
+
+// runs finds a till's date whose separators are lost ("Date: 27092017",
+// "0405/2017 7:19:43 AM"), after its label or before its time of day.
+func (l *lineDates) runs() {
+	s := l.s
 	runs := append(reLabelledRun.FindAllStringSubmatchIndex(s, 5), reTimedRun.FindAllStringSubmatchIndex(s, 5)...)
 	for _, m := range runs {
-		if taken(m[2], m[3]) {
+		if l.taken(m[2], m[3]) {
 			continue
 		}
 		d, mo := dayMonth(s[m[4]:m[5]], s[m[6]:m[7]], s[m[8]:m[9]])
@@ -367,14 +392,9 @@ func datesIn(s string) []dateTok {
 			if alt, ok := mkDate(t.Year(), d, mo); ok && d != mo {
 				tok.ambiguous, tok.swapped = true, alt
 			}
-			out = append(out, tok)
+			l.out = append(l.out, tok)
 		}
 	}
-	// Each spelling was found in a pass of its own: the line's order is
-	// what readers of two neighbouring dates ("01.02.2018 bis 5 March
-	// 2018") rely on.
-	slices.SortFunc(out, func(x, y dateTok) int { return x.start - y.start })
-	return out
 }
 
 // overlapping finds up to n matches of re in s, each searched from one
@@ -410,7 +430,13 @@ func monthsIn(s string, days []dateTok) []dateTok {
 		}
 		return false
 	}
-	for _, m := range reMonYIf(hasMonthName(s)).FindAllStringSubmatchIndex(s, 20) {
+	var named [][]int
+	if hasMonthName(s) {
+		// Most lines name no month, and the pattern of the names is the
+		// slow part.
+		named = reMonY.FindAllStringSubmatchIndex(s, 20)
+	}
+	for _, m := range named {
 		if inDay(m[0], m[1]) || (m[0] > 0 && isLetter(s[m[0]-1])) || (m[1] < len(s) && isNum(s[m[1]])) {
 			continue
 		}

@@ -120,7 +120,7 @@ func (g *gen) receipt() (string, truth) {
 	if restaurant && g.lang == "de" && g.chance(0.4) {
 		add("", "Bewirtungsbeleg", "Bewirtete Personen: ______", "Anlass der Bewirtung: ______", "Trinkgeld: ______")
 	}
-	t := truth{Kind: document.Receipt, Language: g.lang, Fields: truthFields{
+	t := truth{Kind: document.Receipt, Language: g.lang, Fields: document.Fields{
 		DocumentNumber: bon, IssueDate: iso(day), Currency: g.cur, TotalAmount: formatCents(total), IssuerName: shop,
 	}}
 	if showTax {
@@ -196,7 +196,7 @@ func (g *gen) statement() (string, truth) {
 	if explicit {
 		issue = stmtDate
 	}
-	t := truth{Kind: document.BankStatement, Language: g.lang, Fields: truthFields{
+	t := truth{Kind: document.BankStatement, Language: g.lang, Fields: document.Fields{
 		DocumentNumber: no, IssueDate: iso(issue), Currency: "EUR", IssuerName: bank, IssuerIBAN: acc,
 	}}
 	if !strings.Contains(titleLine, no) {
@@ -264,7 +264,7 @@ func (g *gen) payslip() (string, truth) {
 	if dated {
 		issue = payDate
 	}
-	t := truth{Kind: document.Payslip, Language: g.lang, Fields: truthFields{
+	t := truth{Kind: document.Payslip, Language: g.lang, Fields: document.Fields{
 		IssueDate: iso(issue), Currency: g.cur, TotalAmount: formatCents(netPay), IssuerName: emp.name,
 	}}
 	return strings.Join(lines, "\n"), t
@@ -296,7 +296,7 @@ func (g *gen) taxNotice() (string, truth) {
 		total = formatCents(pay)
 	}
 	add("", "Bankverbindung: Bundesbank, IBAN "+groupIBAN(iban), "", "Rechtsbehelfsbelehrung", "Dieser Bescheid kann mit dem Einspruch angefochten werden.")
-	t := truth{Kind: document.TaxNotice, Language: "de", Fields: truthFields{
+	t := truth{Kind: document.TaxNotice, Language: "de", Fields: document.Fields{
 		IssueDate: iso(day), Currency: "EUR", TotalAmount: total, IssuerName: fa, IssuerIBAN: iban,
 	}}
 	if !refund {
@@ -323,7 +323,7 @@ func (g *gen) contract() (string, truth) {
 		add("§ 1 Vertragsgegenstand", "Der Auftragnehmer erbringt für den Auftraggeber Leistungen gemäß Anlage 1.", "", "§ 2 Laufzeit und Kündigung", "Der Vertrag beginnt am "+g.fmtDate(day.AddDate(0, 1, 0))+" und kann mit einer Frist von drei Monaten gekündigt werden.", "", "§ 3 Vergütung", "Die monatliche Vergütung beträgt "+g.money(int64(100000+g.r.IntN(500000)))+" zzgl. gesetzlicher USt.", "")
 		add("§ 4 Schlussbestimmungen", "Änderungen bedürfen der Schriftform. Gerichtsstand ist "+strings.Fields(a.city)[len(strings.Fields(a.city))-1]+".", "", strings.Fields(a.city)[len(strings.Fields(a.city))-1]+", den "+g.fmtDate(day), "", "______________________          ______________________", "Auftragnehmer                   Auftraggeber")
 	}
-	t := truth{Kind: document.Contract, Language: g.lang, Fields: truthFields{IssueDate: iso(day), IssuerName: a.name, Currency: g.cur}}
+	t := truth{Kind: document.Contract, Language: g.lang, Fields: document.Fields{IssueDate: iso(day), IssuerName: a.name, Currency: g.cur}}
 	return strings.Join(lines, "\n"), t
 }
 
@@ -346,7 +346,7 @@ func (g *gen) other() (string, truth) {
 		add("Sehr geehrte Damen und Herren,", "", "anbei erhalten Sie die gewünschten Unterlagen. Für Rückfragen stehen wir Ihnen gerne zur Verfügung.", "", "Mit freundlichen Grüßen", a.name)
 	}
 	add("", a.name+" · "+g.pick("USt-IdNr. ", "VAT No. ")+a.vat)
-	t := truth{Kind: document.Other, Language: g.lang, Fields: truthFields{IssueDate: iso(day), IssuerName: a.name, IssuerVATID: a.vat, Currency: ""}}
+	t := truth{Kind: document.Other, Language: g.lang, Fields: document.Fields{IssueDate: iso(day), IssuerName: a.name, IssuerVATID: a.vat, Currency: ""}}
 	if a.vat == "" {
 		t.Fields.IssuerVATID = ""
 	}

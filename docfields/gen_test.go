@@ -16,23 +16,10 @@ import (
 // (go test ./docfields -run TestGenerateEval -regen).
 
 type truth struct {
-	Kind     string      `json:"kind"`
-	Language string      `json:"language"`
-	Variant  string      `json:"variant"` // "clean", "ocr" or "hand"
-	Fields   truthFields `json:"fields"`
-}
-
-type truthFields struct {
-	DocumentNumber string `json:"documentNumber"`
-	IssueDate      string `json:"issueDate"`
-	DueDate        string `json:"dueDate"`
-	Currency       string `json:"currency"`
-	NetAmount      string `json:"netAmount"`
-	TaxAmount      string `json:"taxAmount"`
-	TotalAmount    string `json:"totalAmount"`
-	IssuerName     string `json:"issuerName"`
-	IssuerVATID    string `json:"issuerVatId"`
-	IssuerIBAN     string `json:"issuerIban"`
+	Kind     string          `json:"kind"`
+	Language string          `json:"language"`
+	Variant  string          `json:"variant"` // "clean", "ocr" or "hand"
+	Fields   document.Fields `json:"fields"`
 }
 
 type genDoc struct {
@@ -784,7 +771,7 @@ func (g *gen) invoice(credit bool) (string, truth) {
 	if credit {
 		kind = document.CreditNote
 	}
-	t := truth{Kind: kind, Language: g.lang, Fields: truthFields{
+	t := truth{Kind: kind, Language: g.lang, Fields: document.Fields{
 		DocumentNumber: no, IssueDate: iso(issued), DueDate: trueDue, Currency: g.cur,
 		NetAmount: formatCents(sign * net), TaxAmount: formatCents(sign * tax), TotalAmount: formatCents(sign * total),
 		IssuerName: iss.name,

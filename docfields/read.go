@@ -1,11 +1,8 @@
 package docfields
 
 import (
-	_ "embed"
 	"regexp"
-	"sort"
 	"strings"
-	"time"
 
 	"acctapi/document"
 )
@@ -17,7 +14,9 @@ type Result struct {
 	Kind string
 	// Language is an ISO 639-1 code, or "" when unclear.
 	Language string
-	Fields   Fields
+	// Fields are the values read; amounts have two decimals ("1234.50",
+	// "-12.00").
+	Fields document.Fields
 	// Confidence holds, for every field with a value (keyed by its
 	// document field name), the probability in [0, 1] that it is right.
 	Confidence map[string]float64
@@ -25,23 +24,6 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
-}
-
-// Fields are the values a firm needs from a document; each is "" when the
-// document does not say it. Dates are YYYY-MM-DD; amounts are decimal
-// strings with a dot and two decimals ("1234.50", "-12.00"); Currency is
-// ISO 4217; IssuerVATID and IssuerIBAN are upper-case without spaces.
-type Fields struct {
-	DocumentNumber string
-	IssueDate      string
-	DueDate        string
-	Currency       string
-	NetAmount      string
-	TaxAmount      string
-	TotalAmount    string
-	IssuerName     string
-	IssuerVATID    string
-	IssuerIBAN     string
 }
 
 // Read reads a document's text. Form feeds separate pages.
@@ -501,169 +483,6 @@ var reClockNext = regexp.MustCompile(`^\s{0,4}(?:[01]?\d|2[0-3])[:.][0-5]\d\b`)
 
 var rePlaceDate = regexp.MustCompile(`(?i)[\pL][\pL .\-/()]{1,40},\s*(?:den|am|le|the|im)?\s*$`)
 var rePeriodJoin = regexp.MustCompile(`(?i)^\s*(?:-|bis|to|au|until|through|thru|\.\.)\s*(?:zum|le)?\s*$`)
-
-// dateWeights names every weight the date reader uses.
-type dateWeights struct {
-	Issue, IssueOfNumber, IssueWeak float64 // labelled an issue date; "Rechnung Nr. 5 vom"; "Datum", "vom"
-	Unlabelled, Top, Place          float64 // no label; on the first page's top; after a place ("Berlin, den")
-	TillClock                       float64 // a receipt's date with its time of day
-	DueInLine                       float64 // "zahlbar bis 04.04.2018"
-	Period, PeriodEnd               float64 // a statement's or payslip's period; its end
-	StatementLatest, StatementMonth float64 // a statement's latest date; less for its month alone
-	Month, MonthLabelled            float64 // a month without a day; one labelled a period or date
-}
-
-// dateW are fitted as the amount weights are (TestFitWeights), and
-// embedded from dateweights.json.
-//
-//go:embed dateweights.json
-var dateWeightsJSON []byte
-
-var dateW = embeddedWeights[dateWeights]("dateweights.json", dateWeightsJSON)
-
-type dateCand struct {
-	t     time.Time
-	score float64
-	line  int
-}
-
-// pickDates chooses the issue and due dates. A date's label decides its
-// role; unlabeled dates at the top of the first page, and those after a
-// place ("Berlin, 5. März 2018"), stand in for the issue date when no
-// label names one. Delivery, order, birth and other labeled dates never
-// do. Statements and payslips are dated by the end of their period.
-func (a *analysis) pickDates() (string, string) {
-	var issue, due []dateCand
-	periodic := a.kind == document.BankStatement || a.kind == document.Payslip
-	var maxDate time.Time
-	for _, ds := range a.dates {
-		for _, d := range ds {
-			if d.t.After(maxDate) {
-				maxDate = d.t
-			}
-		}
-	}
-	for i, ds := range a.dates {
-		raw := a.d.lines[i].raw
-		fix := a.d.lines[i].fix
-		for k, d := range ds {
-			l, direct := a.governing(i, d.start, dateFamily, a.datesBetween)
-			r := l.role
-			if j := a.jointLabel(i, l); j.role == rIssue {
-				// "Rechnungsdatum/Lieferdatum": one date for both.
-				l, r = j, rIssue
-			}
-			if r == rNone {
-				if p, ok := a.labelEndingAbove(i, d.start); ok {
-					// "Rechnung Nr. 5 vom" at a line's end, its date
-					// wrapped to the next.
-					l, r, direct = p, p.role, 1
-					if r == rIssueWeak {
-						r = a.weakDateRole(i-1, p)
-					}
-				}
-			} else if r == rIssueWeak {
-				r = a.weakDateRole(i, l)
-			}
-			periodStart := k+1 < len(ds) && rePeriodJoin.MatchString(fix[d.end:ds[k+1].start])
-			periodEnd := k > 0 && rePeriodJoin.MatchString(fix[ds[k-1].end:d.start])
-			top := a.d.lines[i].page == 0 && i < 25
-			s := 0.0
-			switch r {
-			case rIssue:
-				s = dateW.Issue * labelWeight(r, l.text) * direct
-				if l.role == rIssueWeak {
-					// "Rechnung Nr. 5 vom": the number's date.
-					s = dateW.IssueOfNumber * direct
-				}
-			case rIssueWeak:
-				s = dateW.IssueWeak * direct
-				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
-					s += dateW.Place
-				}
-			case rNone:
-				s = dateW.Unlabelled
-				if top {
-					s += dateW.Top
-				}
-				if a.kind == document.Receipt && reClockNext.MatchString(fix[d.end:]) {
-					// A till prints the moment of the sale: date and time.
-					s += dateW.TillClock
-				}
-				if rePlaceDate.MatchString(raw[:min(d.start, len(raw))]) {
-					s += dateW.Place
-				}
-			case rPeriod:
-				if periodic {
-					s = dateW.Period
-				}
-			case rDue:
-				due = append(due, dateCand{t: d.t, score: labelWeight(r, l.text) * direct, line: i})
-			}
-			if r == rNone && reDueLine.MatchString(raw) && reDueBefore.MatchString(raw[:min(d.start, len(raw))]) && !reDiscountLine.MatchString(raw) {
-				// "Zahlbar innerhalb 30 Tagen netto bis 04.04.2018".
-				due = append(due, dateCand{t: d.t, score: dateW.DueInLine, line: i})
-				s = 0
-			}
-			if periodic {
-				if periodEnd {
-					s += dateW.PeriodEnd
-				}
-				if periodStart {
-					s = 0
-				}
-				if a.kind == document.BankStatement && r == rNone && d.t.Equal(maxDate) {
-					s += dateW.StatementLatest
-				}
-			} else if (periodStart || periodEnd) && r != rIssue {
-				s = 0
-			}
-			if s > 0 {
-				issue = append(issue, dateCand{t: d.t, score: s, line: i})
-			}
-		}
-	}
-	if a.kind == document.Payslip || a.kind == document.BankStatement {
-		// A month without a day: the period of a payslip.
-		for i, ms := range a.months {
-			for _, m := range ms {
-				l, _ := a.governing(i, m.start, dateFamily, a.datesBetween)
-				s := dateW.Month
-				if l.role == rPeriod || l.role == rIssue || l.role == rIssueWeak {
-					s = dateW.MonthLabelled
-				}
-				if a.kind == document.BankStatement {
-					s -= dateW.StatementMonth
-				}
-				issue = append(issue, dateCand{t: m.t, score: s, line: i})
-			}
-		}
-	}
-	best := func(field string, cs []dateCand) (dateCand, bool) {
-		if len(cs) == 0 {
-			return dateCand{}, false
-		}
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
-		m := margin{best: cs[0].score}
-		for _, c := range cs[1:] {
-			if !c.t.Equal(cs[0].t) {
-				m.other = c.score
-				break
-			}
-		}
-		a.margins[field] = m
-		return cs[0], true
-	}
-	var is, ds string
-	ic, ok := best(document.IssueDate, issue)
-	if ok {
-		is = ic.t.Format("2006-01-02")
-	}
-	if dc, ok2 := best(document.DueDate, due); ok2 && (!ok || !dc.t.Before(ic.t)) {
-		ds = dc.t.Format("2006-01-02")
-	}
-	return is, ds
-}
 
 // labelEndingAbove is the date label that ends the line above line i,
 // when a value opens line i at start.

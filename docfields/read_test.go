@@ -32,7 +32,7 @@ Zahlbar bis 19.03.2018 ohne Abzug.
 Muster GmbH · Geschäftsführer: Erika Muster · Amtsgericht Berlin HRB 12345
 USt-IdNr.: DE136695976 · Steuernummer: 12/345/67890
 Commerzbank · IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX`
-	want := Result{Kind: document.Invoice, Language: "de", Fields: Fields{
+	want := Result{Kind: document.Invoice, Language: "de", Fields: document.Fields{
 		DocumentNumber: "RE-2018-0042", IssueDate: "2018-03-05", DueDate: "2018-03-19", Currency: "EUR",
 		NetAmount: "250.00", TaxAmount: "47.50", TotalAmount: "297.50", IssuerName: "Muster GmbH",
 		IssuerVATID: "DE136695976", IssuerIBAN: "DE89370400440532013000",

@@ -4,6 +4,11 @@
 // plain-text file and the element text of an XML file. It knows nothing of
 // HTTP or SQL; it takes bytes and returns values.
 //
+// A PDF's files are those of its EmbeddedFiles name tree and of its pages'
+// FileAttachment annotations, as PDFium lists them, and every other
+// embedded file stream its bytes hold (one only an /AF array names), found
+// by a bounded scan of an unencrypted PDF of up to 64 MiB.
+//
 // PDFs are read by PDFium compiled to WebAssembly and run by wazero, inside
 // the Go process without cgo: a hostile PDF can only reach the memory of its
 // own WebAssembly instance, which sees no file system. The module is compiled

@@ -1,6 +1,7 @@
 package docread
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -10,11 +11,13 @@ import (
 	"math"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -43,6 +46,11 @@ type Reader struct {
 	limits    Limits
 	start     func() (*engine, error)
 	idleClose time.Duration
+
+	// compile fills the compilation cache in another process before the
+	// first start; nil when there is none or it has run. stop ends it.
+	compile func() error
+	stop    context.CancelFunc
 
 	// warmed is closed when Warm has returned.
 	warmed   chan struct{}
@@ -104,6 +112,11 @@ func OpenReader(ctx context.Context, opts Options) *Reader {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(min(limits.MaxMemory>>16, math.MaxUint16+1)))
 	r := &Reader{limits: limits, idleClose: cmp.Or(opts.IdleClose, DefaultIdleClose), warmed: make(chan struct{})}
+	compileCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop = stop
+	if opts.Compile != nil && opts.CacheDir != "" {
+		r.compile = func() error { return opts.Compile(compileCtx, opts.CacheDir) }
+	}
 	// The pool's context lives as long as the Reader; it carries the
 	// allocator to every instance.
 	poolCtx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(allocateMapped))
@@ -216,6 +229,12 @@ var errClosed = errors.New("the document reader is closed")
 // it again when the Reader was closed meanwhile. A failed start is not
 // kept: the next read tries again.
 func (r *Reader) startEngine(l *load) {
+	if r.compile != nil {
+		// Only the first start can find the cache empty. Should the other
+		// process fail (its hook says why), start compiles here.
+		_ = r.compile()
+		r.compile = nil
+	}
 	e, err := r.start()
 	r.mu.Lock()
 	r.loading = nil
@@ -268,6 +287,7 @@ func (r *Reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.stop()
 	if r.idle != nil {
 		r.idle.Stop()
 	}
@@ -459,6 +479,7 @@ func (r *Reader) readPDF(ctx context.Context, src io.ReaderAt, size int64) (*Doc
 	if err != nil {
 		return nil, err
 	}
+	r.addScanned(doc, src, size)
 	return doc, nil
 }
 
@@ -533,6 +554,8 @@ func pageText(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, i, maxChars int)
 	return strings.NewReplacer("\r\n", "\n", "\x00", "").Replace(text.Text), nil
 }
 
+// readAttachments lists the files of the EmbeddedFiles name tree, then
+// those of the pages' FileAttachment annotations.
 func (r *Reader) readAttachments(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, doc *Document) error {
 	count, err := inst.FPDFDoc_GetAttachmentCount(&requests.FPDFDoc_GetAttachmentCount{Document: pdf})
 	if err != nil {
@@ -545,26 +568,104 @@ func (r *Reader) readAttachments(inst pdfium.Pdfium, pdf references.FPDF_DOCUMEN
 			// PDFium lists name tree entries it cannot open.
 			continue
 		}
-		a := Attachment{}
-		if name, err := inst.FPDFAttachment_GetName(&requests.FPDFAttachment_GetName{Attachment: att.Attachment}); err == nil {
-			a.Name = name.Name
+		if err := r.readAttachment(inst, att.Attachment, doc, &left); err != nil {
+			return err
 		}
-		if st, err := inst.FPDFAttachment_GetSubtype(&requests.FPDFAttachment_GetSubtype{Attachment: att.Attachment}); err == nil && st.Subtype != nil {
-			a.MIME = *st.Subtype
+	}
+	for i := range doc.PageCount {
+		if len(doc.Attachments) >= maxAttachments {
+			break
 		}
-		// PDFium decodes the file in its own memory, which MaxMemory bounds.
-		file, err := inst.FPDFAttachment_GetFile(&requests.FPDFAttachment_GetFile{Attachment: att.Attachment})
-		if err != nil {
-			return r.engineError(inst, err)
+		if err := r.readAnnotationFiles(inst, pdf, i, doc, &left); err != nil {
+			return err
 		}
-		a.Size = int64(len(file.Contents))
-		if a.Size <= left && file.Contents != nil {
-			a.Data = file.Contents
-			left -= a.Size
-		}
-		doc.Attachments = append(doc.Attachments, a)
 	}
 	return nil
+}
+
+// readAnnotationFiles adds the files of page i's FileAttachment
+// annotations.
+func (r *Reader) readAnnotationFiles(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, i int, doc *Document, left *int64) error {
+	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: pdf, Index: i})
+	if err != nil {
+		// The page read as a page without text; it has no files either.
+		return nil
+	}
+	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
+	n, err := inst.FPDFPage_GetAnnotCount(&requests.FPDFPage_GetAnnotCount{Page: requests.Page{ByReference: &page.Page}})
+	if err != nil {
+		return nil
+	}
+	for k := 0; k < n.Count && len(doc.Attachments) < maxAttachments; k++ {
+		if err := r.readAnnotationFile(inst, pdf, &page.Page, k, doc, left); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAnnotationFile adds the file of annotation k of page when it is a
+// FileAttachment annotation.
+func (r *Reader) readAnnotationFile(inst pdfium.Pdfium, pdf references.FPDF_DOCUMENT, page *references.FPDF_PAGE, k int, doc *Document, left *int64) error {
+	annot, err := inst.FPDFPage_GetAnnot(&requests.FPDFPage_GetAnnot{Page: requests.Page{ByReference: page}, Index: k})
+	if err != nil {
+		return nil
+	}
+	defer inst.FPDFPage_CloseAnnot(&requests.FPDFPage_CloseAnnot{Annotation: annot.Annotation})
+	st, err := inst.FPDFAnnot_GetSubtype(&requests.FPDFAnnot_GetSubtype{Annotation: annot.Annotation})
+	if err != nil || st.Subtype != enums.FPDF_ANNOT_SUBTYPE_FILEATTACHMENT {
+		return nil
+	}
+	att, err := inst.FPDFAnnot_GetFileAttachment(&requests.FPDFAnnot_GetFileAttachment{Document: pdf, Annotation: annot.Annotation})
+	if err != nil {
+		// An annotation without a file.
+		return nil
+	}
+	return r.readAttachment(inst, att.Attachment, doc, left)
+}
+
+// readAttachment adds the file att, its contents while left allows.
+func (r *Reader) readAttachment(inst pdfium.Pdfium, att references.FPDF_ATTACHMENT, doc *Document, left *int64) error {
+	a := Attachment{}
+	if name, err := inst.FPDFAttachment_GetName(&requests.FPDFAttachment_GetName{Attachment: att}); err == nil {
+		a.Name = name.Name
+	}
+	if st, err := inst.FPDFAttachment_GetSubtype(&requests.FPDFAttachment_GetSubtype{Attachment: att}); err == nil && st.Subtype != nil {
+		a.MIME = *st.Subtype
+	}
+	// PDFium decodes the file in its own memory, which MaxMemory bounds.
+	file, err := inst.FPDFAttachment_GetFile(&requests.FPDFAttachment_GetFile{Attachment: att})
+	if err != nil {
+		return r.engineError(inst, err)
+	}
+	a.Size = int64(len(file.Contents))
+	if a.Size <= *left && file.Contents != nil {
+		a.Data = file.Contents
+		*left -= a.Size
+	}
+	doc.Attachments = append(doc.Attachments, a)
+	return nil
+}
+
+// addScanned adds the embedded files scanEmbedded found that PDFium did
+// not list: a file listed under the same name is kept, given the scanned
+// contents when PDFium could not read them.
+func (r *Reader) addScanned(doc *Document, src io.ReaderAt, size int64) {
+	left := r.limits.MaxAttachmentBytes
+	for _, a := range doc.Attachments {
+		left -= int64(len(a.Data))
+	}
+	for _, s := range scanEmbedded(src, size, left) {
+		k := slices.IndexFunc(doc.Attachments, func(a Attachment) bool {
+			return bytes.Equal(a.Data, s.Data) && s.Data != nil || strings.EqualFold(a.Name, s.Name) && s.Name != ""
+		})
+		switch {
+		case k < 0 && len(doc.Attachments) < maxAttachments:
+			doc.Attachments = append(doc.Attachments, s)
+		case k >= 0 && doc.Attachments[k].Data == nil && s.Data != nil:
+			doc.Attachments[k].Data, doc.Attachments[k].Size = s.Data, s.Size
+		}
+	}
 }
 
 // MaxRenderPixels bounds the image RenderPage draws: 35 million pixels, an

@@ -27,14 +27,14 @@
 //
 //	term    Invoice field  CII (under the root)                                              UBL
 //	-       Profile        ExchangedDocumentContext/GuidelineSpecifiedDocumentContextParameter/ID  CustomizationID
-//	BT-1    Number         ExchangedDocument/ID                                              ID
+//	BT-1    DocumentNumber ExchangedDocument/ID                                              ID
 //	BT-2    IssueDate      ExchangedDocument/IssueDateTime/DateTimeString                    IssueDate
 //	BT-3    TypeCode       ExchangedDocument/TypeCode                                        InvoiceTypeCode, CreditNoteTypeCode
 //	BT-5    Currency       …/ApplicableHeaderTradeSettlement/InvoiceCurrencyCode              DocumentCurrencyCode
 //	BT-9    DueDate        …/SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString        DueDate, else PaymentMeans/PaymentDueDate
-//	BT-27   SellerName     …/SellerTradeParty/Name                                           AccountingSupplierParty/Party/PartyLegalEntity/RegistrationName, else PartyName/Name
-//	BT-31   SellerVATID    …/SellerTradeParty/SpecifiedTaxRegistration/ID[@schemeID='VA']    …/Party/PartyTaxScheme[TaxScheme/ID='VAT']/CompanyID
-//	BT-84   SellerIBAN     …/SpecifiedTradeSettlementPaymentMeans/PayeePartyCreditorFinancialAccount/IBANID  PaymentMeans/PayeeFinancialAccount/ID
+//	BT-27   IssuerName     …/SellerTradeParty/Name                                           AccountingSupplierParty/Party/PartyLegalEntity/RegistrationName, else PartyName/Name
+//	BT-31   IssuerVATID    …/SellerTradeParty/SpecifiedTaxRegistration/ID[@schemeID='VA']    …/Party/PartyTaxScheme[TaxScheme/ID='VAT']/CompanyID
+//	BT-84   IssuerIBAN     …/SpecifiedTradeSettlementPaymentMeans/PayeePartyCreditorFinancialAccount/IBANID  PaymentMeans/PayeeFinancialAccount/ID
 //	BT-109  NetAmount      …/SpecifiedTradeSettlementHeaderMonetarySummation/TaxBasisTotalAmount  LegalMonetaryTotal/TaxExclusiveAmount
 //	BT-110  TaxAmount      …/SpecifiedTradeSettlementHeaderMonetarySummation/TaxTotalAmount  TaxTotal/TaxAmount
 //	BT-112  TotalAmount    …/SpecifiedTradeSettlementHeaderMonetarySummation/GrandTotalAmount  LegalMonetaryTotal/TaxInclusiveAmount

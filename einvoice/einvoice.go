@@ -42,21 +42,16 @@ type Invoice struct {
 	TypeCode string // BT-3, the UNTDID 1001 code: 380 invoice, 381 credit note, 384 corrected, 389 self-billed...
 	Kind     string // document.Invoice or document.CreditNote, from the root and the type code
 
-	Number    string // BT-1
-	IssueDate string // BT-2, YYYY-MM-DD
-	DueDate   string // BT-9, YYYY-MM-DD
-	Currency  string // BT-5, ISO 4217
-
-	// Amounts are decimal strings with a dot and the document's decimals,
-	// e.g. "1234.50".
-	NetAmount   string // BT-109, total without VAT
-	TaxAmount   string // BT-110, VAT total in the invoice currency
-	TotalAmount string // BT-112, total with VAT
-
-	SellerName  string // BT-27
-	SellerVATID string // BT-31 as written, upper-case, no spaces
-	SellerIBAN  string // BT-84 as written, upper-case, no spaces: the first valid IBAN, else the first stated
-	Language    string // the document's ISO 639-1 language, when it names one
+	// Fields are the header terms by the fields of package document:
+	// DocumentNumber BT-1, IssueDate BT-2 and DueDate BT-9 (YYYY-MM-DD),
+	// Currency BT-5 (ISO 4217), NetAmount BT-109 (the total without VAT),
+	// TaxAmount BT-110 (the VAT total in the invoice's currency),
+	// TotalAmount BT-112, and the seller's IssuerName BT-27, IssuerVATID
+	// BT-31 and IssuerIBAN BT-84 (the first valid IBAN, else the first
+	// stated), the two as written, upper-case, without spaces. Amounts are
+	// decimal strings with a dot and the document's decimals ("1234.50").
+	document.Fields
+	Language string // the document's ISO 639-1 language, when it names one
 
 	// Warnings say what the invoice states that cannot be right: an IBAN
 	// whose check digits fail, a VAT id of the wrong shape, net and tax that
@@ -78,23 +73,6 @@ type Warning struct {
 	Fields []string
 	// Message is one plain English sentence, fit to show a person.
 	Message string
-}
-
-// Values are the invoice's header terms by the field names of package
-// document, each term the invoice states.
-func (inv *Invoice) Values() map[string]string {
-	values := map[string]string{}
-	for name, v := range map[string]string{
-		document.DocumentNumber: inv.Number, document.IssueDate: inv.IssueDate, document.DueDate: inv.DueDate,
-		document.Currency: inv.Currency, document.NetAmount: inv.NetAmount, document.TaxAmount: inv.TaxAmount,
-		document.TotalAmount: inv.TotalAmount, document.IssuerName: inv.SellerName,
-		document.IssuerVATID: inv.SellerVATID, document.IssuerIBAN: inv.SellerIBAN,
-	} {
-		if v != "" {
-			values[name] = v
-		}
-	}
-	return values
 }
 
 // Error is why a document was refused: it is not XML, not an e-invoice, or
@@ -120,16 +98,31 @@ var attachmentNames = []string{
 // '/' or '\' separators) is a standard name of e-invoice XML embedded in a
 // PDF: factur-x.xml, zugferd-invoice.xml, ZUGFeRD-invoice.xml or
 // xrechnung.xml, in any case. Other .xml attachments may hold an e-invoice
-// too: try Parse on them after these, since it refuses a document that is
+// too (IsXMLAttachment): try Parse on them after these, since it refuses a document that is
 // not one at its root element.
 func IsEInvoiceAttachment(name string) bool {
-	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	base := strings.TrimSpace(path.Base(strings.ReplaceAll(name, `\`, "/")))
 	for _, n := range attachmentNames {
 		if strings.EqualFold(base, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsXMLAttachment reports whether a file embedded in a PDF may be XML and
+// so hold an e-invoice under a name no standard gives it: its name ends in
+// .xml in any case, its declared type is XML, or its bytes open with an XML
+// declaration.
+func IsXMLAttachment(name, mimeType string, data []byte) bool {
+	if strings.EqualFold(path.Ext(strings.TrimSpace(name)), ".xml") {
+		return true
+	}
+	if t := strings.ToLower(mimeType); t == "text/xml" || t == "application/xml" || strings.HasSuffix(t, "+xml") {
+		return true
+	}
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	return bytes.HasPrefix(data, []byte("<?xml"))
 }
 
 // Parse reads the header of the e-invoice in data. It returns an *Error when

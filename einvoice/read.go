@@ -231,8 +231,8 @@ func (r *reader) end() bool {
 		r.foreign--
 		return false
 	}
-	if r.foreign == 0 && r.inTaxGroup() && r.inv.SellerVATID == "" && strings.EqualFold(r.taxScheme, "VAT") {
-		r.inv.SellerVATID = r.companyID
+	if r.foreign == 0 && r.inTaxGroup() && r.inv.IssuerVATID == "" && strings.EqualFold(r.taxScheme, "VAT") {
+		r.inv.IssuerVATID = r.companyID
 	}
 	r.path = r.path[:l.pathLen]
 	return depth == 1
@@ -296,7 +296,7 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 	case termProfile:
 		set(&inv.Profile, strings.TrimSpace(s))
 	case termNumber:
-		set(&inv.Number, strings.TrimSpace(s))
+		set(&inv.DocumentNumber, strings.TrimSpace(s))
 	case termTypeCode:
 		set(&inv.TypeCode, typeCode(s))
 	case termIssueDate:
@@ -318,12 +318,12 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 			r.noteUnread(tm, s)
 		}
 	case termSellerName:
-		set(&inv.SellerName, name(s))
+		set(&inv.IssuerName, name(s))
 	case termSellerNameFallback:
 		set(&r.nameFallback, name(s))
 	case termSellerTaxID:
 		if strings.EqualFold(attr, "VA") {
-			set(&inv.SellerVATID, written(s))
+			set(&inv.IssuerVATID, written(s))
 		}
 	case termSellerCompanyID:
 		set(&r.companyID, written(s))
@@ -349,15 +349,15 @@ func (r *reader) date(s, format string) string {
 // tax total in the invoice currency, the kind.
 func (r *reader) finish() {
 	inv := r.inv
-	if inv.SellerName == "" {
-		inv.SellerName = r.nameFallback
+	if inv.IssuerName == "" {
+		inv.IssuerName = r.nameFallback
 	}
 	if inv.DueDate == "" {
 		inv.DueDate = r.dueFallback
 	}
 	inv.TaxAmount = pickTax(r.taxes, inv.Currency)
 	inv.Kind = kind(inv.TypeCode, r.creditRoot)
-	inv.SellerIBAN = r.payeeAccount()
+	inv.IssuerIBAN = r.payeeAccount()
 	inv.Warnings = r.warnings()
 }
 

@@ -31,10 +31,10 @@ func (r *reader) warnings() []Warning {
 	warn := func(format string, args []any, fields ...string) {
 		out = append(out, Warning{Fields: fields, Message: fmt.Sprintf(format, args...)})
 	}
-	if v := inv.SellerVATID; v != "" && !vatIDShaped(v) {
+	if v := inv.IssuerVATID; v != "" && !vatIDShaped(v) {
 		warn("The seller's VAT id %s does not have the shape of a VAT id of its country.", []any{v}, document.IssuerVATID)
 	}
-	switch v := inv.SellerIBAN; {
+	switch v := inv.IssuerIBAN; {
 	case v == "":
 	case !ibanShaped(v):
 		warn("The payment account %s is not an IBAN.", []any{v}, document.IssuerIBAN)
@@ -47,7 +47,7 @@ func (r *reader) warnings() []Warning {
 	}
 	for _, u := range unreadTerms {
 		text, ok := r.unread[u.term]
-		if !ok || inv.Values()[u.field] != "" {
+		if !ok || *inv.Field(u.field) != "" {
 			continue
 		}
 		warn("The %s %q is not %s.", []any{u.what, truncate(text, 40), u.isnt}, u.field)

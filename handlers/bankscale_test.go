@@ -34,7 +34,7 @@ func TestBankImportAtScale(t *testing.T) {
 
 	start := time.Now()
 	scaleDocuments(t, api, ws, documents)
-	worker := banking.New(banking.Options{Store: api.store, Files: api.files})
+	worker := banking.New(banking.Options{Store: api.store})
 	drain := func() {
 		for {
 			n, err := worker.RunDue(ctx)

@@ -60,8 +60,8 @@ func TestFileCorrections(t *testing.T) {
 		if !mapsEqual(got.Analysis.Confidence, wantConfidence) {
 			t.Errorf("%s: confidence %v, want %v", when, got.Analysis.Confidence, wantConfidence)
 		}
-		if got.DocumentDate != "2026-03-05T00:00:00Z" || str(got.DocumentDateSource) != "analysis" {
-			t.Errorf("%s: document date %s (%s), want the corrected issue date", when, got.DocumentDate, str(got.DocumentDateSource))
+		if got.DocumentDate != "2026-03-05T00:00:00Z" || str(got.DocumentDateSource) != "user" {
+			t.Errorf("%s: document date %s (%s), want the corrected issue date, the person's", when, got.DocumentDate, str(got.DocumentDateSource))
 		}
 	}
 	check("after the correction", got)
@@ -113,6 +113,49 @@ func TestFileCorrections(t *testing.T) {
 	body := map[string]any{"fields": map[string]any{"totalAmount": "1.00"}}
 	wantError(t, patch(api.otherClientClientKey, api.otherClient.ID, f.ID, body), http.StatusNotFound, "not_found", "not_found", "")
 	wantError(t, patch(api.other.accountantKey, api.other.client.ID, f.ID, body), http.StatusNotFound, "not_found", "not_found", "")
+}
+
+// TestCorrectedIssueDateDatesTheFile: a person's issue date dates the file
+// as theirs and moves it again when corrected again; a date the person set
+// themselves stays against a correction of the issue date and a later
+// reading, and clearing it gives back the issue date's; an issue date the
+// person cleared leaves the upload time.
+func TestCorrectedIssueDateDatesTheFile(t *testing.T) {
+	api := newTestAPI(t)
+	ws := api.mustCreateWorkspace(api.client.ID, "Accounts")
+	f := api.flUploadBytes(t, api.client.ID, ws, "inv.pdf", []byte("%PDF-1.4 inv"))
+	source := db.TextFromPDF
+	read := db.AnalysisResult{Status: db.AnalysisDone, Source: &source,
+		Fields:     &db.DocumentFields{Values: map[string]string{document.IssueDate: "2026-01-10"}},
+		Confidence: map[string]float64{document.IssueDate: 0.9},
+		Text:       &db.FileText{Text: "Rechnung vom 10.01.2026", Pages: 1, Source: source}}
+	api.dcAnalyze(t, nil, map[string]db.AnalysisResult{"inv.pdf": read})
+	patch := func(body any) flFile {
+		t.Helper()
+		return flDecodeFile(t, api.do(request{method: "PATCH", path: "/v1/files/" + f.ID, key: api.accountantKey,
+			clientID: api.client.ID, body: body}), http.StatusOK)
+	}
+	want := func(when string, got flFile, date, source string) {
+		t.Helper()
+		if got.DocumentDate != date+"T00:00:00Z" || str(got.DocumentDateSource) != source {
+			t.Errorf("%s: document date %s (%s), want %s (%s)", when, got.DocumentDate, str(got.DocumentDateSource), date, source)
+		}
+	}
+	want("read", flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK), "2026-01-10", "analysis")
+	want("corrected", patch(map[string]any{"fields": map[string]any{"issueDate": "2026-01-12"}}), "2026-01-12", "user")
+	want("corrected again", patch(map[string]any{"fields": map[string]any{"issueDate": "2026-01-14"}}), "2026-01-14", "user")
+	if _, err := api.store.QueueAnalysis(t.Context(), api.client.ID, f.ID); err != nil {
+		t.Fatal(err)
+	}
+	api.dcAnalyze(t, nil, map[string]db.AnalysisResult{"inv.pdf": read})
+	want("read again", flDecodeFile(t, api.flGetFile(api.accountantKey, api.client.ID, f.ID), http.StatusOK), "2026-01-14", "user")
+	if got := patch(map[string]any{"fields": map[string]any{"issueDate": nil}}); got.DocumentDate != f.CreatedAt || got.DocumentDateSource != nil {
+		t.Errorf("the issue date cleared: document date %s (%s), want the upload's %s", got.DocumentDate, str(got.DocumentDateSource), f.CreatedAt)
+	}
+	want("set and corrected at once", patch(map[string]any{"documentDate": "2026-02-01T00:00:00Z",
+		"fields": map[string]any{"issueDate": "2026-01-20"}}), "2026-02-01", "user")
+	want("the person's date kept", patch(map[string]any{"fields": map[string]any{"issueDate": "2026-01-21"}}), "2026-02-01", "user")
+	want("the person's date cleared", patch(map[string]any{"documentDate": nil}), "2026-01-21", "user")
 }
 
 func mapsEqual(a, b map[string]float64) bool {

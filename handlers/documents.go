@@ -213,12 +213,13 @@ func documentFields(body *object) map[string]*string {
 	}
 	out := map[string]*string{}
 	for _, name := range slices.Sorted(maps.Keys(fields.fields)) {
-		if !document.IsField(name) {
+		spec, ok := document.SpecOf(name)
+		if !ok {
 			fields.v.add(issue{Code: "unrecognized_keys", Path: fields.at(name),
 				Message: fmt.Sprintf("Unrecognized key '%s': the fields are %s", name, strings.Join(document.FieldNames, ", "))})
 			continue
 		}
-		f := fields.string(name, fieldRules[name])
+		f := fields.string(name, fieldRule(spec))
 		if !f.Set {
 			continue
 		}
@@ -226,25 +227,21 @@ func documentFields(body *object) map[string]*string {
 			out[name] = nil
 			continue
 		}
-		if v, ok := fieldValue(fields, name, f.Value); ok {
+		if v, ok := fieldValue(fields, spec, f.Value); ok {
 			out[name] = &v
 		}
 	}
 	return out
 }
 
-// fieldRules are the limits of each field's value as a person sets it.
-var fieldRules = map[string]stringRule{
-	document.DocumentNumber: {presence: nullable, trim: true, name: true, min: 1, max: 200},
-	document.IssueDate:      {presence: nullable, trim: true, max: 10},
-	document.DueDate:        {presence: nullable, trim: true, max: 10},
-	document.Currency:       {presence: nullable, trim: true, max: 3},
-	document.NetAmount:      {presence: nullable, trim: true, max: 30},
-	document.TaxAmount:      {presence: nullable, trim: true, max: 30},
-	document.TotalAmount:    {presence: nullable, trim: true, max: 30},
-	document.IssuerName:     {presence: nullable, trim: true, name: true, min: 1, max: 500},
-	document.IssuerVATID:    {presence: nullable, trim: true, max: 40},
-	document.IssuerIBAN:     {presence: nullable, trim: true, max: 40},
+// fieldRule is the limits of a field's value as a person sets it: a
+// number or a name is a name's text, of at least one character.
+func fieldRule(spec document.FieldSpec) stringRule {
+	rule := stringRule{presence: nullable, trim: true, max: spec.Max}
+	if spec.Type == document.TypeText {
+		rule.name, rule.min = true, 1
+	}
+	return rule
 }
 
 var (
@@ -256,25 +253,25 @@ var (
 
 // fieldValue checks a field's value for its type and gives it in the form
 // the fields hold: an id upper-case without spaces.
-func fieldValue(o *object, name, v string) (string, bool) {
+func fieldValue(o *object, spec document.FieldSpec, v string) (string, bool) {
 	bad := func(validation, message string) (string, bool) {
-		o.v.add(issue{Code: "invalid_string", Path: o.at(name), Validation: validation, Message: message})
+		o.v.add(issue{Code: "invalid_string", Path: o.at(spec.Name), Validation: validation, Message: message})
 		return "", false
 	}
-	switch name {
-	case document.IssueDate, document.DueDate:
+	switch spec.Type {
+	case document.TypeDate:
 		if _, err := time.Parse(time.DateOnly, v); err != nil || !isoDay.MatchString(v) {
 			return bad("date", "Invalid date: a real day as YYYY-MM-DD")
 		}
-	case document.Currency:
+	case document.TypeCurrency:
 		if !isoCurrency.MatchString(v) {
 			return bad("regex", "Invalid currency: an ISO 4217 code of three capital letters")
 		}
-	case document.NetAmount, document.TaxAmount, document.TotalAmount:
+	case document.TypeAmount:
 		if !decimal.MatchString(v) {
 			return bad("regex", "Invalid amount: a decimal number with a dot and no thousands separator")
 		}
-	case document.IssuerVATID, document.IssuerIBAN:
+	case document.TypeID:
 		v = strings.ToUpper(strings.Join(strings.Fields(v), ""))
 		if !identifier.MatchString(v) {
 			return bad("regex", "Invalid id: 4 to 40 letters or digits")

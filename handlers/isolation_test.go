@@ -152,7 +152,7 @@ var isoTables = []struct{ name, head, from, order string }{
 	{"bank_transactions", `t.client_id, t.id, 'transaction', t.account_id, ''`, `bank_transactions t`, `t.rowid`},
 	{"bank_transaction_matches", `t.client_id, t.transaction_id || ' ' || t.file_id, '', '', ''`,
 		`bank_transaction_matches t`, `t.transaction_id, t.file_id`},
-	{"matching_jobs", `t.client_id, t.target || ' ' || t.target_id, '', '', ''`, `matching_jobs t`, `t.target, t.target_id`},
+	{"bank_jobs", `t.client_id, t.target || ' ' || t.target_id, '', '', ''`, `bank_jobs t`, `t.target, t.target_id`},
 	{"webhooks", `'webhooks:firm:' || t.firm_id, t.id, 'webhook', '', ''`, `webhooks t`, `t.rowid`},
 	// The payload as text, so that its tokens can be checked.
 	{"webhook_events", `'webhooks:' || coalesce(t.client_id, 'firm:' || t.firm_id), t.id, 'event', '', ''`,

@@ -46,7 +46,17 @@ func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker
 	}
 	// Each lane's workers may read a PDF at once: the OCR lane draws the
 	// pages of scans.
-	s.reader = docread.OpenReader(ctx, docread.Options{Instances: workers + fastWorkers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")})
+	opts := docread.Options{Instances: workers + fastWorkers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")}
+	if compile := cfg.CompilePDFReader; compile != nil {
+		opts.Compile = func(ctx context.Context, dir string) error {
+			err := compile(ctx, dir)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("the PDF reader is compiled in the server's process: compiling it in another failed", "error", err)
+			}
+			return err
+		}
+	}
+	s.reader = docread.OpenReader(ctx, opts)
 	worker := analysis.New(analysis.Options{Store: s.store, Files: s.files, Reader: s.reader,
 		Workers: workers, FastWorkers: fastWorkers,
 		OCR: engine, NoOCR: noOCR,

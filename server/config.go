@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -84,6 +85,11 @@ type Config struct {
 	// CacheDir holds what serve may rebuild (the compiled PDF reader); ""
 	// is the data dir's cache/.
 	CacheDir string
+	// CompilePDFReader, when set, compiles the PDF reader into its cache
+	// directory in another process (cmd runs this binary again), so that
+	// the server never holds the compiler's memory; nil compiles in the
+	// server's process.
+	CompilePDFReader func(ctx context.Context, cacheDir string) error
 	// AnalysisWorkers is how many stored files are read with OCR at once;
 	// 0 means the number of cores.
 	AnalysisWorkers int

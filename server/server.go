@@ -228,7 +228,7 @@ func (s *Server) newWorkers(ctx context.Context, c checked) error {
 	if err != nil {
 		return err
 	}
-	matching := banking.New(banking.Options{Store: s.store, Files: s.files, Now: cfg.Now, Logger: s.log})
+	bankWorker := banking.New(banking.Options{Store: s.store, Now: cfg.Now, Logger: s.log})
 	s.workers = append(s.workers,
 		// A reading cut off by the stop is given back, to be done after
 		// the next start.
@@ -236,7 +236,7 @@ func (s *Server) newWorkers(ctx context.Context, c checked) error {
 		// The PDF engine compiles (seconds on a first start) while the
 		// server already answers; a PDF read meanwhile waits for it.
 		worker{"pdf reader", s.warmReader},
-		worker{"matching", matching.Run},
+		worker{"banking", bankWorker.Run},
 	)
 	if bucket, ok := s.files.(*filestore.Bucket); ok {
 		s.workers = append(s.workers, worker{"bucket sweep", func(ctx context.Context) error {
