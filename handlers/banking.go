@@ -118,25 +118,24 @@ func amountPtr(units *int64, currency string) *string {
 	return &s
 }
 
-// maxStatementImports is how many statement imports read and import their
-// files at once; the others wait their turn before reading theirs. A file
-// is read whole, and its parse and import take some ten times its size,
-// so that this bounds the memory of imports to some 500 MiB; their writes
-// take turns in the single writer anyway.
+// maxStatementImports is how many statement imports parse and import
+// their files at once; the others wait their turn with their file read. A
+// parse and import hold several times the file's size, which this bounds;
+// their writes take turns in the single writer anyway.
 const maxStatementImports = 2
 
 // importStatement answers POST /v1/bank-statements: the file is read,
 // checked and imported, or refused whole.
 func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	up, err := h.readInMemory(w, r, bankstatement.MaxSize)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	select {
 	case h.statementImports <- struct{}{}:
 		defer func() { <-h.statementImports }()
 	case <-r.Context().Done():
-		return
-	}
-	up, err := h.readInMemory(w, r, bankstatement.MaxSize)
-	if err != nil {
-		h.fail(w, r, err)
 		return
 	}
 	var v validator
