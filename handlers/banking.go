@@ -124,6 +124,10 @@ func amountPtr(units *int64, currency string) *string {
 // their writes take turns in the single writer anyway.
 const maxStatementImports = 2
 
+// statementImportTime bounds a statement import's wait for its turn, its
+// parse and import, and its answer, once its file is read.
+const statementImportTime = 5 * time.Minute
+
 // importStatement answers POST /v1/bank-statements: the file is read,
 // checked and imported, or refused whole.
 func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -132,6 +136,11 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 		h.fail(w, r, err)
 		return
 	}
+	// The upload's deadlines followed its bytes; with the file read, the
+	// turn, parse and import have the time a request has.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(statementImportTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(statementImportTime))
 	select {
 	case h.statementImports <- struct{}{}:
 		defer func() { <-h.statementImports }()
