@@ -122,7 +122,7 @@ func amountPtr(units *int64, currency string) *string {
 // their files at once; the others wait their turn with their file read. A
 // parse and import hold several times the file's size, which this bounds;
 // their writes take turns in the single writer anyway.
-const maxStatementImports = 2
+const maxStatementImports = 1
 
 // statementImportTime bounds a statement import's wait for its turn, its
 // parse and import, and its answer, once its file is read.
