@@ -33,6 +33,8 @@ var layers = map[string]int{
 	"acctapi/analysis": 3,
 	// Matches transactions to documents in the background.
 	"acctapi/banking": 3,
+	// Writes the DATEV exports in the background.
+	"acctapi/exports": 3,
 	// Turns a parsed bank statement file into the store's import; the
 	// upload and the analysis share it.
 	"acctapi/bankimport": 2,
@@ -60,6 +62,12 @@ var layers = map[string]int{
 	"acctapi/bankstatement": 0,
 	// The rules that match bank transactions to documents, without SQL.
 	"acctapi/matching": 1,
+	// Writes DATEV's Buchungsstapel, document.xml and their ZIP, and the
+	// rules of booking a document; imports nothing of ours.
+	"acctapi/datev": 1,
+	// Test support: checks an export's ZIP against DATEV's format
+	// description; imports nothing of ours.
+	"acctapi/datev/datevtest": 1,
 	// Reads e-invoice XML into header fields: bytes in, values out.
 	"acctapi/einvoice": 1,
 	// Reads fields from a document's text.

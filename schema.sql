@@ -44,8 +44,8 @@ CREATE TABLE bank_accounts (
     UNIQUE (client_id, account_ref)
 );
 
-CREATE TABLE "bank_jobs" (
-    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file')),
+CREATE TABLE bank_jobs (
+    target          TEXT    NOT NULL CHECK (target IN ('statement', 'file', 'client')),
     target_id       TEXT    NOT NULL,
     client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     attempts        INTEGER NOT NULL DEFAULT 0,
@@ -120,6 +120,15 @@ CREATE TABLE 'bank_transactions_search_docsize'(id INTEGER PRIMARY KEY, sz BLOB)
 
 CREATE TABLE 'bank_transactions_search_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 
+CREATE TABLE booking_lessons (
+    firm_id    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
+    supplier   TEXT    NOT NULL,
+    account    TEXT    NOT NULL,
+    tax_key    TEXT,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (firm_id, supplier)
+) WITHOUT ROWID;
+
 CREATE TABLE clients (
     id                   TEXT    NOT NULL PRIMARY KEY,
     firm_id              TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
@@ -136,7 +145,7 @@ CREATE TABLE clients (
     address_country_code TEXT,
     archived_at          INTEGER,
     created_at           INTEGER NOT NULL,
-    updated_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL, vat_ids TEXT,
     UNIQUE (firm_id, slug)
 );
 
@@ -197,6 +206,68 @@ CREATE TABLE collects (
     deleted_at   INTEGER
 );
 
+CREATE TABLE counterparties (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    client_id  TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    role       TEXT    NOT NULL CHECK (role IN ('supplier', 'customer')),
+    name       TEXT    NOT NULL,
+    vat_id     TEXT,
+    iban       TEXT,
+    account    INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (client_id, account)
+);
+
+CREATE TABLE counterparty_keys (
+    client_id       TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    role            TEXT NOT NULL,
+    key             TEXT NOT NULL,
+    counterparty_id TEXT NOT NULL REFERENCES counterparties (id) ON DELETE CASCADE,
+    PRIMARY KEY (client_id, role, key)
+) WITHOUT ROWID;
+
+CREATE TABLE export_files (
+    export_id   TEXT    NOT NULL REFERENCES exports (id) ON DELETE CASCADE,
+    file_id     TEXT    NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    client_id   TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    exported_at INTEGER NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    PRIMARY KEY (export_id, file_id)
+) WITHOUT ROWID;
+
+CREATE TABLE exports (
+    id                   TEXT    NOT NULL PRIMARY KEY,
+    client_id            TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    format               TEXT    NOT NULL CHECK (format IN ('datev')),
+    from_date            TEXT    NOT NULL,
+    to_date              TEXT    NOT NULL,
+    status               TEXT    NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    document_count       INTEGER NOT NULL DEFAULT 0,
+    row_count            INTEGER NOT NULL DEFAULT 0,
+    skipped              TEXT    NOT NULL DEFAULT '[]',
+    changed_since_export TEXT    NOT NULL DEFAULT '[]',
+    reason               TEXT,
+    size                 INTEGER,
+    sha256               BLOB,
+    claimed_at           INTEGER,
+    attempts             INTEGER NOT NULL DEFAULT 0,
+    created_at           INTEGER NOT NULL,
+    finished_at          INTEGER
+);
+
+CREATE TABLE file_bookings (
+    file_id         TEXT    NOT NULL PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    client_id       TEXT    NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    counterparty_id TEXT    REFERENCES counterparties (id) ON DELETE SET NULL,
+    account         TEXT,
+    contra_account  TEXT,
+    tax_key         TEXT,
+    text            TEXT,
+    source          TEXT    NOT NULL CHECK (source IN ('rule', 'learned', 'user')),
+    updated_at      INTEGER NOT NULL
+);
+
 CREATE TABLE file_labels (
     file_id  TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
     label_id TEXT NOT NULL REFERENCES labels (id) ON DELETE CASCADE,
@@ -251,7 +322,7 @@ CREATE TABLE files (
     CHECK (analysis_kind IN ('invoice', 'credit_note', 'receipt', 'bank_statement', 'payslip', 'tax_notice', 'contract', 'other')), analysis_confidence TEXT, analysis_warnings TEXT, user_fields TEXT, total_amount INTEGER
     GENERATED ALWAYS AS (CAST(round(CASE WHEN json_type(user_fields, '$.totalAmount') IS NOT NULL
         THEN json_extract(user_fields, '$.totalAmount') ELSE json_extract(analysis_fields, '$.totalAmount') END
-        * 100000) AS INTEGER)) VIRTUAL);
+        * 100000) AS INTEGER)) VIRTUAL, direction TEXT CHECK (direction IN ('received', 'issued')), payment_status TEXT CHECK (payment_status IN ('open', 'partial', 'paid')), open_amount INTEGER);
 
 CREATE TABLE firms (
     id         TEXT    NOT NULL PRIMARY KEY,
@@ -297,6 +368,19 @@ CREATE TABLE labels (
     created_at   INTEGER NOT NULL,
     updated_at   INTEGER NOT NULL,
     UNIQUE (workspace_id, name)
+);
+
+CREATE TABLE ledger_settings (
+    client_id               TEXT    NOT NULL PRIMARY KEY REFERENCES clients (id) ON DELETE CASCADE,
+    chart                   TEXT    CHECK (chart IN ('SKR03', 'SKR04')),
+    consultant_number       INTEGER CHECK (consultant_number BETWEEN 1001 AND 9999999),
+    client_number           INTEGER CHECK (client_number BETWEEN 1 AND 99999),
+    fiscal_year_start       TEXT    NOT NULL DEFAULT '01-01',
+    account_length          INTEGER NOT NULL DEFAULT 4 CHECK (account_length BETWEEN 4 AND 8),
+    bank_accounts           TEXT    NOT NULL DEFAULT '[]',
+    default_expense_account TEXT,
+    default_revenue_account TEXT,
+    updated_at              INTEGER NOT NULL
 );
 
 CREATE TABLE mail_outbox (
@@ -550,9 +634,23 @@ CREATE INDEX collects_workspace_title ON collects (client_id, workspace_id, titl
 
 CREATE INDEX collects_workspace_updated ON collects (client_id, workspace_id, updated_at, id) WHERE deleted_at IS NULL;
 
+CREATE INDEX counterparties_client_created ON counterparties (client_id, created_at, id);
+
+CREATE INDEX counterparty_keys_counterparty ON counterparty_keys (counterparty_id);
+
+CREATE INDEX export_files_file ON export_files (file_id, exported_at);
+
+CREATE INDEX exports_client_created ON exports (client_id, created_at, id);
+
+CREATE INDEX exports_queued ON exports (status, created_at) WHERE status IN ('queued', 'running');
+
+CREATE INDEX file_bookings_counterparty ON file_bookings (counterparty_id);
+
 CREATE INDEX file_labels_label ON file_labels (label_id);
 
 CREATE INDEX files_client_created ON files (client_id, created_at, id);
+
+CREATE INDEX files_client_direction ON files (client_id, direction) WHERE direction IS NOT NULL;
 
 CREATE INDEX files_client_document_date ON files (client_id, document_date, id);
 

@@ -70,7 +70,7 @@ func withLessons(ctx context.Context, store lessonsSource, clientID string, r db
 		}
 	}
 	if found := docfields.ReadAnchors(pages, anchors); len(found) > 0 {
-		r.Fields = &db.DocumentFields{Values: maps.Clone(r.Fields.Values), EInvoice: r.Fields.EInvoice}
+		r.Fields = &db.DocumentFields{Values: maps.Clone(r.Fields.Values), EInvoice: r.Fields.EInvoice, Terms: r.Fields.Terms}
 		r.Confidence = maps.Clone(r.Confidence)
 		if r.Confidence == nil {
 			r.Confidence = map[string]float64{}

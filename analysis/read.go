@@ -48,6 +48,8 @@ type reading struct {
 	// db.TextFromEInvoice.
 	source   string
 	eInvoice *db.EInvoice
+	// terms are the buyer and the discount for early payment it found.
+	terms    db.PaymentTerms
 	warnings []string
 	// statements are the bank statement the file is, parsed once: the
 	// import takes them from here.
@@ -66,6 +68,10 @@ func (r *reading) fill(later reading) {
 	}
 	if r.whole {
 		return
+	}
+	if r.terms.DiscountDueDate == "" && later.terms.DiscountDueDate != "" {
+		r.terms.DiscountPercent, r.terms.DiscountAmount, r.terms.DiscountDueDate =
+			later.terms.DiscountPercent, later.terms.DiscountAmount, later.terms.DiscountDueDate
 	}
 	for _, name := range document.FieldNames {
 		if v, l := r.fields.Field(name), *later.fields.Field(name); *v == "" && l != "" {
@@ -107,7 +113,7 @@ func resultOf(doc *docread.Document, src io.ReaderAt, size int64, noOCR string, 
 	text := &db.FileText{Text: doc.Text(), Pages: max(doc.PageCount, len(doc.Pages)), Source: db.TextFromPDF}
 	result := db.AnalysisResult{Status: db.AnalysisDone, Source: &text.Source, Text: text,
 		Kind: nonEmpty(read.kind), Language: nonEmpty(read.language), Confidence: read.confidence,
-		Fields: &db.DocumentFields{Values: read.fields.Values(), EInvoice: read.eInvoice}, Warnings: read.warnings}
+		Fields: &db.DocumentFields{Values: read.fields.Values(), EInvoice: read.eInvoice, Terms: termsOf(read.terms)}, Warnings: read.warnings}
 	if read.source != "" {
 		result.Source = &read.source
 		if doc.Format == docread.FormatXML {
@@ -162,7 +168,9 @@ func (eInvoiceReader) read(in input) (reading, bool) {
 		return reading{}, false
 	}
 	r := reading{kind: inv.Kind, language: document.CleanField(strings.ToLower(inv.Language)),
-		fields: cleaned(inv.Fields), source: db.TextFromEInvoice, eInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile}}
+		fields: cleaned(inv.Fields), source: db.TextFromEInvoice, eInvoice: &db.EInvoice{Syntax: inv.Syntax, Profile: inv.Profile},
+		terms: db.PaymentTerms{BuyerName: inv.BuyerName, BuyerVATID: inv.BuyerVATID, BuyerIBAN: inv.BuyerIBAN,
+			DiscountPercent: inv.DiscountPercent, DiscountAmount: inv.DiscountAmount, DiscountDueDate: inv.DiscountDueDate}}
 	r.confidence = certain(r.fields)
 	for _, w := range inv.Warnings {
 		r.warnings = append(r.warnings, w.Message)
@@ -188,7 +196,10 @@ func (textReader) read(in input) (reading, bool) {
 	}
 	read := docfields.ReadPages(pages)
 	r := reading{kind: read.Kind, language: document.CleanField(read.Language), fields: cleaned(read.Fields),
-		confidence: map[string]float64{}}
+		confidence: map[string]float64{}, terms: db.PaymentTerms{DiscountPercent: read.Discount.Percent, DiscountDueDate: read.Discount.Until}}
+	for _, w := range read.Warnings {
+		r.warnings = append(r.warnings, w.Message)
+	}
 	for name := range r.fields.Values() {
 		// A value the reader gave no confidence is as likely wrong as
 		// right.
@@ -210,6 +221,18 @@ func cleaned(f document.Fields) document.Fields {
 		*v = document.CleanField(*v)
 	}
 	return f
+}
+
+// termsOf is what the store keeps of a document's buyer and discount, each
+// value without format characters; nil when it says nothing of them.
+func termsOf(t db.PaymentTerms) *db.PaymentTerms {
+	for _, v := range []*string{&t.BuyerName, &t.BuyerVATID, &t.BuyerIBAN, &t.DiscountPercent, &t.DiscountAmount, &t.DiscountDueDate} {
+		*v = document.CleanField(*v)
+	}
+	if t == (db.PaymentTerms{}) {
+		return nil
+	}
+	return &t
 }
 
 // certain is a confidence of 1 in each value of f.

@@ -185,8 +185,8 @@ func TestPermissions(t *testing.T) {
 		}
 		for _, p := range perms {
 			if strings.HasPrefix(string(p), "clients:") || strings.HasPrefix(string(p), "accountant_users:") || strings.HasPrefix(string(p), "webhooks:") ||
-				strings.HasPrefix(string(p), "firm:") {
-				t.Errorf("PermissionsFor(Client) holds %v, want no clients:*, accountant_users:*, webhooks:* or firm:*", p)
+				strings.HasPrefix(string(p), "firm:") || strings.HasPrefix(string(p), "exports:") {
+				t.Errorf("PermissionsFor(Client) holds %v, want no clients:*, accountant_users:*, webhooks:*, firm:* or exports:*", p)
 			}
 		}
 	})
@@ -198,6 +198,7 @@ func TestPermissions(t *testing.T) {
 			auth.FilesRead, auth.FilesWrite, auth.ClientsRead, auth.ClientsWrite,
 			auth.AccountantUsersRead, auth.AccountantUsersWrite, auth.WebhooksRead, auth.WebhooksWrite,
 			auth.CollectsRead, auth.CollectsWrite, auth.MailSend, auth.FirmRead, auth.FirmWrite, auth.BankingRead, auth.BankingWrite,
+			auth.ExportsRead, auth.ExportsWrite,
 		}
 		got := auth.PermissionsFor(auth.Accountant)
 		if !slices.Equal(got, want) {
@@ -212,7 +213,7 @@ func TestPermissions(t *testing.T) {
 
 	t.Run("client may not hold admin permissions", func(t *testing.T) {
 		for _, p := range []string{"clients:read", "clients:write", "accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write",
-			"firm:read", "firm:write"} {
+			"firm:read", "firm:write", "exports:read", "exports:write"} {
 			if _, err := auth.ParsePermissions(auth.Client, []string{p}); err == nil {
 				t.Errorf("ParsePermissions(Client, [%s]): got nil, want an error", p)
 			}

@@ -35,6 +35,8 @@ const (
 	FirmWrite            Permission = "firm:write"
 	BankingRead          Permission = "banking:read"
 	BankingWrite         Permission = "banking:write"
+	ExportsRead          Permission = "exports:read"
+	ExportsWrite         Permission = "exports:write"
 	// MailSend lets a request mail in the firm's name: a collect link to an
 	// address, an invitation.
 	MailSend Permission = "mail:send"
@@ -54,11 +56,12 @@ var accountantPermissions = []Permission{
 	UsersRead, UsersWrite, FilesRead, FilesWrite, ClientsRead, ClientsWrite,
 	AccountantUsersRead, AccountantUsersWrite, WebhooksRead, WebhooksWrite,
 	CollectsRead, CollectsWrite, MailSend, FirmRead, FirmWrite, BankingRead, BankingWrite,
+	ExportsRead, ExportsWrite,
 }
 
 // firmOnlyResources are the resources of the firm as a whole, which client
 // keys never reach.
-var firmOnlyResources = []string{"clients:", "accountant_users:", "webhooks:", "firm:"}
+var firmOnlyResources = []string{"clients:", "accountant_users:", "webhooks:", "firm:", "exports:"}
 
 // PermissionsFor returns every permission a key of the kind may hold.
 // Client keys never reach the firm's own resources (firmOnlyResources).
@@ -68,11 +71,26 @@ func PermissionsFor(kind Kind) []Permission {
 	}
 	var perms []Permission
 	for _, p := range accountantPermissions {
-		if !slices.ContainsFunc(firmOnlyResources, func(prefix string) bool { return strings.HasPrefix(string(p), prefix) }) {
+		if !firmOnly(p) {
 			perms = append(perms, p)
 		}
 	}
 	return perms
+}
+
+// FirmOnly lists the permissions only accountant keys may hold.
+func FirmOnly() []Permission {
+	var perms []Permission
+	for _, p := range accountantPermissions {
+		if firmOnly(p) {
+			perms = append(perms, p)
+		}
+	}
+	return perms
+}
+
+func firmOnly(p Permission) bool {
+	return slices.ContainsFunc(firmOnlyResources, func(prefix string) bool { return strings.HasPrefix(string(p), prefix) })
 }
 
 // optInPermissions are those a client key holds only when minted with them

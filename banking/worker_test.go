@@ -17,6 +17,7 @@ import (
 )
 
 type fixture struct {
+	firmID   string
 	store    *db.DB
 	files    *filestore.Store
 	worker   *banking.Worker
@@ -52,7 +53,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{store: store, files: files, clientID: client.ID, ws: ws.ID,
+	return &fixture{firmID: firm.ID, store: store, files: files, clientID: client.ID, ws: ws.ID,
 		worker: banking.New(banking.Options{Store: store})}
 }
 
@@ -369,5 +370,153 @@ func TestMatchingReadsCorrectedTotal(t *testing.T) {
 	txs := f.transactions(t)
 	if txs[0].Status != db.TransactionMatched || len(txs[0].Matches) != 1 || txs[0].Matches[0].FileID != invoice {
 		t.Errorf("after the correction: got %s %+v, want matched to the invoice", txs[0].Status, txs[0].Matches)
+	}
+}
+
+// TestPaymentsNotOneToOne runs the worker over a client's own invoices, a
+// discount, instalments and one transfer for two invoices, and checks each
+// document's direction and payment state, and what a person's decision
+// does to them.
+func TestPaymentsNotOneToOne(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.store.UpdateClient(ctx, f.firmID, f.clientID, db.ClientUpdate{
+		VATIDs: db.Update[[]string]{Set: true, Value: &[]string{"DE811223344"}}}); err != nil {
+		t.Fatal(err)
+	}
+	doc := func(kind, number, date, total, issuer, vat string, terms *db.PaymentTerms) string {
+		return f.mustDocument(t, kind, db.DocumentFields{Values: map[string]string{document.DocumentNumber: number,
+			document.IssueDate: date, document.Currency: "EUR", document.TotalAmount: total, document.IssuerName: issuer,
+			document.IssuerVATID: vat}, Terms: terms})
+	}
+	sales := doc("invoice", "AR-2026-15", "2026-03-06", "1428.00", "Client", "DE811223344", &db.PaymentTerms{BuyerName: "Hotel Adler GmbH"})
+	skonto := doc("invoice", "RE-2026-0205", "2026-03-02", "2000.00", "Müller Mehl GmbH", "DE999999999",
+		&db.PaymentTerms{DiscountPercent: "2", DiscountDueDate: "2026-03-16"})
+	instalments := doc("invoice", "EK-2026-17", "2026-03-04", "1500.00", "Elektro Krause GmbH", "DE888888888", nil)
+	first := doc("invoice", "MB-2026-090", "2026-03-02", "210.00", "Molkerei Berger eG", "DE777777777", nil)
+	second := doc("invoice", "MB-2026-091", "2026-03-05", "185.50", "Molkerei Berger eG", "DE777777777", nil)
+	unpaid := doc("invoice", "ZN-511", "2026-03-02", "800.00", "Zucker Nord AG", "DE666666666", nil)
+	// Another client of the firm holds the invoice a payment names.
+	client, err := f.store.CreateClient(ctx, f.firmID, db.ClientCreate{Name: "Other", Type: db.ClientLegalPerson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := f.store.CreateWorkspace(ctx, client.ID, "Accounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *f
+	other.clientID, other.ws = client.ID, ws.ID
+	other.mustDocument(t, "invoice", db.DocumentFields{Values: map[string]string{document.DocumentNumber: "HV-2026-900",
+		document.IssueDate: "2026-03-02", document.Currency: "EUR", document.TotalAmount: "300.00", document.IssuerName: "Hofmann"}})
+	f.mustImport(t, mt940(account, "10000.00",
+		entry{date: "2026-03-19", amount: "1428.00", name: "HOTEL ADLER", text: "Rechnung AR-2026-15"},
+		entry{date: "2026-03-14", amount: "-1960.00", name: "MUELLER MEHL", text: "RE-2026-0205 abzgl. 2% Skonto"},
+		entry{date: "2026-03-25", amount: "-1000.00", name: "ELEKTRO KRAUSE", text: "EK-2026-17 Anzahlung"},
+		entry{date: "2026-03-18", amount: "-395.50", name: "MOLKEREI BERGER", text: "MB-2026-090 MB-2026-091"},
+		entry{date: "2026-03-20", amount: "-700.00", name: "ZUCKER NORD", text: "ZN-511"},
+		entry{date: "2026-03-21", amount: "-300.00", name: "HOFMANN", text: "HV-2026-900"}))
+	f.drain(t)
+
+	state := func(id string) string {
+		t.Helper()
+		file, err := f.store.FindFile(ctx, f.clientID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := file.Payment
+		s := fmt.Sprintf("%v", p.Direction)
+		if p.Direction != nil {
+			s = *p.Direction
+		}
+		if p.Status != nil {
+			s += " " + *p.Status + " " + fmt.Sprint(*p.OpenAmount/1000)
+		}
+		return s
+	}
+	for _, tc := range []struct{ id, want string }{
+		{sales, "issued paid 0"},
+		{skonto, "received paid 0"},
+		{instalments, "received partial 50000"},
+		{first, "received paid 0"},
+		{second, "received paid 0"},
+		{unpaid, "received open 80000"},
+	} {
+		if got := state(tc.id); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.id, got, tc.want)
+		}
+	}
+	txs := f.transactions(t)
+	want := map[string]string{"Rechnung AR-2026-15": "amount", "RE-2026-0205 abzgl. 2% Skonto": "discount",
+		"EK-2026-17 Anzahlung": "partial", "MB-2026-090 MB-2026-091": "combined", "ZN-511": "", "HV-2026-900": ""}
+	for _, tx := range txs {
+		reason := ""
+		if tx.Status == db.TransactionMatched {
+			reason = tx.Matches[0].Reasons[0]
+		}
+		if reason != want[*tx.RemittanceInfo] {
+			t.Errorf("%q: got %s by %q (matches %+v), want matched by %q", *tx.RemittanceInfo, tx.Status, reason, tx.Matches, want[*tx.RemittanceInfo])
+		}
+		if m := tx.Matches; *tx.RemittanceInfo == "Rechnung AR-2026-15" && (len(m) != 1 || m[0].FileName != "invoice.pdf" ||
+			m[0].DocumentNumber == nil || *m[0].DocumentNumber != "AR-2026-15" || m[0].TotalAmount == nil || *m[0].TotalAmount != 142800000) {
+			t.Errorf("the sales invoice's match: got %+v, want its file name, number and total beside it", m)
+		}
+		if *tx.RemittanceInfo == "HV-2026-900" && len(tx.Matches) != 0 {
+			t.Errorf("another client's invoice: got %+v, want no candidate", tx.Matches)
+		}
+		if *tx.RemittanceInfo == "MB-2026-090 MB-2026-091" && len(tx.Matches) != 2 {
+			t.Errorf("the combined payment: got %d documents, want 2", len(tx.Matches))
+		}
+	}
+
+	// A person confirms the wrong-amount payment for the open invoice: it
+	// becomes partial; the rest stays open.
+	for _, tx := range txs {
+		if *tx.RemittanceInfo == "ZN-511" {
+			if _, err := f.store.UpdateTransaction(ctx, f.clientID, tx.ID, db.TransactionUpdate{
+				FileIDs: db.Update[[]string]{Set: true, Value: &[]string{unpaid}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f.drain(t)
+	if got := state(unpaid); got != "received partial 10000" {
+		t.Errorf("after a person's confirmation: got %s, want received partial 10000", got)
+	}
+	page, err := f.store.ListFiles(ctx, f.clientID, db.FileFilter{Direction: db.DirectionIssued}, db.PageRequest{Limit: 10, Sort: "createdAt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Items[0].ID != sales {
+		t.Errorf("issued documents: got %d, want the sales invoice alone", len(page.Items))
+	}
+}
+
+// TestInstalmentsAcrossStatements: two payments naming an invoice, neither
+// saying it is a part, in two statements: the first waits for a person,
+// and the second, which completes the total, matches both.
+func TestInstalmentsAcrossStatements(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	invoice := f.mustDocument(t, "invoice", db.DocumentFields{Values: map[string]string{document.DocumentNumber: "EK-2026-30",
+		document.IssueDate: "2026-03-05", document.Currency: "EUR", document.TotalAmount: "720.00", document.IssuerName: "Elektro Krause GmbH"}})
+	f.mustImport(t, mt940(account, "5000.00", entry{date: "2026-03-19", amount: "-360.00", name: "ELEKTRO KRAUSE", text: "EK-2026-30"}))
+	f.drain(t)
+	if txs := f.transactions(t); len(txs) != 1 || txs[0].Status != db.TransactionSuggested {
+		t.Fatalf("after the first half: got %+v, want it suggested", txs)
+	}
+	f.mustImport(t, mt940(account, "4640.00", entry{date: "2026-04-02", amount: "-360.00", name: "ELEKTRO KRAUSE", text: "EK-2026-30 Rest"}))
+	f.drain(t)
+	for _, tx := range f.transactions(t) {
+		if tx.Status != db.TransactionMatched || tx.Matches[0].FileID != invoice || tx.Matches[0].Reasons[0] != "partial" {
+			t.Errorf("%q: got %s %+v, want matched to the invoice in part", *tx.RemittanceInfo, tx.Status, tx.Matches)
+		}
+	}
+	file, err := f.store.FindFile(ctx, f.clientID, invoice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := file.Payment; p.Status == nil || *p.Status != db.PaymentPaid {
+		t.Errorf("the invoice: got %v, want paid", p.Status)
 	}
 }

@@ -135,6 +135,27 @@ func (e BankStatementImportedEventType) Valid() bool {
 	}
 }
 
+// Defines values for BookingSource.
+const (
+	BookingSourceLearned BookingSource = "learned"
+	BookingSourceRule    BookingSource = "rule"
+	BookingSourceUser    BookingSource = "user"
+)
+
+// Valid indicates whether the value is a known member of the BookingSource enum.
+func (e BookingSource) Valid() bool {
+	switch e {
+	case BookingSourceLearned:
+		return true
+	case BookingSourceRule:
+		return true
+	case BookingSourceUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClientCreatedEventType.
 const (
 	ClientCreatedEventTypeClientCreated ClientCreatedEventType = "client.created"
@@ -579,6 +600,24 @@ func (e CollectUpdatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for CounterpartyRole.
+const (
+	CounterpartyRoleCustomer CounterpartyRole = "customer"
+	CounterpartyRoleSupplier CounterpartyRole = "supplier"
+)
+
+// Valid indicates whether the value is a known member of the CounterpartyRole enum.
+func (e CounterpartyRole) Valid() bool {
+	switch e {
+	case CounterpartyRoleCustomer:
+		return true
+	case CounterpartyRoleSupplier:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryStatus.
 const (
 	DeliveryStatusFailed    DeliveryStatus = "failed"
@@ -648,6 +687,96 @@ func (e EInvoiceInfoSyntax) Valid() bool {
 	case EInvoiceInfoSyntaxCII:
 		return true
 	case EInvoiceInfoSyntaxUBL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportFormat.
+const (
+	ExportFormatDatev ExportFormat = "datev"
+)
+
+// Valid indicates whether the value is a known member of the ExportFormat enum.
+func (e ExportFormat) Valid() bool {
+	switch e {
+	case ExportFormatDatev:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportStatus.
+const (
+	ExportStatusDone    ExportStatus = "done"
+	ExportStatusFailed  ExportStatus = "failed"
+	ExportStatusQueued  ExportStatus = "queued"
+	ExportStatusRunning ExportStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the ExportStatus enum.
+func (e ExportStatus) Valid() bool {
+	switch e {
+	case ExportStatusDone:
+		return true
+	case ExportStatusFailed:
+		return true
+	case ExportStatusQueued:
+		return true
+	case ExportStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportCompletedEventType.
+const (
+	ExportCompletedEventTypeExportCompleted ExportCompletedEventType = "export.completed"
+)
+
+// Valid indicates whether the value is a known member of the ExportCompletedEventType enum.
+func (e ExportCompletedEventType) Valid() bool {
+	switch e {
+	case ExportCompletedEventTypeExportCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportCreateFormat.
+const (
+	ExportCreateFormatDatev ExportCreateFormat = "datev"
+)
+
+// Valid indicates whether the value is a known member of the ExportCreateFormat enum.
+func (e ExportCreateFormat) Valid() bool {
+	switch e {
+	case ExportCreateFormatDatev:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FileAnalysisDirection.
+const (
+	FileAnalysisDirectionIssued      FileAnalysisDirection = "issued"
+	FileAnalysisDirectionLessThannil FileAnalysisDirection = "<nil>"
+	FileAnalysisDirectionReceived    FileAnalysisDirection = "received"
+)
+
+// Valid indicates whether the value is a known member of the FileAnalysisDirection enum.
+func (e FileAnalysisDirection) Valid() bool {
+	switch e {
+	case FileAnalysisDirectionIssued:
+		return true
+	case FileAnalysisDirectionLessThannil:
+		return true
+	case FileAnalysisDirectionReceived:
 		return true
 	default:
 		return false
@@ -1047,6 +1176,45 @@ func (e InvitedClientUserRoles) Valid() bool {
 	}
 }
 
+// Defines values for LedgerSettingsChart.
+const (
+	LedgerSettingsChartLessThannil LedgerSettingsChart = "<nil>"
+	LedgerSettingsChartSKR03       LedgerSettingsChart = "SKR03"
+	LedgerSettingsChartSKR04       LedgerSettingsChart = "SKR04"
+)
+
+// Valid indicates whether the value is a known member of the LedgerSettingsChart enum.
+func (e LedgerSettingsChart) Valid() bool {
+	switch e {
+	case LedgerSettingsChartLessThannil:
+		return true
+	case LedgerSettingsChartSKR03:
+		return true
+	case LedgerSettingsChartSKR04:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LedgerSettingsUpdateChart.
+const (
+	LedgerSettingsUpdateChartSKR03 LedgerSettingsUpdateChart = "SKR03"
+	LedgerSettingsUpdateChartSKR04 LedgerSettingsUpdateChart = "SKR04"
+)
+
+// Valid indicates whether the value is a known member of the LedgerSettingsUpdateChart enum.
+func (e LedgerSettingsUpdateChart) Valid() bool {
+	switch e {
+	case LedgerSettingsUpdateChartSKR03:
+		return true
+	case LedgerSettingsUpdateChartSKR04:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MemberRemovedDeleted.
 const (
 	MemberRemovedDeletedTrue MemberRemovedDeleted = true
@@ -1087,6 +1255,8 @@ const (
 	PrincipalPermissionsClientsWrite         PrincipalPermissions = "clients:write"
 	PrincipalPermissionsCollectsRead         PrincipalPermissions = "collects:read"
 	PrincipalPermissionsCollectsWrite        PrincipalPermissions = "collects:write"
+	PrincipalPermissionsExportsRead          PrincipalPermissions = "exports:read"
+	PrincipalPermissionsExportsWrite         PrincipalPermissions = "exports:write"
 	PrincipalPermissionsFilesRead            PrincipalPermissions = "files:read"
 	PrincipalPermissionsFilesWrite           PrincipalPermissions = "files:write"
 	PrincipalPermissionsFirmRead             PrincipalPermissions = "firm:read"
@@ -1122,6 +1292,10 @@ func (e PrincipalPermissions) Valid() bool {
 	case PrincipalPermissionsCollectsRead:
 		return true
 	case PrincipalPermissionsCollectsWrite:
+		return true
+	case PrincipalPermissionsExportsRead:
+		return true
+	case PrincipalPermissionsExportsWrite:
 		return true
 	case PrincipalPermissionsFilesRead:
 		return true
@@ -1212,6 +1386,30 @@ func (e StoredFileDocumentDateSource) Valid() bool {
 	case StoredFileDocumentDateSourceLessThannil:
 		return true
 	case StoredFileDocumentDateSourceUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StoredFilePaymentStatus.
+const (
+	StoredFilePaymentStatusLessThannil StoredFilePaymentStatus = "<nil>"
+	StoredFilePaymentStatusOpen        StoredFilePaymentStatus = "open"
+	StoredFilePaymentStatusPaid        StoredFilePaymentStatus = "paid"
+	StoredFilePaymentStatusPartial     StoredFilePaymentStatus = "partial"
+)
+
+// Valid indicates whether the value is a known member of the StoredFilePaymentStatus enum.
+func (e StoredFilePaymentStatus) Valid() bool {
+	switch e {
+	case StoredFilePaymentStatusLessThannil:
+		return true
+	case StoredFilePaymentStatusOpen:
+		return true
+	case StoredFilePaymentStatusPaid:
+		return true
+	case StoredFilePaymentStatusPartial:
 		return true
 	default:
 		return false
@@ -1341,10 +1539,13 @@ func (e TaskWithAssetsActorType) Valid() bool {
 // Defines values for TransactionMatchReasons.
 const (
 	TransactionMatchReasonsAmount         TransactionMatchReasons = "amount"
+	TransactionMatchReasonsCombined       TransactionMatchReasons = "combined"
 	TransactionMatchReasonsDate           TransactionMatchReasons = "date"
+	TransactionMatchReasonsDiscount       TransactionMatchReasons = "discount"
 	TransactionMatchReasonsDocumentNumber TransactionMatchReasons = "documentNumber"
 	TransactionMatchReasonsIban           TransactionMatchReasons = "iban"
 	TransactionMatchReasonsName           TransactionMatchReasons = "name"
+	TransactionMatchReasonsPartial        TransactionMatchReasons = "partial"
 )
 
 // Valid indicates whether the value is a known member of the TransactionMatchReasons enum.
@@ -1352,13 +1553,19 @@ func (e TransactionMatchReasons) Valid() bool {
 	switch e {
 	case TransactionMatchReasonsAmount:
 		return true
+	case TransactionMatchReasonsCombined:
+		return true
 	case TransactionMatchReasonsDate:
+		return true
+	case TransactionMatchReasonsDiscount:
 		return true
 	case TransactionMatchReasonsDocumentNumber:
 		return true
 	case TransactionMatchReasonsIban:
 		return true
 	case TransactionMatchReasonsName:
+		return true
+	case TransactionMatchReasonsPartial:
 		return true
 	default:
 		return false
@@ -1635,6 +1842,7 @@ const (
 	WebhookEventTypeCollectItemReceived    WebhookEventType = "collect.item_received"
 	WebhookEventTypeCollectSubmitted       WebhookEventType = "collect.submitted"
 	WebhookEventTypeCollectUpdated         WebhookEventType = "collect.updated"
+	WebhookEventTypeExportCompleted        WebhookEventType = "export.completed"
 	WebhookEventTypeFileAnalyzed           WebhookEventType = "file.analyzed"
 	WebhookEventTypeFileCreated            WebhookEventType = "file.created"
 	WebhookEventTypeFileUpdated            WebhookEventType = "file.updated"
@@ -1673,6 +1881,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeCollectSubmitted:
 		return true
 	case WebhookEventTypeCollectUpdated:
+		return true
+	case WebhookEventTypeExportCompleted:
 		return true
 	case WebhookEventTypeFileAnalyzed:
 		return true
@@ -2025,6 +2235,90 @@ func (e ListCollectSessionsParamsOrder) Valid() bool {
 	case ListCollectSessionsParamsOrderAsc:
 		return true
 	case ListCollectSessionsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCounterpartiesParamsSort.
+const (
+	ListCounterpartiesParamsSortCreatedAt ListCounterpartiesParamsSort = "createdAt"
+)
+
+// Valid indicates whether the value is a known member of the ListCounterpartiesParamsSort enum.
+func (e ListCounterpartiesParamsSort) Valid() bool {
+	switch e {
+	case ListCounterpartiesParamsSortCreatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCounterpartiesParamsOrder.
+const (
+	ListCounterpartiesParamsOrderAsc  ListCounterpartiesParamsOrder = "asc"
+	ListCounterpartiesParamsOrderDesc ListCounterpartiesParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListCounterpartiesParamsOrder enum.
+func (e ListCounterpartiesParamsOrder) Valid() bool {
+	switch e {
+	case ListCounterpartiesParamsOrderAsc:
+		return true
+	case ListCounterpartiesParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListExportsParamsSort.
+const (
+	ListExportsParamsSortCreatedAt ListExportsParamsSort = "createdAt"
+)
+
+// Valid indicates whether the value is a known member of the ListExportsParamsSort enum.
+func (e ListExportsParamsSort) Valid() bool {
+	switch e {
+	case ListExportsParamsSortCreatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListExportsParamsOrder.
+const (
+	ListExportsParamsOrderAsc  ListExportsParamsOrder = "asc"
+	ListExportsParamsOrderDesc ListExportsParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListExportsParamsOrder enum.
+func (e ListExportsParamsOrder) Valid() bool {
+	switch e {
+	case ListExportsParamsOrderAsc:
+		return true
+	case ListExportsParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListFilesParamsDirection.
+const (
+	ListFilesParamsDirectionIssued   ListFilesParamsDirection = "issued"
+	ListFilesParamsDirectionReceived ListFilesParamsDirection = "received"
+)
+
+// Valid indicates whether the value is a known member of the ListFilesParamsDirection enum.
+func (e ListFilesParamsDirection) Valid() bool {
+	switch e {
+	case ListFilesParamsDirectionIssued:
+		return true
+	case ListFilesParamsDirectionReceived:
 		return true
 	default:
 		return false
@@ -2579,6 +2873,26 @@ type BankStatementUpload struct {
 	WorkspaceId *Cuid `json:"workspaceId,omitempty"`
 }
 
+// Booking How the document is booked: account (the supplier's learned account, else the chart's for the document's kind and VAT rate, else the default), contraAccount (the counterparty's personal account), taxKey (BU-Schlüssel: received 19 % 9, 7 % 8; issued 19 % 3, 7 % 2; none on automatic accounts or where no tax is stated) and text; source says who decided.
+type Booking struct {
+	Account       *string       `json:"account"`
+	ContraAccount *string       `json:"contraAccount"`
+	Source        BookingSource `json:"source"`
+	TaxKey        *string       `json:"taxKey"`
+	Text          *string       `json:"text"`
+}
+
+// BookingSource defines model for Booking.Source.
+type BookingSource string
+
+// BookingChoice A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm. Needs exports:write besides files:write (accountant keys only; else 403).
+type BookingChoice struct {
+	// Account A general-ledger account (Sachkonto), 4 to 8 digits.
+	Account string  `json:"account"`
+	TaxKey  *string `json:"taxKey,omitempty"`
+	Text    *string `json:"text,omitempty"`
+}
+
 // ClientCreate defines model for ClientCreate.
 type ClientCreate struct {
 	// Address Stored, never returned. null clears a field.
@@ -2589,6 +2903,9 @@ type ClientCreate struct {
 	LegalName *string    `json:"legalName,omitempty"`
 	Name      string     `json:"name"`
 	Type      ClientType `json:"type"`
+
+	// VatIds The client's own VAT ids. With its name, legal name and bank accounts they tell the invoices the client issued from those it received (a file's analysis.direction). An empty array clears them.
+	VatIds *[]string `json:"vatIds,omitempty"`
 }
 
 // ClientCreatedEvent A client was created (POST /v1/admin/clients). data: the client; clientId: the new client's id.
@@ -2627,6 +2944,9 @@ type ClientUpdate struct {
 	LegalName *string     `json:"legalName,omitempty"`
 	Name      *string     `json:"name,omitempty"`
 	Type      *ClientType `json:"type,omitempty"`
+
+	// VatIds The client's own VAT ids. With its name, legal name and bank accounts they tell the invoices the client issued from those it received (a file's analysis.direction). An empty array clears them.
+	VatIds *[]string `json:"vatIds,omitempty"`
 }
 
 // ClientUpdatedEvent A client was changed (PATCH /v1/admin/clients/{id}). data: the client after the change; changes: the fields the request changed.
@@ -3214,6 +3534,43 @@ type CollectViewFile struct {
 	Size int `json:"size"`
 }
 
+// Counterparty A supplier or customer of the client, found from its documents and their matched transactions, keyed as field corrections key a supplier (VAT id, IBAN, name).
+type Counterparty struct {
+	// Account Its personal account (Kreditor, Debitor): at account length 4 suppliers 70000-99999, customers 10000-69999, one digit more per digit of the length. Given on the first export that needs it and never changed but by a person; unique within the client.
+	Account *int `json:"account"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// DocumentCount The documents booked on it.
+	DocumentCount int     `json:"documentCount"`
+	Iban          *string `json:"iban"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id   Cuid             `json:"id"`
+	Name string           `json:"name"`
+	Role CounterpartyRole `json:"role"`
+
+	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	UpdatedAt DateTime `json:"updatedAt"`
+	VatId     *string  `json:"vatId"`
+}
+
+// CounterpartyRole defines model for Counterparty.Role.
+type CounterpartyRole string
+
+// CounterpartyList defines model for CounterpartyList.
+type CounterpartyList struct {
+	Data       []Counterparty `json:"data"`
+	Pagination Pagination     `json:"pagination"`
+}
+
+// CounterpartyUpdate A person's change: account must be in the role's range at the client's account length (else 422) and given to no other counterparty of the client (else 409).
+type CounterpartyUpdate struct {
+	Account *int    `json:"account,omitempty"`
+	Name    *string `json:"name,omitempty"`
+}
+
 // Cuid A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 type Cuid = string
 
@@ -3327,10 +3684,95 @@ type EInvoiceInfo struct {
 // EInvoiceInfoSyntax defines model for EInvoiceInfo.Syntax.
 type EInvoiceInfoSyntax string
 
+// Export An export of the client's period, written in the background: a ZIP with the EXTF Buchungsstapel (format version 13), document.xml (v6.0) and the booked documents' files. See docs/datev.md.
+type Export struct {
+	// ChangedSinceExport Documents of the period changed since an earlier export booked them.
+	ChangedSinceExport []Cuid `json:"changedSinceExport"`
+
+	// CreatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// DocumentCount The documents booked.
+	DocumentCount int          `json:"documentCount"`
+	FinishedAt    *DateTime    `json:"finishedAt"`
+	Format        ExportFormat `json:"format"`
+
+	// From A calendar date, YYYY-MM-DD.
+	From Date `json:"from"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+
+	// Reason Why a failed export failed.
+	Reason *string `json:"reason"`
+
+	// RowCount The rows of the Buchungsstapel: one per document and VAT rate.
+	RowCount int `json:"rowCount"`
+
+	// Skipped The documents of the period not booked, each with the reason.
+	Skipped []struct {
+		// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+		FileId Cuid   `json:"fileId"`
+		Reason string `json:"reason"`
+	} `json:"skipped"`
+	Status ExportStatus `json:"status"`
+
+	// To A calendar date, YYYY-MM-DD.
+	To Date `json:"to"`
+}
+
+// ExportFormat defines model for Export.Format.
+type ExportFormat string
+
+// ExportStatus defines model for Export.Status.
+type ExportStatus string
+
+// ExportCompletedEvent An export ended: done (its ZIP can be fetched) or failed (reason says why). data: the export.
+type ExportCompletedEvent struct {
+	// ClientId The client whose period was exported.
+	ClientId Cuid `json:"clientId"`
+
+	// CreatedAt When the change was made.
+	CreatedAt DateTime `json:"createdAt"`
+
+	// Data An export of the client's period, written in the background: a ZIP with the EXTF Buchungsstapel (format version 13), document.xml (v6.0) and the booked documents' files. See docs/datev.md.
+	Data Export `json:"data"`
+
+	// Id The event's id, also sent as webhook-id.
+	Id   Cuid                     `json:"id"`
+	Type ExportCompletedEventType `json:"type"`
+}
+
+// ExportCompletedEventType defines model for ExportCompletedEvent.Type.
+type ExportCompletedEventType string
+
+// ExportCreate The period's first and last day (by documentDate), within one fiscal year (else 422).
+type ExportCreate struct {
+	Format ExportCreateFormat `json:"format"`
+
+	// From A calendar date, YYYY-MM-DD.
+	From Date `json:"from"`
+
+	// To A calendar date, YYYY-MM-DD.
+	To Date `json:"to"`
+}
+
+// ExportCreateFormat defines model for ExportCreate.Format.
+type ExportCreateFormat string
+
+// ExportList defines model for ExportList.
+type ExportList struct {
+	Data       []Export   `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
 // FileAnalysis What reading the file found. Every stored file is read in the background after it is stored.
 type FileAnalysis struct {
 	// AnalyzedAt When the last reading ended; null before.
 	AnalyzedAt *DateTime `json:"analyzedAt"`
+
+	// Booking How the document is booked; null until an export booked it or a person chose its booking.
+	Booking *Booking `json:"booking"`
 
 	// Confidence For every field that has a value, how likely it is right, from 0 to 1. Calibrated: among values at 0.9 or more, at least 97% are right. A person's values are 1; an e-invoice's are 1 unless a warning concerns them, then 0.
 	Confidence struct {
@@ -3345,6 +3787,9 @@ type FileAnalysis struct {
 		TaxAmount      *float32 `json:"taxAmount,omitempty"`
 		TotalAmount    *float32 `json:"totalAmount,omitempty"`
 	} `json:"confidence"`
+
+	// Direction issued when the client issued the document (its issuer is the client: one of the client's vatIds, else its name, legal name or an account's owner name, else, with no issuer named, one of its accounts' IBANs), received otherwise. An issued invoice explains money in from its buyer, an issued credit note money out. Null until the background matching has looked at the document.
+	Direction *FileAnalysisDirection `json:"direction"`
 
 	// FieldSources Who set each field's value: "user" where a person corrected it (a later reading never overwrites it), "analysis" for the others.
 	FieldSources struct {
@@ -3375,9 +3820,12 @@ type FileAnalysis struct {
 	// Status pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 	Status FileAnalysisStatus `json:"status"`
 
-	// Warnings What the document states that cannot be right, in sentences: an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape. Empty when none.
+	// Warnings What the document states that cannot be right, in sentences, the same words for every reading (an e-invoice's XML, a page's text): an IBAN whose check digits fail, net and tax that do not add up to the total, a VAT id of the wrong shape, a date that is no day. Empty when none.
 	Warnings []string `json:"warnings"`
 }
+
+// FileAnalysisDirection issued when the client issued the document (its issuer is the client: one of the client's vatIds, else its name, legal name or an account's owner name, else, with no issuer named, one of its accounts' IBANs), received otherwise. An issued invoice explains money in from its buyer, an issued credit note money out. Null until the background matching has looked at the document.
+type FileAnalysisDirection string
 
 // FileAnalysisFieldSourcesCurrency defines model for FileAnalysis.FieldSources.Currency.
 type FileAnalysisFieldSourcesCurrency string
@@ -3415,7 +3863,7 @@ type FileAnalysisSource string
 // FileAnalysisStatus pending: queued or being read; done; failed: the file could not be read (reason says why); skipped: nothing here reads this kind of file (reason says why).
 type FileAnalysisStatus string
 
-// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found.
+// FileAnalyzedEvent The reading of a file ended (done, failed or skipped). data: the file's record with what the reading found. A PDF with a text layer and scanned pages sends it twice: read from its text layer at once, and again when OCR has read the rest.
 type FileAnalyzedEvent struct {
 	// ClientId The client the change belongs to; null for the firm's own (accountant_user.*, firm.*).
 	ClientId *Cuid `json:"clientId"`
@@ -3449,6 +3897,15 @@ type FileCreatedEvent struct {
 // FileCreatedEventType defines model for FileCreatedEvent.Type.
 type FileCreatedEventType string
 
+// FileExport defines model for FileExport.
+type FileExport struct {
+	// At UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
+	At DateTime `json:"at"`
+
+	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	Id Cuid `json:"id"`
+}
+
 // FileLink defines model for FileLink.
 type FileLink struct {
 	ExpiresIn FileLinkExpiresIn `json:"expiresIn"`
@@ -3479,8 +3936,11 @@ type FileText struct {
 // FileTextSource defines model for FileText.Source.
 type FileTextSource string
 
-// FileUpdate The fields to change; absent fields stay. What a person sets is theirs: a later reading of the document does not overwrite it.
+// FileUpdate The fields to change; absent fields stay. What a person sets is theirs: a later reading of the document does not overwrite it. booking: a person's booking (account, taxKey, text), learned for the supplier's next documents.
 type FileUpdate struct {
+	// Booking A person's booking of the document: kept by every export, and learned for the supplier's next documents in the firm. Needs exports:write besides files:write (accountant keys only; else 403).
+	Booking *BookingChoice `json:"booking,omitempty"`
+
 	// DocumentDate null gives the file back the document's own date when its reading found one, else its upload time.
 	DocumentDate *DateTime `json:"documentDate,omitempty"`
 
@@ -3619,6 +4079,9 @@ type FirmClient struct {
 
 	// UpdatedAt UTC, to the second: YYYY-MM-DDTHH:MM:SSZ.
 	UpdatedAt DateTime `json:"updatedAt"`
+
+	// VatIds The client's own VAT ids, upper-case without spaces; [] when none.
+	VatIds []string `json:"vatIds"`
 }
 
 // FirmUpdate Every field is optional; null for mailFromName makes the mails' sender name the firm's name.
@@ -3769,6 +4232,61 @@ type LabelList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// LedgerBankAccount The ledger account a bank account of the client is booked on.
+type LedgerBankAccount struct {
+	// AccountId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
+	AccountId Cuid `json:"accountId"`
+
+	// LedgerAccount A general-ledger account (Sachkonto), 4 to 8 digits.
+	LedgerAccount string `json:"ledgerAccount"`
+}
+
+// LedgerSettings How the client's ledger is kept in DATEV. chart, consultantNumber and clientNumber are null until set; an export needs them (422 naming what is missing).
+type LedgerSettings struct {
+	// AccountLength The length of general-ledger accounts (Sachkontenlänge), 4 by default; personal accounts have one digit more.
+	AccountLength int                 `json:"accountLength"`
+	BankAccounts  []LedgerBankAccount `json:"bankAccounts"`
+
+	// Chart The chart of accounts (Kontenrahmen).
+	Chart *LedgerSettingsChart `json:"chart"`
+
+	// ClientNumber DATEV's client number (Mandantennummer).
+	ClientNumber *int `json:"clientNumber"`
+
+	// ConsultantNumber DATEV's consultant number (Beraternummer).
+	ConsultantNumber *int `json:"consultantNumber"`
+
+	// DefaultExpenseAccount The account received documents are booked on where nothing else decides; null: the chart's (SKR03 4900, SKR04 6300).
+	DefaultExpenseAccount *string `json:"defaultExpenseAccount"`
+
+	// DefaultRevenueAccount The account issued documents are booked on; null: the chart's (SKR03 8200, SKR04 4200). On an automatic account the rows carry no tax key.
+	DefaultRevenueAccount *string `json:"defaultRevenueAccount"`
+
+	// FiscalYearStart The fiscal year's first day, MM-DD; 01-01 by default. An export's period lies in one fiscal year.
+	FiscalYearStart string `json:"fiscalYearStart"`
+
+	// UpdatedAt When the settings were last set; null before.
+	UpdatedAt *DateTime `json:"updatedAt"`
+}
+
+// LedgerSettingsChart The chart of accounts (Kontenrahmen).
+type LedgerSettingsChart string
+
+// LedgerSettingsUpdate The settings, replaced whole: a field left out is unset (chart, consultantNumber, clientNumber, the default accounts) or back to its default (fiscalYearStart 01-01, accountLength 4, no bank accounts).
+type LedgerSettingsUpdate struct {
+	AccountLength         *int                       `json:"accountLength,omitempty"`
+	BankAccounts          *[]LedgerBankAccount       `json:"bankAccounts,omitempty"`
+	Chart                 *LedgerSettingsUpdateChart `json:"chart,omitempty"`
+	ClientNumber          *int                       `json:"clientNumber,omitempty"`
+	ConsultantNumber      *int                       `json:"consultantNumber,omitempty"`
+	DefaultExpenseAccount *string                    `json:"defaultExpenseAccount,omitempty"`
+	DefaultRevenueAccount *string                    `json:"defaultRevenueAccount,omitempty"`
+	FiscalYearStart       *string                    `json:"fiscalYearStart,omitempty"`
+}
+
+// LedgerSettingsUpdateChart defines model for LedgerSettingsUpdate.Chart.
+type LedgerSettingsUpdateChart string
+
 // MemberRemoved defines model for MemberRemoved.
 type MemberRemoved struct {
 	Deleted MemberRemovedDeleted `json:"deleted"`
@@ -3860,7 +4378,10 @@ type StoredFile struct {
 
 	// DocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.
 	DocumentDateSource *StoredFileDocumentDateSource `json:"documentDateSource"`
-	FolderId           *string                       `json:"folderId"`
+
+	// Exports The exports that booked the file, the oldest first.
+	Exports  []FileExport `json:"exports"`
+	FolderId *string      `json:"folderId"`
 
 	// Id A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	Id Cuid `json:"id"`
@@ -3872,6 +4393,12 @@ type StoredFile struct {
 
 	// Name The file name as uploaded, or as a person renamed it.
 	Name string `json:"name"`
+
+	// OpenAmount What is left to pay of the total, a decimal string; null with paymentStatus.
+	OpenAmount *string `json:"openAmount"`
+
+	// PaymentStatus What the confirmed payments settled of the document: open (nothing), partial (a part: openAmount is the rest), paid (all, a discount taken in time included). Null for a document that is never paid (a bank statement, a contract), one without a total, and until the background matching has looked at the document (within seconds of its reading or a payment's confirmation).
+	PaymentStatus *StoredFilePaymentStatus `json:"paymentStatus"`
 
 	// Size Bytes.
 	Size int `json:"size"`
@@ -3888,6 +4415,9 @@ type StoredFile struct {
 
 // StoredFileDocumentDateSource Who set documentDate: a person (user: the upload or PATCH), the reading of the document (analysis), or nobody yet (null: the upload time). Reading never overwrites a person's date.
 type StoredFileDocumentDateSource string
+
+// StoredFilePaymentStatus What the confirmed payments settled of the document: open (nothing), partial (a part: openAmount is the rest), paid (all, a discount taken in time included). Null for a document that is never paid (a bank statement, a contract), one without a total, and until the background matching has looked at the document (within seconds of its reading or a payment's confirmation).
+type StoredFilePaymentStatus string
 
 // Task defines model for Task.
 type Task struct {
@@ -4103,16 +4633,25 @@ type TransactionList struct {
 
 // TransactionMatch defines model for TransactionMatch.
 type TransactionMatch struct {
+	// DocumentNumber The document's number as read (a person's correction over the reading); null when it states none.
+	DocumentNumber *string `json:"documentNumber"`
+
 	// FileId A record id in cuid format. Generated ids are 'c' and 24 lower-case base-36 characters; ids are matched case-insensitively.
 	FileId Cuid `json:"fileId"`
 
-	// Reasons What agrees: the amount, the document number in the remittance, the IBAN, the name, a timely date.
+	// FileName The matched file's name, beside its id so that a person can judge the match without opening it.
+	FileName string `json:"fileName"`
+
+	// Reasons What agrees: amount, the amount equals what is open of the document; discount, the total less the discount the document allows, paid in time; partial, a part of what is open (or its rest) of a document the remittance names; combined, one payment of several documents the remittance names, summing to what is due of them; documentNumber, the document number in the remittance; iban, the counterparty's IBAN (the issuer's of a received document, the buyer's of an issued one); name, the counterparty's name; date, a timely date.
 	Reasons []TransactionMatchReasons `json:"reasons"`
 	Score   float32                   `json:"score"`
 
 	// Source auto: matching; user: a person (PATCH); collect: uploaded to the transaction's collect item.
 	Source TransactionMatchSource `json:"source"`
 	State  TransactionMatchState  `json:"state"`
+
+	// TotalAmount The document's total as read, a decimal string; null when it states none.
+	TotalAmount *string `json:"totalAmount"`
 }
 
 // TransactionMatchReasons defines model for TransactionMatch.Reasons.
@@ -4792,6 +5331,88 @@ type RevokeCollectSessionParams struct {
 	XClientId ClientId `json:"x-client-id"`
 }
 
+// ListCounterpartiesParams defines parameters for ListCounterparties.
+type ListCounterpartiesParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor                        `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Sort   *ListCounterpartiesParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order  *ListCounterpartiesParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListCounterpartiesParamsSort defines parameters for ListCounterparties.
+type ListCounterpartiesParamsSort string
+
+// ListCounterpartiesParamsOrder defines parameters for ListCounterparties.
+type ListCounterpartiesParamsOrder string
+
+// UpdateCounterpartyParams defines parameters for UpdateCounterparty.
+type UpdateCounterpartyParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListExportsParams defines parameters for ListExports.
+type ListExportsParams struct {
+	// Limit Page size, 1 to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The id of the first item of the page to return: a nextCursor or previousCursor of an earlier page. A cursor whose item was deleted meanwhile continues where that item stood; one that names no item of the list answers 400 invalid_cursor.
+	Cursor *Cursor                 `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Sort   *ListExportsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Order  *ListExportsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// ListExportsParamsSort defines parameters for ListExports.
+type ListExportsParamsSort string
+
+// ListExportsParamsOrder defines parameters for ListExports.
+type ListExportsParamsOrder string
+
+// CreateExportParams defines parameters for CreateExport.
+type CreateExportParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+
+	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetExportParams defines parameters for GetExport.
+type GetExportParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// GetExportContentParams defines parameters for GetExportContent.
+type GetExportContentParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// DownloadExportParams defines parameters for DownloadExport.
+type DownloadExportParams struct {
+	Expires   int    `form:"expires" json:"expires"`
+	Signature string `form:"signature" json:"signature"`
+}
+
+// DownloadExportHeadParams defines parameters for DownloadExportHead.
+type DownloadExportHeadParams struct {
+	Expires   int    `form:"expires" json:"expires"`
+	Signature string `form:"signature" json:"signature"`
+}
+
 // ListFilesParams defines parameters for ListFiles.
 type ListFilesParams struct {
 	// Limit Page size, 1 to 100.
@@ -4815,6 +5436,9 @@ type ListFilesParams struct {
 	// Kind Only documents of this kind.
 	Kind *DocumentKind `form:"kind,omitempty" json:"kind,omitempty"`
 
+	// Direction Only documents the client received, or issued (see analysis.direction).
+	Direction *ListFilesParamsDirection `form:"direction,omitempty" json:"direction,omitempty"`
+
 	// DocumentDateFrom Only files whose documentDate is at or after this time; a plain date (YYYY-MM-DD) means the start of that day, UTC.
 	DocumentDateFrom *DateFilter `form:"documentDateFrom,omitempty" json:"documentDateFrom,omitempty"`
 
@@ -4831,6 +5455,9 @@ type ListFilesParams struct {
 	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
 	XClientId ClientId `json:"x-client-id"`
 }
+
+// ListFilesParamsDirection defines parameters for ListFiles.
+type ListFilesParamsDirection string
 
 // ListFilesParamsSort defines parameters for ListFiles.
 type ListFilesParamsSort string
@@ -4899,6 +5526,18 @@ type GetFileTextParams struct {
 type UpdateFirmParams struct {
 	// IdempotencyKey Makes the request safe to retry. The first answer to a request with this key, status and body, is recorded per API key and replayed to every retry with the same key for 24 hours, marked with Idempotent-Replayed: true; the request runs once, also when retries arrive while it runs (they wait for its answer). The same key with a different request (method, path, x-client-id or body; JSON compared by meaning, multipart by its parts) is refused with 422. Answers of 413 and 5xx are not recorded: a retry runs again. If the server stopped after the request's write committed but before its answer was recorded, retries get 409 idempotency_answer_lost. Printable ASCII, 1 to 255 characters; a UUID is a good key.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetLedgerSettingsParams defines parameters for GetLedgerSettings.
+type GetLedgerSettingsParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
+}
+
+// PutLedgerSettingsParams defines parameters for PutLedgerSettings.
+type PutLedgerSettingsParams struct {
+	// XClientId The client this call acts for. Absent: 400 missing_client_id. Not a cuid: 422. A client the key cannot reach: 404, the same answer as for a client that does not exist.
+	XClientId ClientId `json:"x-client-id"`
 }
 
 // ListTasksParams defines parameters for ListTasks.
@@ -5332,6 +5971,18 @@ type OnCollectUpdatedParams struct {
 	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
 }
 
+// OnExportCompletedParams defines parameters for OnExportCompleted.
+type OnExportCompletedParams struct {
+	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
+	WebhookId WebhookIdHeader `json:"webhook-id"`
+
+	// WebhookTimestamp When this attempt was signed, in unix seconds. Refuse timestamps more than 5 minutes from your clock.
+	WebhookTimestamp WebhookTimestampHeader `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated signatures, each v1, and the base64 of HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + body), where key is the base64 decoding of the secret after whsec_. For 24 hours after a rotation there are two, one per secret: accept the request if one matches.
+	WebhookSignature WebhookSignatureHeader `json:"webhook-signature"`
+}
+
 // OnFileAnalyzedParams defines parameters for OnFileAnalyzed.
 type OnFileAnalyzedParams struct {
 	// WebhookId The event's id, the same on every attempt and retry: the receiver's dedup key.
@@ -5533,6 +6184,12 @@ type UpdateCollectItemJSONRequestBody = CollectItemUpdate
 // CreateCollectSessionJSONRequestBody defines body for CreateCollectSession for application/json ContentType.
 type CreateCollectSessionJSONRequestBody = CollectSessionCreate
 
+// UpdateCounterpartyJSONRequestBody defines body for UpdateCounterparty for application/json ContentType.
+type UpdateCounterpartyJSONRequestBody = CounterpartyUpdate
+
+// CreateExportJSONRequestBody defines body for CreateExport for application/json ContentType.
+type CreateExportJSONRequestBody = ExportCreate
+
 // UploadFileMultipartRequestBody defines body for UploadFile for multipart/form-data ContentType.
 type UploadFileMultipartRequestBody = FileUpload
 
@@ -5541,6 +6198,9 @@ type UpdateFileJSONRequestBody = FileUpdate
 
 // UpdateFirmJSONRequestBody defines body for UpdateFirm for application/json ContentType.
 type UpdateFirmJSONRequestBody = FirmUpdate
+
+// PutLedgerSettingsJSONRequestBody defines body for PutLedgerSettings for application/json ContentType.
+type PutLedgerSettingsJSONRequestBody = LedgerSettingsUpdate
 
 // CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
 type CreateTaskJSONRequestBody = TaskCreate
@@ -5611,6 +6271,9 @@ type OnCollectSubmittedJSONRequestBody = CollectSubmittedEvent
 // OnCollectUpdatedJSONRequestBody defines body for OnCollectUpdated for application/json ContentType.
 type OnCollectUpdatedJSONRequestBody = CollectUpdatedEvent
 
+// OnExportCompletedJSONRequestBody defines body for OnExportCompleted for application/json ContentType.
+type OnExportCompletedJSONRequestBody = ExportCompletedEvent
+
 // OnFileAnalyzedJSONRequestBody defines body for OnFileAnalyzed for application/json ContentType.
 type OnFileAnalyzedJSONRequestBody = FileAnalyzedEvent
 
@@ -5676,6 +6339,14 @@ func (a *FileUpdate) UnmarshalJSON(b []byte) error {
 	err := json.Unmarshal(b, &object)
 	if err != nil {
 		return err
+	}
+
+	if raw, found := object["booking"]; found {
+		err = json.Unmarshal(raw, &a.Booking)
+		if err != nil {
+			return fmt.Errorf("error reading 'booking': %w", err)
+		}
+		delete(object, "booking")
 	}
 
 	if raw, found := object["documentDate"]; found {
@@ -5752,6 +6423,13 @@ func (a *FileUpdate) UnmarshalJSON(b []byte) error {
 func (a FileUpdate) MarshalJSON() ([]byte, error) {
 	var err error
 	object := make(map[string]json.RawMessage)
+
+	if a.Booking != nil {
+		object["booking"], err = json.Marshal(a.Booking)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'booking': %w", err)
+		}
+	}
 
 	if a.DocumentDate != nil {
 		object["documentDate"], err = json.Marshal(a.DocumentDate)
@@ -6363,6 +7041,84 @@ type ClientInterface interface {
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCounterparties List the client's counterparties
+	//
+	// Needs exports:read (accountant keys only). Suppliers and customers with their personal accounts.
+	//
+	// Corresponds with GET /counterparties (the `ListCounterparties` operationId).
+	ListCounterparties(ctx context.Context, params *ListCounterpartiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCounterpartyWithBody Change a counterparty
+	//
+	// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+	UpdateCounterpartyWithBody(ctx context.Context, id Id, params *UpdateCounterpartyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCounterparty Change a counterparty
+	//
+	// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+	UpdateCounterparty(ctx context.Context, id Id, params *UpdateCounterpartyParams, body UpdateCounterpartyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListExports List the client's exports
+	//
+	// Needs exports:read (accountant keys only).
+	//
+	// Corresponds with GET /exports (the `ListExports` operationId).
+	ListExports(ctx context.Context, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateExportWithBody Export a period
+	//
+	// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /exports (the `CreateExport` operationId).
+	CreateExportWithBody(ctx context.Context, params *CreateExportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateExport Export a period
+	//
+	// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /exports (the `CreateExport` operationId).
+	CreateExport(ctx context.Context, params *CreateExportParams, body CreateExportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetExport Read an export
+	//
+	// Needs exports:read (accountant keys only).
+	//
+	// Corresponds with GET /exports/{id} (the `GetExport` operationId).
+	GetExport(ctx context.Context, id Id, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetExportContent Link to an export's ZIP
+	//
+	// Needs exports:read (accountant keys only). A link to the ZIP, signed as a file's content link is, valid for expiresIn seconds. An export not done yet: 409.
+	//
+	// Corresponds with GET /exports/{id}/content (the `GetExportContent` operationId).
+	GetExportContent(ctx context.Context, id Id, params *GetExportContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadExport Download a export's ZIP with a signed link
+	//
+	// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+	//
+	// Corresponds with GET /exports/{id}/download (the `DownloadExport` operationId).
+	DownloadExport(ctx context.Context, id Id, params *DownloadExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadExportHead The headers of a download with a signed link
+	//
+	// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+	//
+	// Corresponds with HEAD /exports/{id}/download (the `DownloadExportHead` operationId).
+	DownloadExportHead(ctx context.Context, id Id, params *DownloadExportHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFiles List and search the client's files
 	//
 	// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
@@ -6388,7 +7144,7 @@ type ClientInterface interface {
 
 	// UpdateFileWithBody Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6397,7 +7153,7 @@ type ClientInterface interface {
 
 	// UpdateFile Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6470,6 +7226,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLedgerSettings Read the client's ledger settings
+	//
+	// Needs exports:read (accountant keys only). Until set, chart, consultantNumber and clientNumber are null.
+	//
+	// Corresponds with GET /ledger-settings (the `GetLedgerSettings` operationId).
+	GetLedgerSettings(ctx context.Context, params *GetLedgerSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutLedgerSettingsWithBody Set the client's ledger settings
+	//
+	// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+	PutLedgerSettingsWithBody(ctx context.Context, params *PutLedgerSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutLedgerSettings Set the client's ledger settings
+	//
+	// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+	PutLedgerSettings(ctx context.Context, params *PutLedgerSettingsParams, body PutLedgerSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMe The principal of the calling API key
 	//
@@ -7477,6 +8258,184 @@ func (c *Client) RevokeCollectSession(ctx context.Context, id Id, sessionId Cuid
 	return c.Client.Do(req)
 }
 
+// ListCounterparties List the client's counterparties
+//
+// Needs exports:read (accountant keys only). Suppliers and customers with their personal accounts.
+//
+// Corresponds with GET /counterparties (the `ListCounterparties` operationId).
+func (c *Client) ListCounterparties(ctx context.Context, params *ListCounterpartiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCounterpartiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCounterpartyWithBody Change a counterparty
+//
+// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+func (c *Client) UpdateCounterpartyWithBody(ctx context.Context, id Id, params *UpdateCounterpartyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCounterpartyRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCounterparty Change a counterparty
+//
+// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+func (c *Client) UpdateCounterparty(ctx context.Context, id Id, params *UpdateCounterpartyParams, body UpdateCounterpartyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCounterpartyRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListExports List the client's exports
+//
+// Needs exports:read (accountant keys only).
+//
+// Corresponds with GET /exports (the `ListExports` operationId).
+func (c *Client) ListExports(ctx context.Context, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListExportsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateExportWithBody Export a period
+//
+// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /exports (the `CreateExport` operationId).
+func (c *Client) CreateExportWithBody(ctx context.Context, params *CreateExportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateExportRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateExport Export a period
+//
+// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /exports (the `CreateExport` operationId).
+func (c *Client) CreateExport(ctx context.Context, params *CreateExportParams, body CreateExportJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateExportRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetExport Read an export
+//
+// Needs exports:read (accountant keys only).
+//
+// Corresponds with GET /exports/{id} (the `GetExport` operationId).
+func (c *Client) GetExport(ctx context.Context, id Id, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetExportRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetExportContent Link to an export's ZIP
+//
+// Needs exports:read (accountant keys only). A link to the ZIP, signed as a file's content link is, valid for expiresIn seconds. An export not done yet: 409.
+//
+// Corresponds with GET /exports/{id}/content (the `GetExportContent` operationId).
+func (c *Client) GetExportContent(ctx context.Context, id Id, params *GetExportContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetExportContentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadExport Download a export's ZIP with a signed link
+//
+// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+//
+// Corresponds with GET /exports/{id}/download (the `DownloadExport` operationId).
+func (c *Client) DownloadExport(ctx context.Context, id Id, params *DownloadExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadExportRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadExportHead The headers of a download with a signed link
+//
+// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+//
+// Corresponds with HEAD /exports/{id}/download (the `DownloadExportHead` operationId).
+func (c *Client) DownloadExportHead(ctx context.Context, id Id, params *DownloadExportHeadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadExportHeadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListFiles List and search the client's files
 //
 // Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
@@ -7532,7 +8491,7 @@ func (c *Client) GetFile(ctx context.Context, id Id, params *GetFileParams, reqE
 
 // UpdateFileWithBody Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7551,7 +8510,7 @@ func (c *Client) UpdateFileWithBody(ctx context.Context, id Id, params *UpdateFi
 
 // UpdateFile Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7715,6 +8674,61 @@ func (c *Client) UpdateFirm(ctx context.Context, params *UpdateFirmParams, body 
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLedgerSettings Read the client's ledger settings
+//
+// Needs exports:read (accountant keys only). Until set, chart, consultantNumber and clientNumber are null.
+//
+// Corresponds with GET /ledger-settings (the `GetLedgerSettings` operationId).
+func (c *Client) GetLedgerSettings(ctx context.Context, params *GetLedgerSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLedgerSettingsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutLedgerSettingsWithBody Set the client's ledger settings
+//
+// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+func (c *Client) PutLedgerSettingsWithBody(ctx context.Context, params *PutLedgerSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutLedgerSettingsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutLedgerSettings Set the client's ledger settings
+//
+// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+func (c *Client) PutLedgerSettings(ctx context.Context, params *PutLedgerSettingsParams, body PutLedgerSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutLedgerSettingsRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10266,6 +11280,571 @@ func NewRevokeCollectSessionRequest(server string, id Id, sessionId Cuid, params
 	return req, nil
 }
 
+// NewListCounterpartiesRequest constructs an http.Request for the ListCounterparties method
+func NewListCounterpartiesRequest(server string, params *ListCounterpartiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/counterparties")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateCounterpartyRequest calls the generic UpdateCounterparty builder with application/json body
+func NewUpdateCounterpartyRequest(server string, id Id, params *UpdateCounterpartyParams, body UpdateCounterpartyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCounterpartyRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateCounterpartyRequestWithBody constructs an http.Request for the UpdateCounterparty method, with any body, and a specified content type
+func NewUpdateCounterpartyRequestWithBody(server string, id Id, params *UpdateCounterpartyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/counterparties/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListExportsRequest constructs an http.Request for the ListExports method
+func NewListExportsRequest(server string, params *ListExportsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreateExportRequest calls the generic CreateExport builder with application/json body
+func NewCreateExportRequest(server string, params *CreateExportParams, body CreateExportJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateExportRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateExportRequestWithBody constructs an http.Request for the CreateExport method, with any body, and a specified content type
+func NewCreateExportRequestWithBody(server string, params *CreateExportParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetExportRequest constructs an http.Request for the GetExport method
+func NewGetExportRequest(server string, id Id, params *GetExportParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewGetExportContentRequest constructs an http.Request for the GetExportContent method
+func NewGetExportContentRequest(server string, id Id, params *GetExportContentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports/%s/content", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewDownloadExportRequest constructs an http.Request for the DownloadExport method
+func NewDownloadExportRequest(server string, id Id, params *DownloadExportParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports/%s/download", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "expires", params.Expires, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "signature", params.Signature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDownloadExportHeadRequest constructs an http.Request for the DownloadExportHead method
+func NewDownloadExportHeadRequest(server string, id Id, params *DownloadExportHeadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/exports/%s/download", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "expires", params.Expires, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "signature", params.Signature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListFilesRequest constructs an http.Request for the ListFiles method
 func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request, error) {
 	var err error
@@ -10369,6 +11948,18 @@ func NewListFilesRequest(server string, params *ListFilesParams) (*http.Request,
 		if params.Kind != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Direction != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "direction", *params.Direction, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11022,6 +12613,99 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLedgerSettingsRequest constructs an http.Request for the GetLedgerSettings method
+func NewGetLedgerSettingsRequest(server string, params *GetLedgerSettingsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ledger-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewPutLedgerSettingsRequest calls the generic PutLedgerSettings builder with application/json body
+func NewPutLedgerSettingsRequest(server string, params *PutLedgerSettingsParams, body PutLedgerSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutLedgerSettingsRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPutLedgerSettingsRequestWithBody constructs an http.Request for the PutLedgerSettings method, with any body, and a specified content type
+func NewPutLedgerSettingsRequestWithBody(server string, params *PutLedgerSettingsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/ledger-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-client-id", params.XClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("x-client-id", headerParam0)
+
 	}
 
 	return req, nil
@@ -13512,6 +15196,96 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /collects/{id}/sessions/{sessionId} (the `RevokeCollectSession` operationId).
 	RevokeCollectSessionWithResponse(ctx context.Context, id Id, sessionId Cuid, params *RevokeCollectSessionParams, reqEditors ...RequestEditorFn) (*RevokeCollectSessionResponse, error)
 
+	// ListCounterpartiesWithResponse List the client's counterparties
+	//
+	// Needs exports:read (accountant keys only). Suppliers and customers with their personal accounts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /counterparties (the `ListCounterparties` operationId).
+	ListCounterpartiesWithResponse(ctx context.Context, params *ListCounterpartiesParams, reqEditors ...RequestEditorFn) (*ListCounterpartiesResponse, error)
+
+	// UpdateCounterpartyWithBodyWithResponse Change a counterparty
+	//
+	// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+	UpdateCounterpartyWithBodyWithResponse(ctx context.Context, id Id, params *UpdateCounterpartyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCounterpartyResponse, error)
+
+	// UpdateCounterpartyWithResponse Change a counterparty
+	//
+	// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+	UpdateCounterpartyWithResponse(ctx context.Context, id Id, params *UpdateCounterpartyParams, body UpdateCounterpartyJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCounterpartyResponse, error)
+
+	// ListExportsWithResponse List the client's exports
+	//
+	// Needs exports:read (accountant keys only).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /exports (the `ListExports` operationId).
+	ListExportsWithResponse(ctx context.Context, params *ListExportsParams, reqEditors ...RequestEditorFn) (*ListExportsResponse, error)
+
+	// CreateExportWithBodyWithResponse Export a period
+	//
+	// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /exports (the `CreateExport` operationId).
+	CreateExportWithBodyWithResponse(ctx context.Context, params *CreateExportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExportResponse, error)
+
+	// CreateExportWithResponse Export a period
+	//
+	// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /exports (the `CreateExport` operationId).
+	CreateExportWithResponse(ctx context.Context, params *CreateExportParams, body CreateExportJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExportResponse, error)
+
+	// GetExportWithResponse Read an export
+	//
+	// Needs exports:read (accountant keys only).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /exports/{id} (the `GetExport` operationId).
+	GetExportWithResponse(ctx context.Context, id Id, params *GetExportParams, reqEditors ...RequestEditorFn) (*GetExportResponse, error)
+
+	// GetExportContentWithResponse Link to an export's ZIP
+	//
+	// Needs exports:read (accountant keys only). A link to the ZIP, signed as a file's content link is, valid for expiresIn seconds. An export not done yet: 409.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /exports/{id}/content (the `GetExportContent` operationId).
+	GetExportContentWithResponse(ctx context.Context, id Id, params *GetExportContentParams, reqEditors ...RequestEditorFn) (*GetExportContentResponse, error)
+
+	// DownloadExportWithResponse Download a export's ZIP with a signed link
+	//
+	// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /exports/{id}/download (the `DownloadExport` operationId).
+	DownloadExportWithResponse(ctx context.Context, id Id, params *DownloadExportParams, reqEditors ...RequestEditorFn) (*DownloadExportResponse, error)
+
+	// DownloadExportHeadWithResponse The headers of a download with a signed link
+	//
+	// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /exports/{id}/download (the `DownloadExportHead` operationId).
+	DownloadExportHeadWithResponse(ctx context.Context, id Id, params *DownloadExportHeadParams, reqEditors ...RequestEditorFn) (*DownloadExportHeadResponse, error)
+
 	// ListFilesWithResponse List and search the client's files
 	//
 	// Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
@@ -13541,7 +15315,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFileWithBodyWithResponse Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13550,7 +15324,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFileWithResponse Correct a file's record
 	//
-	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+	// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13637,6 +15411,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
+
+	// GetLedgerSettingsWithResponse Read the client's ledger settings
+	//
+	// Needs exports:read (accountant keys only). Until set, chart, consultantNumber and clientNumber are null.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /ledger-settings (the `GetLedgerSettings` operationId).
+	GetLedgerSettingsWithResponse(ctx context.Context, params *GetLedgerSettingsParams, reqEditors ...RequestEditorFn) (*GetLedgerSettingsResponse, error)
+
+	// PutLedgerSettingsWithBodyWithResponse Set the client's ledger settings
+	//
+	// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+	PutLedgerSettingsWithBodyWithResponse(ctx context.Context, params *PutLedgerSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutLedgerSettingsResponse, error)
+
+	// PutLedgerSettingsWithResponse Set the client's ledger settings
+	//
+	// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+	PutLedgerSettingsWithResponse(ctx context.Context, params *PutLedgerSettingsParams, body PutLedgerSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutLedgerSettingsResponse, error)
 
 	// GetMeWithResponse The principal of the calling API key
 	//
@@ -18062,6 +19863,1132 @@ func (r RevokeCollectSessionResponse) ContentType() string {
 	return ""
 }
 
+// ListCounterpartiesResponse200Headers the declared response headers of an HTTP 200 response for ListCounterparties
+type ListCounterpartiesResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListCounterpartiesResponse405Headers the declared response headers of an HTTP 405 response for ListCounterparties
+type ListCounterpartiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListCounterpartiesResponse429Headers the declared response headers of an HTTP 429 response for ListCounterparties
+type ListCounterpartiesResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListCounterpartiesResponse503Headers the declared response headers of an HTTP 503 response for ListCounterparties
+type ListCounterpartiesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListCounterpartiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CounterpartyList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCounterpartiesResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListCounterpartiesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCounterpartiesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCounterpartiesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON200() *CounterpartyList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCounterpartiesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCounterpartiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCounterpartiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCounterpartiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCounterpartiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCounterpartyResponse200Headers the declared response headers of an HTTP 200 response for UpdateCounterparty
+type UpdateCounterpartyResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// UpdateCounterpartyResponse405Headers the declared response headers of an HTTP 405 response for UpdateCounterparty
+type UpdateCounterpartyResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// UpdateCounterpartyResponse429Headers the declared response headers of an HTTP 429 response for UpdateCounterparty
+type UpdateCounterpartyResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// UpdateCounterpartyResponse503Headers the declared response headers of an HTTP 503 response for UpdateCounterparty
+type UpdateCounterpartyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdateCounterpartyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Counterparty
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateCounterpartyResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *UpdateCounterpartyResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCounterpartyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCounterpartyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON200() *Counterparty {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r UpdateCounterpartyResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCounterpartyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCounterpartyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCounterpartyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCounterpartyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListExportsResponse200Headers the declared response headers of an HTTP 200 response for ListExports
+type ListExportsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// ListExportsResponse405Headers the declared response headers of an HTTP 405 response for ListExports
+type ListExportsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListExportsResponse429Headers the declared response headers of an HTTP 429 response for ListExports
+type ListExportsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// ListExportsResponse503Headers the declared response headers of an HTTP 503 response for ListExports
+type ListExportsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListExportsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExportList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListExportsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListExportsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListExportsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListExportsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListExportsResponse) GetJSON200() *ExportList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListExportsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListExportsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListExportsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListExportsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r ListExportsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListExportsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListExportsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListExportsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListExportsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListExportsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListExportsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListExportsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListExportsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateExportResponse202Headers the declared response headers of an HTTP 202 response for CreateExport
+type CreateExportResponse202Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// CreateExportResponse405Headers the declared response headers of an HTTP 405 response for CreateExport
+type CreateExportResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// CreateExportResponse429Headers the declared response headers of an HTTP 429 response for CreateExport
+type CreateExportResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// CreateExportResponse503Headers the declared response headers of an HTTP 503 response for CreateExport
+type CreateExportResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Export
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CreateExportResponse202Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CreateExportResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateExportResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateExportResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateExportResponse) GetJSON202() *Export {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateExportResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateExportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateExportResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateExportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r CreateExportResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateExportResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateExportResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateExportResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateExportResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateExportResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateExportResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r CreateExportResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetExportResponse200Headers the declared response headers of an HTTP 200 response for GetExport
+type GetExportResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetExportResponse405Headers the declared response headers of an HTTP 405 response for GetExport
+type GetExportResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetExportResponse429Headers the declared response headers of an HTTP 429 response for GetExport
+type GetExportResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetExportResponse503Headers the declared response headers of an HTTP 503 response for GetExport
+type GetExportResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Export
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetExportResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetExportResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetExportResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetExportResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetExportResponse) GetJSON200() *Export {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetExportResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetExportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetExportResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetExportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetExportResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetExportResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetExportResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetExportResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetExportResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetExportContentResponse200Headers the declared response headers of an HTTP 200 response for GetExportContent
+type GetExportContentResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetExportContentResponse405Headers the declared response headers of an HTTP 405 response for GetExportContent
+type GetExportContentResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetExportContentResponse429Headers the declared response headers of an HTTP 429 response for GetExportContent
+type GetExportContentResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetExportContentResponse503Headers the declared response headers of an HTTP 503 response for GetExportContent
+type GetExportContentResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetExportContentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FileLink
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetExportContentResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetExportContentResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetExportContentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetExportContentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetExportContentResponse) GetJSON200() *FileLink {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetExportContentResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetExportContentResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetExportContentResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetExportContentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetExportContentResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetExportContentResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetExportContentResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetExportContentResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetExportContentResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetExportContentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetExportContentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetExportContentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetExportContentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetExportContentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DownloadExportResponse200Headers the declared response headers of an HTTP 200 response for DownloadExport
+type DownloadExportResponse200Headers struct {
+	ContentDisposition *string
+	ContentLength      *int
+	ETag               *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportResponse206Headers the declared response headers of an HTTP 206 response for DownloadExport
+type DownloadExportResponse206Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportResponse304Headers the declared response headers of an HTTP 304 response for DownloadExport
+type DownloadExportResponse304Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportResponse405Headers the declared response headers of an HTTP 405 response for DownloadExport
+type DownloadExportResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DownloadExportResponse416Headers the declared response headers of an HTTP 416 response for DownloadExport
+type DownloadExportResponse416Headers struct {
+	ContentRange *string
+}
+
+// DownloadExportResponse429Headers the declared response headers of an HTTP 429 response for DownloadExport
+type DownloadExportResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+type DownloadExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ApiError
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *ApiError
+	// JSON416 the response for an HTTP 416 `application/json` response
+	JSON416 *ApiError
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ApiError
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadExportResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *DownloadExportResponse206Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *DownloadExportResponse304Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DownloadExportResponse405Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *DownloadExportResponse416Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DownloadExportResponse429Headers
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DownloadExportResponse) GetJSON403() *ApiError {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DownloadExportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DownloadExportResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r DownloadExportResponse) GetJSON410() *ApiError {
+	return r.JSON410
+}
+
+// GetJSON416 returns the response for an HTTP 416 `application/json` response
+func (r DownloadExportResponse) GetJSON416() *ApiError {
+	return r.JSON416
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DownloadExportResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DownloadExportResponse) GetJSON429() *ApiError {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DownloadExportResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadExportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DownloadExportHeadResponse200Headers the declared response headers of an HTTP 200 response for DownloadExportHead
+type DownloadExportHeadResponse200Headers struct {
+	ContentDisposition *string
+	ContentLength      *int
+	ETag               *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportHeadResponse206Headers the declared response headers of an HTTP 206 response for DownloadExportHead
+type DownloadExportHeadResponse206Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportHeadResponse304Headers the declared response headers of an HTTP 304 response for DownloadExportHead
+type DownloadExportHeadResponse304Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+// DownloadExportHeadResponse405Headers the declared response headers of an HTTP 405 response for DownloadExportHead
+type DownloadExportHeadResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DownloadExportHeadResponse416Headers the declared response headers of an HTTP 416 response for DownloadExportHead
+type DownloadExportHeadResponse416Headers struct {
+	ContentRange *string
+}
+
+// DownloadExportHeadResponse429Headers the declared response headers of an HTTP 429 response for DownloadExportHead
+type DownloadExportHeadResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+type DownloadExportHeadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadExportHeadResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *DownloadExportHeadResponse206Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *DownloadExportHeadResponse304Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DownloadExportHeadResponse405Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *DownloadExportHeadResponse416Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DownloadExportHeadResponse429Headers
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DownloadExportHeadResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadExportHeadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadExportHeadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadExportHeadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadExportHeadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListFilesResponse200Headers the declared response headers of an HTTP 200 response for ListFiles
 type ListFilesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -19678,6 +22605,306 @@ func (r GetHealthResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLedgerSettingsResponse200Headers the declared response headers of an HTTP 200 response for GetLedgerSettings
+type GetLedgerSettingsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetLedgerSettingsResponse405Headers the declared response headers of an HTTP 405 response for GetLedgerSettings
+type GetLedgerSettingsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetLedgerSettingsResponse429Headers the declared response headers of an HTTP 429 response for GetLedgerSettings
+type GetLedgerSettingsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// GetLedgerSettingsResponse503Headers the declared response headers of an HTTP 503 response for GetLedgerSettings
+type GetLedgerSettingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetLedgerSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LedgerSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLedgerSettingsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetLedgerSettingsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLedgerSettingsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLedgerSettingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON200() *LedgerSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLedgerSettingsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLedgerSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLedgerSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLedgerSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLedgerSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutLedgerSettingsResponse200Headers the declared response headers of an HTTP 200 response for PutLedgerSettings
+type PutLedgerSettingsResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PutLedgerSettingsResponse405Headers the declared response headers of an HTTP 405 response for PutLedgerSettings
+type PutLedgerSettingsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PutLedgerSettingsResponse429Headers the declared response headers of an HTTP 429 response for PutLedgerSettings
+type PutLedgerSettingsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+}
+
+// PutLedgerSettingsResponse503Headers the declared response headers of an HTTP 503 response for PutLedgerSettings
+type PutLedgerSettingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PutLedgerSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LedgerSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSON507 the response for an HTTP 507 `application/json` response
+	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PutLedgerSettingsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PutLedgerSettingsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutLedgerSettingsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutLedgerSettingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON200() *LedgerSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSON507 returns the response for an HTTP 507 `application/json` response
+func (r PutLedgerSettingsResponse) GetJSON507() *InsufficientStorage {
+	return r.JSON507
+}
+
+// GetBody returns the raw response body bytes
+func (r PutLedgerSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutLedgerSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutLedgerSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutLedgerSettingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -24570,6 +27797,156 @@ func (c *ClientWithResponses) RevokeCollectSessionWithResponse(ctx context.Conte
 	return ParseRevokeCollectSessionResponse(rsp)
 }
 
+// ListCounterpartiesWithResponse List the client's counterparties
+//
+// Needs exports:read (accountant keys only). Suppliers and customers with their personal accounts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /counterparties (the `ListCounterparties` operationId).
+func (c *ClientWithResponses) ListCounterpartiesWithResponse(ctx context.Context, params *ListCounterpartiesParams, reqEditors ...RequestEditorFn) (*ListCounterpartiesResponse, error) {
+	rsp, err := c.ListCounterparties(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCounterpartiesResponse(rsp)
+}
+
+// UpdateCounterpartyWithBodyWithResponse Change a counterparty
+//
+// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+func (c *ClientWithResponses) UpdateCounterpartyWithBodyWithResponse(ctx context.Context, id Id, params *UpdateCounterpartyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCounterpartyResponse, error) {
+	rsp, err := c.UpdateCounterpartyWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCounterpartyResponse(rsp)
+}
+
+// UpdateCounterpartyWithResponse Change a counterparty
+//
+// Needs exports:write (accountant keys only). An account already given to another counterparty of the client: 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /counterparties/{id} (the `UpdateCounterparty` operationId).
+func (c *ClientWithResponses) UpdateCounterpartyWithResponse(ctx context.Context, id Id, params *UpdateCounterpartyParams, body UpdateCounterpartyJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCounterpartyResponse, error) {
+	rsp, err := c.UpdateCounterparty(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCounterpartyResponse(rsp)
+}
+
+// ListExportsWithResponse List the client's exports
+//
+// Needs exports:read (accountant keys only).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /exports (the `ListExports` operationId).
+func (c *ClientWithResponses) ListExportsWithResponse(ctx context.Context, params *ListExportsParams, reqEditors ...RequestEditorFn) (*ListExportsResponse, error) {
+	rsp, err := c.ListExports(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListExportsResponse(rsp)
+}
+
+// CreateExportWithBodyWithResponse Export a period
+//
+// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /exports (the `CreateExport` operationId).
+func (c *ClientWithResponses) CreateExportWithBodyWithResponse(ctx context.Context, params *CreateExportParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExportResponse, error) {
+	rsp, err := c.CreateExportWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateExportResponse(rsp)
+}
+
+// CreateExportWithResponse Export a period
+//
+// Needs exports:write (accountant keys only). Queues the export, written in the background; export.completed fires when it ends. Missing ledger settings, or a period crossing the fiscal year's start: 422 with the reason.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /exports (the `CreateExport` operationId).
+func (c *ClientWithResponses) CreateExportWithResponse(ctx context.Context, params *CreateExportParams, body CreateExportJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExportResponse, error) {
+	rsp, err := c.CreateExport(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateExportResponse(rsp)
+}
+
+// GetExportWithResponse Read an export
+//
+// Needs exports:read (accountant keys only).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /exports/{id} (the `GetExport` operationId).
+func (c *ClientWithResponses) GetExportWithResponse(ctx context.Context, id Id, params *GetExportParams, reqEditors ...RequestEditorFn) (*GetExportResponse, error) {
+	rsp, err := c.GetExport(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetExportResponse(rsp)
+}
+
+// GetExportContentWithResponse Link to an export's ZIP
+//
+// Needs exports:read (accountant keys only). A link to the ZIP, signed as a file's content link is, valid for expiresIn seconds. An export not done yet: 409.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /exports/{id}/content (the `GetExportContent` operationId).
+func (c *ClientWithResponses) GetExportContentWithResponse(ctx context.Context, id Id, params *GetExportContentParams, reqEditors ...RequestEditorFn) (*GetExportContentResponse, error) {
+	rsp, err := c.GetExportContent(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetExportContentResponse(rsp)
+}
+
+// DownloadExportWithResponse Download a export's ZIP with a signed link
+//
+// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /exports/{id}/download (the `DownloadExport` operationId).
+func (c *ClientWithResponses) DownloadExportWithResponse(ctx context.Context, id Id, params *DownloadExportParams, reqEditors ...RequestEditorFn) (*DownloadExportResponse, error) {
+	rsp, err := c.DownloadExport(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadExportResponse(rsp)
+}
+
+// DownloadExportHeadWithResponse The headers of a download with a signed link
+//
+// No key: the signature of the link GET /v1/exports/{id}/content gives is the credential; the limits of a file's download apply.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /exports/{id}/download (the `DownloadExportHead` operationId).
+func (c *ClientWithResponses) DownloadExportHeadWithResponse(ctx context.Context, id Id, params *DownloadExportHeadParams, reqEditors ...RequestEditorFn) (*DownloadExportHeadResponse, error) {
+	rsp, err := c.DownloadExportHead(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadExportHeadResponse(rsp)
+}
+
 // ListFilesWithResponse List and search the client's files
 //
 // Needs files:read. An extension. Sorted by the sort key, then by id, in the same order; the cost of a page does not grow with its depth, except with sort=relevance, where each page ranks every match. name sorts by its bytes (upper case before lower case).
@@ -24617,7 +27994,7 @@ func (c *ClientWithResponses) GetFileWithResponse(ctx context.Context, id Id, pa
 
 // UpdateFileWithBodyWithResponse Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24632,7 +28009,7 @@ func (c *ClientWithResponses) UpdateFileWithBodyWithResponse(ctx context.Context
 
 // UpdateFileWithResponse Correct a file's record
 //
-// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated.
+// Needs files:write. An extension. What the request sets is the person's: reading the document never overwrites the name, kind or documentDate a person set (documentDateSource user). Fires file.updated. booking (needs exports:write, accountant keys only) books the document in the DATEV exports and is learned for its supplier.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24778,6 +28155,51 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 		return nil, err
 	}
 	return ParseGetHealthResponse(rsp)
+}
+
+// GetLedgerSettingsWithResponse Read the client's ledger settings
+//
+// Needs exports:read (accountant keys only). Until set, chart, consultantNumber and clientNumber are null.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /ledger-settings (the `GetLedgerSettings` operationId).
+func (c *ClientWithResponses) GetLedgerSettingsWithResponse(ctx context.Context, params *GetLedgerSettingsParams, reqEditors ...RequestEditorFn) (*GetLedgerSettingsResponse, error) {
+	rsp, err := c.GetLedgerSettings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLedgerSettingsResponse(rsp)
+}
+
+// PutLedgerSettingsWithBodyWithResponse Set the client's ledger settings
+//
+// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+func (c *ClientWithResponses) PutLedgerSettingsWithBodyWithResponse(ctx context.Context, params *PutLedgerSettingsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutLedgerSettingsResponse, error) {
+	rsp, err := c.PutLedgerSettingsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutLedgerSettingsResponse(rsp)
+}
+
+// PutLedgerSettingsWithResponse Set the client's ledger settings
+//
+// Needs exports:write (accountant keys only). Replaces the settings; a bank account that is not the client's: 404.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /ledger-settings (the `PutLedgerSettings` operationId).
+func (c *ClientWithResponses) PutLedgerSettingsWithResponse(ctx context.Context, params *PutLedgerSettingsParams, body PutLedgerSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutLedgerSettingsResponse, error) {
+	rsp, err := c.PutLedgerSettings(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutLedgerSettingsResponse(rsp)
 }
 
 // GetMeWithResponse The principal of the calling API key
@@ -30850,6 +34272,1597 @@ func ParseRevokeCollectSessionResponse(rsp *http.Response) (*RevokeCollectSessio
 	return response, nil
 }
 
+// ParseListCounterpartiesResponse parses an HTTP response from a ListCounterpartiesWithResponse call
+func ParseListCounterpartiesResponse(rsp *http.Response) (*ListCounterpartiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCounterpartiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CounterpartyList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCounterpartiesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListCounterpartiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCounterpartiesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCounterpartiesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCounterpartyResponse parses an HTTP response from a UpdateCounterpartyWithResponse call
+func ParseUpdateCounterpartyResponse(rsp *http.Response) (*UpdateCounterpartyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCounterpartyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Counterparty
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateCounterpartyResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers UpdateCounterpartyResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateCounterpartyResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCounterpartyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListExportsResponse parses an HTTP response from a ListExportsWithResponse call
+func ParseListExportsResponse(rsp *http.Response) (*ListExportsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListExportsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExportList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListExportsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListExportsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListExportsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListExportsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateExportResponse parses an HTTP response from a CreateExportWithResponse call
+func ParseCreateExportResponse(rsp *http.Response) (*CreateExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Export
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers CreateExportResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 405:
+		var headers CreateExportResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateExportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateExportResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetExportResponse parses an HTTP response from a GetExportWithResponse call
+func ParseGetExportResponse(rsp *http.Response) (*GetExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Export
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetExportResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetExportResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetExportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetExportResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetExportContentResponse parses an HTTP response from a GetExportContentWithResponse call
+func ParseGetExportContentResponse(rsp *http.Response) (*GetExportContentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetExportContentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FileLink
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetExportContentResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetExportContentResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetExportContentResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetExportContentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadExportResponse parses an HTTP response from a DownloadExportWithResponse call
+func ParseDownloadExportResponse(rsp *http.Response) (*DownloadExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ApiError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest ApiError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest ApiError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON416 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ApiError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadExportResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers DownloadExportResponse206Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 304:
+		var headers DownloadExportResponse304Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 405:
+		var headers DownloadExportResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 416:
+		var headers DownloadExportResponse416Headers
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = &value
+		}
+		response.Headers416 = &headers
+	case rsp.StatusCode == 429:
+		var headers DownloadExportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadExportHeadResponse parses an HTTP response from a DownloadExportHeadWithResponse call
+func ParseDownloadExportHeadResponse(rsp *http.Response) (*DownloadExportHeadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadExportHeadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		break // No content-type
+
+	case rsp.StatusCode == 206:
+		break // No content-type
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case rsp.StatusCode == 403:
+		break // No content-type
+
+	case rsp.StatusCode == 404:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case rsp.StatusCode == 410:
+		break // No content-type
+
+	case rsp.StatusCode == 416:
+		break // No content-type
+
+	case rsp.StatusCode == 422:
+		break // No content-type
+
+	case rsp.StatusCode == 429:
+		break // No content-type
+
+	case rsp.StatusCode == 500:
+		break // No content-type
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadExportHeadResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers DownloadExportHeadResponse206Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 304:
+		var headers DownloadExportHeadResponse304Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 405:
+		var headers DownloadExportHeadResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 416:
+		var headers DownloadExportHeadResponse416Headers
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = &value
+		}
+		response.Headers416 = &headers
+	case rsp.StatusCode == 429:
+		var headers DownloadExportHeadResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListFilesResponse parses an HTTP response from a ListFilesWithResponse call
 func ParseListFilesResponse(rsp *http.Response) (*ListFilesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -33067,6 +38080,396 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLedgerSettingsResponse parses an HTTP response from a GetLedgerSettingsWithResponse call
+func ParseGetLedgerSettingsResponse(rsp *http.Response) (*GetLedgerSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLedgerSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LedgerSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLedgerSettingsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetLedgerSettingsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLedgerSettingsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLedgerSettingsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutLedgerSettingsResponse parses an HTTP response from a PutLedgerSettingsWithResponse call
+func ParsePutLedgerSettingsResponse(rsp *http.Response) (*PutLedgerSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutLedgerSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LedgerSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 507:
+		var dest InsufficientStorage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON507 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PutLedgerSettingsResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers PutLedgerSettingsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutLedgerSettingsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutLedgerSettingsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -38833,6 +44236,11 @@ type WebhookInitiatorInterface interface {
 
 	OnCollectUpdated(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnExportCompletedWithBody fires the export.completed webhook with any body
+	OnExportCompletedWithBody(ctx context.Context, targetURL string, params *OnExportCompletedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnExportCompleted(ctx context.Context, targetURL string, params *OnExportCompletedParams, body OnExportCompletedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnFileAnalyzedWithBody fires the file.analyzed webhook with any body
 	OnFileAnalyzedWithBody(ctx context.Context, targetURL string, params *OnFileAnalyzedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -39134,6 +44542,30 @@ func (p *WebhookInitiator) OnCollectUpdatedWithBody(ctx context.Context, targetU
 
 func (p *WebhookInitiator) OnCollectUpdated(ctx context.Context, targetURL string, params *OnCollectUpdatedParams, body OnCollectUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnCollectUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnExportCompletedWithBody(ctx context.Context, targetURL string, params *OnExportCompletedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnExportCompletedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnExportCompleted(ctx context.Context, targetURL string, params *OnExportCompletedParams, body OnExportCompletedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnExportCompletedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -40042,6 +45474,67 @@ func NewOnCollectUpdatedWebhookRequest(targetURL string, params *OnCollectUpdate
 
 // NewOnCollectUpdatedWebhookRequestWithBody builds a POST request for the collect.updated webhook with any body
 func NewOnCollectUpdatedWebhookRequestWithBody(targetURL string, params *OnCollectUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnExportCompletedWebhookRequest builds a application/json POST request for the export.completed webhook
+func NewOnExportCompletedWebhookRequest(targetURL string, params *OnExportCompletedParams, body OnExportCompletedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnExportCompletedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnExportCompletedWebhookRequestWithBody builds a POST request for the export.completed webhook with any body
+func NewOnExportCompletedWebhookRequestWithBody(targetURL string, params *OnExportCompletedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -531,7 +533,7 @@ func TestBackupRestoreRefusals(t *testing.T) {
 	if p := me(t, r.base, d.firstKey); p.Type != "accountant" {
 		t.Errorf("the backup's key on the restored data dir: %+v", p)
 	}
-	if status, _, _ := get(t, r.base+"/me", targetKey); status != http.StatusUnauthorized {
+	if status, _, _ := servertest.Get(t, r.base+"/me", targetKey); status != http.StatusUnauthorized {
 		t.Errorf("the replaced data dir's key: %d, want 401", status)
 	}
 	flMustDownload(t, flLink(t, r.base, d.firstKey, d.clientID, d.demoFile), []byte(demoPDF))

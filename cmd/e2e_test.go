@@ -247,7 +247,7 @@ func TestEndToEnd(t *testing.T) {
 		{"accountant", acctKey, acct.str("id"), "accountant", ""},
 		{"client", clientKey, client.str("id"), "client", demoClientID},
 	} {
-		status, header, body := get(t, base+"/me", k.key)
+		status, header, body := servertest.Get(t, base+"/me", k.key)
 		if status != http.StatusOK {
 			t.Fatalf("%s key: GET /v1/me %d %s", k.name, status, body)
 		}
@@ -276,7 +276,7 @@ func TestEndToEnd(t *testing.T) {
 	revoked := time.Now()
 	for {
 		sent := time.Now()
-		status, header, body := get(t, base+"/me", clientKey)
+		status, header, body := servertest.Get(t, base+"/me", clientKey)
 		if status == http.StatusUnauthorized {
 			if after := sent.Sub(revoked); after > 2*time.Second {
 				t.Errorf("the revoked key was refused only %v after the revoke", after)

@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -84,9 +83,9 @@ func newKeysCreateCmd(cfg *Config) *cobra.Command {
 hash; its id, which keys list and keys revoke name, goes to stderr.
 
 Permissions (--permissions, comma-separated; default all the key's kind may hold):
-` + permissionLines(permissionNames(auth.Accountant)) + `
+` + permissionLines(auth.PermissionsFor(auth.Accountant)) + `
 Client keys (--client) may hold all but these:
-` + permissionLines(firmOnly()),
+` + permissionLines(auth.FirmOnly()),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("permissions") {
@@ -140,38 +139,17 @@ func mintKey(cmd *cobra.Command, cfg *Config, store *db.DB, firm *db.Firm, spec 
 	return nil
 }
 
-// permissionNames lists the permissions a key of the kind may hold.
-func permissionNames(kind auth.Kind) []string {
-	var names []string
-	for _, p := range auth.PermissionsFor(kind) {
-		names = append(names, string(p))
-	}
-	return names
-}
-
 // permissionLines writes permissions one resource, read and write, a line.
-func permissionLines(names []string) string {
+func permissionLines(perms []auth.Permission) string {
 	var b strings.Builder
-	for i, n := range names {
+	for i, p := range perms {
 		if i%2 == 0 {
-			b.WriteString("\n  " + n)
+			b.WriteString("\n  " + string(p))
 		} else {
-			b.WriteString(" " + n)
+			b.WriteString(" " + string(p))
 		}
 	}
 	return strings.TrimPrefix(b.String(), "\n")
-}
-
-// firmOnly lists the permissions only accountant keys may hold.
-func firmOnly() []string {
-	client := permissionNames(auth.Client)
-	var names []string
-	for _, p := range permissionNames(auth.Accountant) {
-		if !slices.Contains(client, p) {
-			names = append(names, p)
-		}
-	}
-	return names
 }
 
 func newKeysListCmd(cfg *Config) *cobra.Command {

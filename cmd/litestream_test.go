@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -201,7 +203,7 @@ func TestLitestream(t *testing.T) {
 	// Litestream cannot build its S3 client. When a release can, the note
 	// goes.
 	bundle := filepath.Join(tmp, "ca.pem")
-	if err := os.WriteFile(bundle, newTestCert(t, nil, true).certPEM, 0o600); err != nil {
+	if err := os.WriteFile(bundle, servertest.NewCert(t, nil, true).CertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dry := exec.Command(litestream, "restore", "-dry-run", filepath.Join(dataDir, "acctapi.db"))

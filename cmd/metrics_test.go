@@ -157,7 +157,7 @@ func TestMetrics(t *testing.T) {
 
 	// Never on the public address: the API's own 404.
 	for _, path := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/goroutine", "/v1/metrics"} {
-		status, _, body := get(t, "http://"+r.srv.Addr()+path, "")
+		status, _, body := servertest.Get(t, "http://"+r.srv.Addr()+path, "")
 		if status != http.StatusNotFound || !strings.Contains(string(body), `"code":"not_found"`) {
 			t.Errorf("public GET %s: %d %s, want the API's 404", path, status, body)
 		}
@@ -165,7 +165,7 @@ func TestMetrics(t *testing.T) {
 	}
 	// Go's profiles on the metrics address.
 	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap?debug=1"} {
-		status, _, body := get(t, "http://"+r.srv.MetricsAddr()+path, "")
+		status, _, body := servertest.Get(t, "http://"+r.srv.MetricsAddr()+path, "")
 		if status != http.StatusOK || len(body) == 0 {
 			t.Errorf("metrics GET %s: %d, want 200 with a body", path, status)
 		}
@@ -275,7 +275,7 @@ func TestMetricsOff(t *testing.T) {
 	if addr := r.srv.MetricsAddr(); addr != "" {
 		t.Errorf("MetricsAddr without --metrics-addr: %q, want none", addr)
 	}
-	if status, _, _ := get(t, "http://"+r.srv.Addr()+"/metrics", ""); status != http.StatusNotFound {
+	if status, _, _ := servertest.Get(t, "http://"+r.srv.Addr()+"/metrics", ""); status != http.StatusNotFound {
 		t.Errorf("public GET /metrics: %d, want 404", status)
 	}
 }
@@ -309,7 +309,7 @@ func TestMetricsOwnHostOnly(t *testing.T) {
 			t.Errorf("Host %s: %d, want %d", host, res.StatusCode, want)
 		}
 	}
-	status, _, body := get(t, "http://"+r.srv.MetricsAddr()+"/debug/pprof/cmdline", "")
+	status, _, body := servertest.Get(t, "http://"+r.srv.MetricsAddr()+"/debug/pprof/cmdline", "")
 	if status != http.StatusNotFound || strings.Contains(string(body), "s3cret") {
 		t.Errorf("/debug/pprof/cmdline: %d %s, want a 404 without the command line", status, body)
 	}

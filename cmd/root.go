@@ -1,5 +1,6 @@
-// Package cmd wires acctapi together: flags and environment fill one Config,
-// whose fields go into the constructors of db, auth and handlers.
+// Package cmd is acctapi's command line: flags and environment fill one
+// Config, which embeds server.Config; each command calls server or a lower
+// package with it and prints what it returns.
 package cmd
 
 import (

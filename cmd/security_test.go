@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"acctapi/server/servertest"
+
 	"bufio"
 	"encoding/base64"
 	"encoding/hex"
@@ -60,13 +62,13 @@ func TestSecretsNeverLogged(t *testing.T) {
 	secrets["a wrong secret"] = secretOf(wrong)
 	requests := 0
 	for _, key := range []string{firstKey, clientKey, cliKey, wrong, "not-a-key-" + secretOf(cliKey), strings.ToUpper(firstKey)} {
-		get(t, r.base+"/me", key)
+		servertest.Get(t, r.base+"/me", key)
 		requests++
 	}
 	// Keys in a path or query are not logged either: the log names the
 	// route, not the URL.
-	get(t, r.base+"/me?api_key="+url.QueryEscape(cliKey), "")
-	get(t, r.base+"/"+firstKey, "")
+	servertest.Get(t, r.base+"/me?api_key="+url.QueryEscape(cliKey), "")
+	servertest.Get(t, r.base+"/"+firstKey, "")
 	requests += 2
 	for i, l := range []string{link, rotatedLink} {
 		u, err := url.Parse(l)
@@ -168,7 +170,7 @@ func TestSlowlorisDisconnected(t *testing.T) {
 		}
 	}()
 
-	if status, _, body := get(t, r.base+"/health", ""); status != http.StatusOK {
+	if status, _, body := servertest.Get(t, r.base+"/health", ""); status != http.StatusOK {
 		t.Errorf("another client during the slowloris: %d %s", status, body)
 	}
 	// Bounded, so that a server that never hangs up fails the test rather

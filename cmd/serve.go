@@ -27,7 +27,7 @@ differs from this binary's: run acctapi migrate first.`,
 			// After the first signal, a second one stops the process at once.
 			context.AfterFunc(ctx, stop)
 			defaultToHTTPS(cmd, cfg)
-			cfg.CompilePDFReader = compilePDFReaderInChild
+			cfg.CompilePDFReaderArgs = compilePDFReaderArgs
 			srv, err := server.Open(ctx, &cfg.Config)
 			if err != nil {
 				return err

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -101,30 +100,6 @@ func besideStore(t *testing.T, cfg *Config) *db.DB {
 	return store
 }
 
-// get sends GET url with the key (if any) and returns the status, header and body.
-func get(t *testing.T, url, key string) (int, http.Header, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	client := servertest.Client()
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: reading body: %v", url, err)
-	}
-	return resp.StatusCode, resp.Header, body
-}
-
 // principal is the body of GET /v1/me.
 type principal struct {
 	Type                string   `json:"type"`
@@ -139,7 +114,7 @@ type principal struct {
 // me calls GET /v1/me with the key, requires 200 and returns the principal.
 func me(t *testing.T, base, key string) principal {
 	t.Helper()
-	status, _, body := get(t, base+"/me", key)
+	status, _, body := servertest.Get(t, base+"/me", key)
 	if status != http.StatusOK {
 		t.Fatalf("GET /v1/me: status %d, body %s", status, body)
 	}
@@ -156,6 +131,7 @@ var allPermissions = []string{
 	"users:read", "users:write", "files:read", "files:write", "clients:read", "clients:write",
 	"accountant_users:read", "accountant_users:write", "webhooks:read", "webhooks:write",
 	"collects:read", "collects:write", "mail:send", "firm:read", "firm:write", "banking:read", "banking:write",
+	"exports:read", "exports:write",
 }
 
 // keyID returns the id part of a key string ak_<id>_<secret>.
@@ -202,7 +178,7 @@ func TestServerFirstStart(t *testing.T) {
 		t.Errorf("rate limit %d per %d ms, want the default 600 per 60000", p.RateLimitMax, p.RateLimitTimeWindow)
 	}
 
-	status, header, body := get(t, r.base+"/health", "")
+	status, header, body := servertest.Get(t, r.base+"/health", "")
 	if status != http.StatusOK {
 		t.Fatalf("GET /v1/health: %d %s", status, body)
 	}
@@ -460,7 +436,7 @@ func TestServerRefusesOtherSchema(t *testing.T) {
 	mustExecute(t, "migrate", "--data-dir", dir)
 	cfg, _, _ = testConfig(dir)
 	r := startServer(t, cfg)
-	if status, _, body := get(t, r.base+"/health", ""); status != http.StatusOK {
+	if status, _, body := servertest.Get(t, r.base+"/health", ""); status != http.StatusOK {
 		t.Errorf("after migrate: health %d %s", status, body)
 	}
 	if err := r.stop(); err != nil {
@@ -822,7 +798,7 @@ func TestMigrateRecoversDirtyDatabase(t *testing.T) {
 	mustExecute(t, "migrate", "force", strconv.Itoa(latest), "--data-dir", dir)
 	mustExecute(t, "migrate", "--data-dir", dir)
 	r := startServer(t, cfg)
-	if status, _, body := get(t, r.base+"/health", ""); status != http.StatusOK {
+	if status, _, body := servertest.Get(t, r.base+"/health", ""); status != http.StatusOK {
 		t.Errorf("after migrate force: health %d %s", status, body)
 	}
 	if err := r.stop(); err != nil {

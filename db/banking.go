@@ -105,6 +105,13 @@ type TransactionMatch struct {
 	Score   float64
 	Reasons []string
 	Source  string // MatchAuto, MatchUser or MatchCollect
+	// The document beside its file, as read (a person's corrections over
+	// the reading), so that a match can be judged without opening it;
+	// filled when the match is read, ignored when it is written.
+	FileName       string
+	DocumentNumber *string
+	TotalAmount    *int64
+	Currency       *string
 }
 
 // StatementImport is a parsed statement to import: one account, its
@@ -270,9 +277,15 @@ func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transacti
 // loadMatchBatch fills the matches of the transactions args names after
 // its client.
 func loadMatchBatch(ctx context.Context, tx *txn, byID map[string]*Transaction, args []any) error {
-	rows, err := tx.QueryContext(ctx, `SELECT transaction_id, file_id, state, score, reasons, source
-		FROM bank_transaction_matches WHERE client_id = ? AND transaction_id IN (`+placeholders(len(args)-1)+`)
-		ORDER BY transaction_id, position`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT m.transaction_id, m.file_id, m.state, m.score, m.reasons, m.source, f.name,
+		CASE WHEN json_type(f.user_fields, '$.documentNumber') IS NOT NULL THEN json_extract(f.user_fields, '$.documentNumber')
+			ELSE json_extract(f.analysis_fields, '$.documentNumber') END,
+		f.total_amount,
+		CASE WHEN json_type(f.user_fields, '$.currency') IS NOT NULL THEN json_extract(f.user_fields, '$.currency')
+			ELSE json_extract(f.analysis_fields, '$.currency') END
+		FROM bank_transaction_matches m JOIN files f ON f.client_id = m.client_id AND f.id = m.file_id
+		WHERE m.client_id = ? AND m.transaction_id IN (`+placeholders(len(args)-1)+`)
+		ORDER BY m.transaction_id, m.position`, args...)
 	if err != nil {
 		return fmt.Errorf("transaction matches: %w", err)
 	}
@@ -280,8 +293,14 @@ func loadMatchBatch(ctx context.Context, tx *txn, byID map[string]*Transaction, 
 	for rows.Next() {
 		var id, reasons string
 		var m TransactionMatch
-		if err := rows.Scan(&id, &m.FileID, &m.State, &m.Score, &reasons, &m.Source); err != nil {
+		var number, currency sql.NullString
+		var total sql.NullInt64
+		if err := rows.Scan(&id, &m.FileID, &m.State, &m.Score, &reasons, &m.Source, &m.FileName, &number, &total, &currency); err != nil {
 			return fmt.Errorf("transaction matches: %w", err)
+		}
+		m.DocumentNumber, m.Currency = nullString(number), nullString(currency)
+		if total.Valid {
+			m.TotalAmount = &total.Int64
 		}
 		m.Reasons = strings.Fields(reasons)
 		byID[id].Matches = append(byID[id].Matches, m)
@@ -500,7 +519,13 @@ func (db *DB) UpdateTransaction(ctx context.Context, clientID, id string, u Tran
 			if err := replaceMatches(ctx, tx, clientID, t.ID, matches, now, false); err != nil {
 				return nil, err
 			}
-			t.Matches, t.DecidedByUser = matches, true
+			if err := queueSettling(ctx, tx, clientID, t.Matches, matches, now); err != nil {
+				return nil, err
+			}
+			t.DecidedByUser = true
+			if err := reloadMatches(ctx, tx, clientID, t); err != nil {
+				return nil, err
+			}
 		}
 		switch {
 		case u.Ignored.Set && *u.Ignored.Value:
@@ -580,6 +605,13 @@ func replaceMatches(ctx context.Context, tx *txn, clientID, transactionID string
 	return nil
 }
 
+// reloadMatches reads the transaction's matches again, with their
+// documents, after they were written.
+func reloadMatches(ctx context.Context, tx *txn, clientID string, t *Transaction) error {
+	t.Matches = nil
+	return loadMatches(ctx, tx, clientID, []*Transaction{t})
+}
+
 // findTransactionRow checks that the transaction is the client's. Returns
 // ENOTFOUND.
 func findTransactionRow(ctx context.Context, tx *txn, clientID, id string) error {
@@ -604,13 +636,20 @@ func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transacti
 	if err != nil {
 		return err
 	}
+	before := slices.Clone(t.Matches)
 	matches := slices.DeleteFunc(t.Matches, func(m TransactionMatch) bool { return m.Source == MatchAuto || m.FileID == fileID })
 	matches = append(matches, TransactionMatch{FileID: fileID, State: MatchConfirmed, Score: 1, Reasons: []string{}, Source: MatchCollect})
 	if err := replaceMatches(ctx, tx, clientID, transactionID, matches, now, false); err != nil {
 		return err
 	}
+	if err := queueSettling(ctx, tx, clientID, before, matches, now); err != nil {
+		return err
+	}
 	was := t.Status
-	t.Matches, t.Status, t.DecidedByUser, t.UpdatedAt = matches, statusOf(matches, was == TransactionIgnored), true, now
+	if err := reloadMatches(ctx, tx, clientID, t); err != nil {
+		return err
+	}
+	t.Status, t.DecidedByUser, t.UpdatedAt = statusOf(t.Matches, was == TransactionIgnored), true, now
 	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = 1, updated_at = ?
 		WHERE client_id = ? AND id = ?`, t.Status, unix(now), clientID, transactionID); err != nil {
 		return fmt.Errorf("confirm collected file: %w", err)

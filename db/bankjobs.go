@@ -19,11 +19,12 @@ import (
 const (
 	BankJobStatement = "statement" // match the statement's new transactions
 	BankJobFile      = "file"      // match the file's document
+	BankJobClient    = "client"    // the client's identity changed: match all it holds again
 )
 
 // BankJob is a claimed bank job.
 type BankJob struct {
-	Target   string // BankJobStatement or BankJobFile
+	Target   string // BankJobStatement, BankJobFile or BankJobClient
 	TargetID string
 	ClientID string
 	Attempts int

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -34,10 +35,13 @@ type Client struct {
 	CustomID       *string
 	LegalName      *string
 	LedgerClientID *string
-	Address        Address
-	ArchivedAt     *time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// VATIDs are the client's own VAT ids: with its names and its bank
+	// accounts they tell the invoices it issued from those it received.
+	VATIDs     []string
+	Address    Address
+	ArchivedAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Address is a client's postal address. It is stored and never returned.
@@ -51,12 +55,13 @@ type ClientCreate struct {
 	Type      string
 	CustomID  *string
 	LegalName *string
+	VATIDs    []string
 	Address   Address
 }
 
 const clientColumns = `id, firm_id, name, slug, type, custom_id, legal_name, ledger_client_id,
 	address_line1, address_line2, address_city, address_postal_code, address_country_code,
-	archived_at, created_at, updated_at`
+	archived_at, created_at, updated_at, vat_ids`
 
 // CreateClient creates a client of the firm. Its slug is derived from the name
 // and made unique within the firm with a numeric suffix.
@@ -69,14 +74,14 @@ func (db *DB) CreateClient(ctx context.Context, firmID string, in ClientCreate) 
 		now := db.now().UTC().Truncate(time.Second)
 		c := &Client{
 			ID: NewID(), FirmID: firmID, Name: in.Name, Slug: slug, Type: in.Type,
-			CustomID: in.CustomID, LegalName: in.LegalName, Address: in.Address,
+			CustomID: in.CustomID, LegalName: in.LegalName, VATIDs: vatIDsOrEmpty(in.VATIDs), Address: in.Address,
 			CreatedAt: now, UpdatedAt: now,
 		}
 		a := in.Address
 		if _, err := tx.ExecContext(ctx, `INSERT INTO clients (`+clientColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
 			c.ID, firmID, c.Name, c.Slug, c.Type, c.CustomID, c.LegalName,
-			a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now)); err != nil {
+			a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode, unix(now), unix(now), vatIDsColumn(c.VATIDs)); err != nil {
 			return nil, fmt.Errorf("create client: %w", err)
 		}
 		return c, db.emit(ctx, tx, event{typ: EventClientCreated, firmID: firmID, clientID: &c.ID, record: c})
@@ -180,11 +185,11 @@ func (db *DB) FindClient(ctx context.Context, firmID, id string) (*Client, error
 
 func scanClient(row interface{ Scan(...any) error }) (*Client, error) {
 	var c Client
-	var custom, legal, ledger, l1, l2, city, postal, country sql.NullString
+	var custom, legal, ledger, l1, l2, city, postal, country, vatIDs sql.NullString
 	var archived sql.NullInt64
 	var created, updated int64
 	if err := row.Scan(&c.ID, &c.FirmID, &c.Name, &c.Slug, &c.Type, &custom, &legal, &ledger,
-		&l1, &l2, &city, &postal, &country, &archived, &created, &updated); err != nil {
+		&l1, &l2, &city, &postal, &country, &archived, &created, &updated, &vatIDs); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -194,7 +199,30 @@ func scanClient(row interface{ Scan(...any) error }) (*Client, error) {
 	c.Address = Address{nullString(l1), nullString(l2), nullString(city), nullString(postal), nullString(country)}
 	c.ArchivedAt = nullTime(archived)
 	c.CreatedAt, c.UpdatedAt = fromUnix(created), fromUnix(updated)
+	c.VATIDs = []string{}
+	if vatIDs.Valid {
+		if err := json.Unmarshal([]byte(vatIDs.String), &c.VATIDs); err != nil {
+			return nil, fmt.Errorf("scan client %s: its VAT ids: %w", c.ID, err)
+		}
+	}
 	return &c, nil
+}
+
+// vatIDsColumn is the stored form of a client's VAT ids: a JSON array, or
+// NULL for none.
+func vatIDsColumn(ids []string) any {
+	if len(ids) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+func vatIDsOrEmpty(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 // ClientUpdate holds the fields a client update may change.
@@ -203,6 +231,7 @@ type ClientUpdate struct {
 	Type      Update[string]
 	CustomID  Update[string]
 	LegalName Update[string]
+	VATIDs    Update[[]string]
 	Address   AddressUpdate
 }
 
@@ -233,6 +262,12 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 		apply(u.Type, func(v *string) { c.Type = *v })
 		apply(u.CustomID, func(v *string) { c.CustomID = v })
 		apply(u.LegalName, func(v *string) { c.LegalName = v })
+		apply(u.VATIDs, func(v *[]string) {
+			c.VATIDs = []string{}
+			if v != nil {
+				c.VATIDs = vatIDsOrEmpty(*v)
+			}
+		})
 		a := &c.Address
 		apply(u.Address.Line1, func(v *string) { a.Line1 = v })
 		apply(u.Address.Line2, func(v *string) { a.Line2 = v })
@@ -242,10 +277,17 @@ func (db *DB) UpdateClient(ctx context.Context, firmID, id string, u ClientUpdat
 		c.UpdatedAt = db.now().UTC().Truncate(time.Second)
 		if _, err := tx.ExecContext(ctx, `UPDATE clients SET name = ?, type = ?, custom_id = ?, legal_name = ?,
 			address_line1 = ?, address_line2 = ?, address_city = ?, address_postal_code = ?, address_country_code = ?,
-			updated_at = ? WHERE firm_id = ? AND id = ?`,
+			vat_ids = ?, updated_at = ? WHERE firm_id = ? AND id = ?`,
 			c.Name, c.Type, c.CustomID, c.LegalName, a.Line1, a.Line2, a.City, a.PostalCode, a.CountryCode,
-			unix(c.UpdatedAt), firmID, id); err != nil {
+			vatIDsColumn(c.VATIDs), unix(c.UpdatedAt), firmID, id); err != nil {
 			return nil, fmt.Errorf("update client: %w", err)
+		}
+		if u.Name.Set || u.LegalName.Set || u.VATIDs.Set {
+			// The client's identity tells its own documents: every one's
+			// direction, and so its candidates, may change.
+			if err := queueBankJob(ctx, tx, c.ID, BankJobClient, c.ID, c.UpdatedAt); err != nil {
+				return nil, err
+			}
 		}
 		return c, db.emit(ctx, tx, event{typ: EventClientUpdated, firmID: firmID, clientID: &c.ID, record: c, changes: u.fields()})
 	})
@@ -258,7 +300,7 @@ func (u ClientUpdate) fields() []string {
 		set  bool
 		name string
 	}{
-		{u.Name.Set, "Name"}, {u.Type.Set, "Type"}, {u.CustomID.Set, "CustomID"}, {u.LegalName.Set, "LegalName"},
+		{u.Name.Set, "Name"}, {u.Type.Set, "Type"}, {u.CustomID.Set, "CustomID"}, {u.LegalName.Set, "LegalName"}, {u.VATIDs.Set, "VATIDs"},
 		{u.Address.Line1.Set || u.Address.Line2.Set || u.Address.City.Set || u.Address.PostalCode.Set || u.Address.CountryCode.Set, "Address"},
 	} {
 		if f.set {

@@ -44,7 +44,7 @@ func (a *Analysis) show() {
 	if r.fields != nil || len(r.user) > 0 {
 		a.Fields = &DocumentFields{Values: map[string]string{}}
 		if r.fields != nil {
-			a.Fields.EInvoice = r.fields.EInvoice
+			a.Fields.EInvoice, a.Fields.Terms = r.fields.EInvoice, r.fields.Terms
 			maps.Copy(a.Fields.Values, r.fields.Values)
 		}
 	}

@@ -101,6 +101,8 @@ type DB struct {
 	// importLocks has the statement imports of an account run one at a
 	// time (see importStatement).
 	importLocks keyedLocks
+	// exportsQueued wakes the export worker (see ExportsQueued).
+	exportsQueued chan struct{}
 
 	idempotencyKey IdempotencyKeyFinder
 
@@ -175,6 +177,7 @@ func open(path string, opts Options, dirs durable.Syncer) (*DB, error) {
 		encodeEvent: opts.EncodeEvent, teacher: opts.Teacher, eventsWritten: make(chan struct{}, 1),
 		mailsQueued: make(chan struct{}, 1), mailHost: cmp.Or(opts.MailHost, "localhost"), mailQuota: cmp.Or(opts.MailQuota, DefaultMailQuota),
 		analysesQueued: make(chan struct{}, 1), bankJobsQueued: make(chan struct{}, 1),
+		exportsQueued:  make(chan struct{}, 1),
 		idempotencyKey: opts.IdempotencyKey, observeBatch: opts.ObserveBatch}
 	go db.writeLoop()
 	return db, nil

@@ -71,6 +71,24 @@ type Analysis struct {
 type DocumentFields struct {
 	Values   map[string]string
 	EInvoice *EInvoice
+	// Terms is what the document says of its payment beyond the fields:
+	// nil when it says nothing of it.
+	Terms *PaymentTerms
+}
+
+// PaymentTerms are the buyer a document names and the discount it allows,
+// which tell whom a payment of it comes from and how much it may be.
+// Each is "" when the document does not say it.
+type PaymentTerms struct {
+	BuyerName  string `json:"buyerName,omitempty"`
+	BuyerVATID string `json:"buyerVatId,omitempty"`
+	BuyerIBAN  string `json:"buyerIban,omitempty"`
+	// DiscountPercent (of the total) or DiscountAmount, decimal strings
+	// with a dot, may be taken off when it is paid by DiscountDueDate
+	// (YYYY-MM-DD).
+	DiscountPercent string `json:"discountPercent,omitempty"`
+	DiscountAmount  string `json:"discountAmount,omitempty"`
+	DiscountDueDate string `json:"discountDueDate,omitempty"`
 }
 
 // EInvoice says which e-invoice standard a document's XML follows.
@@ -106,7 +124,12 @@ func (f DocumentFields) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append(append(b, `"einvoice":`...), e...), '}'), nil
+	b = append(append(append(b, `"einvoice":`...), e...), ',')
+	t, err := json.Marshal(f.Terms)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(b, `"terms":`...), t...), '}'), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; names that are not fields
@@ -126,7 +149,10 @@ func (f *DocumentFields) UnmarshalJSON(data []byte) error {
 			f.Values[name] = *v
 		}
 	}
-	return unmarshalPresent(raw["einvoice"], &f.EInvoice)
+	if err := unmarshalPresent(raw["einvoice"], &f.EInvoice); err != nil {
+		return err
+	}
+	return unmarshalPresent(raw["terms"], &f.Terms)
 }
 
 // unmarshalPresent reads data into v; absent data leaves v alone.
@@ -179,6 +205,9 @@ func (db *DB) AnalysesQueued() <-chan struct{} { return db.analysesQueued }
 // FileFilter narrows a file list; empty fields do not filter.
 type FileFilter struct {
 	WorkspaceID, FolderID, TaskID, LabelID, Kind string
+	// Direction is DirectionReceived or DirectionIssued: the documents the
+	// banking worker found the client received, or issued.
+	Direction string
 	// DocumentDateFrom and DocumentDateTo bound the document date, both
 	// inclusive.
 	DocumentDateFrom, DocumentDateTo *time.Time
@@ -260,7 +289,10 @@ func (db *DB) ListFiles(ctx context.Context, clientID string, f FileFilter, req 
 	if err != nil {
 		return nil, err
 	}
-	return page, loadFileLabels(ctx, tx, clientID, page.Items)
+	if err := loadFileLabels(ctx, tx, clientID, page.Items); err != nil {
+		return nil, err
+	}
+	return page, loadFileLedger(ctx, tx, clientID, page.Items)
 }
 
 // fileList is the list of the client's files that f selects, but for its
@@ -276,6 +308,7 @@ func fileList(clientID string, f FileFilter) list {
 	add(f.FolderID, "folder_id = ?")
 	add(f.TaskID, "task_id = ?")
 	add(f.Kind, "kind = ?")
+	add(f.Direction, "direction = ?")
 	add(f.LabelID, "id IN (SELECT file_id FROM file_labels WHERE label_id = ?)")
 	if f.DocumentDateFrom != nil {
 		filters = append(filters, condition{"document_date >= ?", []any{unix(*f.DocumentDateFrom)}})
@@ -537,7 +570,10 @@ func findFileTx(ctx context.Context, tx *txn, clientID, id string) (*File, error
 	if err != nil {
 		return nil, err
 	}
-	return f, loadFileLabels(ctx, tx, clientID, []*File{f})
+	if err := loadFileLabels(ctx, tx, clientID, []*File{f}); err != nil {
+		return nil, err
+	}
+	return f, loadFileLedger(ctx, tx, clientID, []*File{f})
 }
 
 // reindexFile writes the file's row of the search index again from its

@@ -43,6 +43,7 @@ var EventTypes = []string{
 	EventAccountantUserInvited, EventAccountantUserUpdated,
 	EventCollectCreated, EventCollectUpdated, EventCollectItemReceived, EventCollectItemFileRemoved, EventCollectSubmitted,
 	EventFirmUpdated, EventBankStatementImported, EventTransactionMatched,
+	EventExportCompleted,
 }
 
 // Event is a change the store records, in the transaction of the change,
@@ -55,8 +56,8 @@ type Event struct {
 	ClientID *string
 	// Record is the record as the change left it: a *Task, *File,
 	// *Workspace, *Member, *ClientUser, *Client, *AccountantUser, *Collect,
-	// *CollectItemReceived, *CollectItemFileRemoved, *Firm, *BankStatement or
-	// *Transaction.
+	// *CollectItemReceived, *CollectItemFileRemoved, *Firm, *BankStatement,
+	// *Transaction or *Export.
 	Record any
 	// Changes names the fields an update set, as the store's types name
 	// them (TaskUpdate.DueDate: "DueDate"); nil for other events.

@@ -31,10 +31,40 @@ type File struct {
 	// KindSource says who set Kind: SourceUser or SourceAnalysis.
 	KindSource *string
 	Analysis   Analysis
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	LabelIDs   []string
+	// Payment is what the banking worker last decided of the document.
+	Payment   Payment
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	LabelIDs  []string
+	// Booking is how the document is booked; nil until an export booked it
+	// or a person chose its booking.
+	Booking *Booking
+	// Exports are the exports that booked the file, the oldest first.
+	Exports []FileExport
 }
+
+// Payment is a document's side and payment state, as the banking worker
+// decides them from its reading, the client's identity and the payments
+// confirmed for it; nil until it has.
+type Payment struct {
+	// Direction is DirectionReceived or DirectionIssued.
+	Direction *string
+	// Status is PaymentOpen, PaymentPartial or PaymentPaid; nil for a
+	// document that is never paid or has no total.
+	Status *string
+	// OpenAmount is what is left to pay, in units of 10^-5; nil with
+	// Status.
+	OpenAmount *int64
+}
+
+// The directions and payment states of a document.
+const (
+	DirectionReceived = "received"
+	DirectionIssued   = "issued"
+	PaymentOpen       = "open"
+	PaymentPartial    = "partial"
+	PaymentPaid       = "paid"
+)
 
 // FileCreate holds the record of a file whose bytes are in place.
 type FileCreate struct {
@@ -53,7 +83,7 @@ type FileCreate struct {
 const fileColumns = `id, client_id, workspace_id, task_id, folder_id, created_by_id, name, mimetype, size,
 	sha256, document_date, created_at, updated_at, document_date_source, kind, kind_source,
 	analysis_status, analysis_source, analysis_reason, analysis_language, analyzed_at, analysis_fields, analysis_kind,
-	analysis_confidence, analysis_warnings, user_fields`
+	analysis_confidence, analysis_warnings, user_fields, direction, payment_status, open_amount`
 
 // CreateFile records a file in the client's workspace. The task, folder and
 // labels must be of that workspace. Returns ENOTFOUND naming the first
@@ -94,7 +124,7 @@ func (db *DB) createFile(ctx context.Context, tx *txn, clientID string, in FileC
 		ID: in.ID, ClientID: clientID, WorkspaceID: in.WorkspaceID, TaskID: in.TaskID, FolderID: in.FolderID,
 		Name: in.Name, MimeType: in.MimeType, Size: in.Size, SHA256: in.SHA256, DocumentDate: now,
 		Analysis:  Analysis{Status: AnalysisPending, Warnings: []string{}},
-		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...),
+		CreatedAt: now, UpdatedAt: now, LabelIDs: append([]string{}, in.LabelIDs...), Exports: []FileExport{},
 	}
 	f.Analysis.show()
 	// In the order FindFile reads them back, without duplicates.
@@ -162,7 +192,11 @@ func (db *DB) findFile(ctx context.Context, where string, args ...any) (*File, e
 		}
 		f.LabelIDs = append(f.LabelIDs, id)
 	}
-	return f, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("file labels: %w", err)
+	}
+	rows.Close()
+	return f, loadFileLedger(ctx, tx, f.ClientID, []*File{f})
 }
 
 // scanFile reads a row of fileColumns; LabelIDs are left to the caller.
@@ -171,11 +205,12 @@ func scanFile(row scanner) (*File, error) {
 	var task, folder, createdBy, dateSource, kind, kindSource sql.NullString
 	var source, reason, language, fields, analysisKind, confidence, warnings, user sql.NullString
 	var document, created, updated int64
-	var analyzed sql.NullInt64
+	var analyzed, open sql.NullInt64
+	var direction, status sql.NullString
 	if err := row.Scan(&f.ID, &f.ClientID, &f.WorkspaceID, &task, &folder, &createdBy, &f.Name, &f.MimeType, &f.Size,
 		&f.SHA256, &document, &created, &updated, &dateSource, &kind, &kindSource,
 		&f.Analysis.Status, &source, &reason, &language, &analyzed, &fields, &analysisKind,
-		&confidence, &warnings, &user); err != nil {
+		&confidence, &warnings, &user, &direction, &status, &open); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -186,14 +221,19 @@ func scanFile(row scanner) (*File, error) {
 	f.DocumentDateSource, f.Kind, f.KindSource = nullString(dateSource), nullString(kind), nullString(kindSource)
 	f.Analysis.Source, f.Analysis.Reason, f.Analysis.Language = nullString(source), nullString(reason), nullString(language)
 	f.Analysis.AnalyzedAt, f.Analysis.Kind = nullTime(analyzed), nullString(analysisKind)
+	f.Payment.Direction, f.Payment.Status = nullString(direction), nullString(status)
+	if open.Valid {
+		f.Payment.OpenAmount = &open.Int64
+	}
 	if err := f.Analysis.scanReadState(fields, confidence, warnings, user); err != nil {
 		return nil, fmt.Errorf("scan file %s: its analysis: %w", f.ID, err)
 	}
+	f.Exports = []FileExport{}
 	return &f, nil
 }
 
-// KnownFileIDs reports which of ids have a file record; the file store's
-// clean-up removes the bytes of the others.
+// KnownFileIDs reports which of ids have a file record or are an export's
+// ZIP; the file store's clean-up removes the bytes of the others.
 func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, error) {
 	known := make(map[string]bool, len(ids))
 	for start := 0; start < len(ids); start += 500 {
@@ -204,7 +244,8 @@ func (db *DB) KnownFileIDs(ctx context.Context, ids []string) (map[string]bool, 
 		}
 		// Not through the statement cache: one statement per batch length,
 		// run once at start-up, would stay prepared for nothing.
-		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)`, args...)
+		rows, err := db.read.QueryContext(ctx, `SELECT id FROM files WHERE id IN (`+placeholders(len(batch))+`)
+			UNION ALL SELECT id FROM exports WHERE id IN (`+placeholders(len(batch))+`)`, append(args, args...)...)
 		if err != nil {
 			return nil, fmt.Errorf("known files: %w", err)
 		}

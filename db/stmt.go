@@ -100,6 +100,9 @@ type txn struct {
 	// bankJobsQueued says the transaction queued a bank job: BankJobsQueued
 	// is signalled after its commit.
 	bankJobsQueued bool
+	// exportQueued says the transaction queued an export: ExportsQueued is
+	// signalled after its commit.
+	exportQueued bool
 }
 
 func (t *txn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {

@@ -214,6 +214,18 @@ func TestWebhookEvents(t *testing.T) {
 		FileIDs: db.Update[[]string]{Set: true, Value: &[]string{wrong.ID}}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := store.PutLedgerSettings(ctx, client.ID, db.LedgerSettings{Chart: ptr(db.ChartSKR03), ConsultantNumber: ptr(1001),
+		ClientNumber: ptr(1), FiscalYearStart: "01-01", AccountLength: 4}); err != nil {
+		t.Fatal(err)
+	}
+	export, err := store.CreateExport(ctx, client.ID, db.ExportCreate{Format: db.ExportDATEV,
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.FinishExport(ctx, export, db.ExportResult{}); err != nil {
+		t.Fatal(err)
+	}
 	// A write that fails writes no event.
 	if _, err := store.CreateTask(ctx, client.ID, db.TaskCreate{WorkspaceID: "cnosuchworkspace000000000", Title: "x"}); err == nil {
 		t.Fatal("CreateTask in a missing workspace succeeded")
@@ -248,6 +260,7 @@ func TestWebhookEvents(t *testing.T) {
 		{Type: db.EventFirmUpdated, Changes: []string{"Name"}, To: []string{all.ID}},
 		{Type: db.EventBankStatementImported, ClientID: &client.ID, To: []string{all.ID}},
 		{Type: db.EventTransactionMatched, ClientID: &client.ID, To: []string{all.ID}},
+		{Type: db.EventExportCompleted, ClientID: &client.ID, To: []string{all.ID}},
 	}
 	got := whEvents(t, store)
 	if len(got) != len(want) {

@@ -215,6 +215,12 @@ func (db *DB) runBatch(batch []*writeJob) (commit time.Duration) {
 		default:
 		}
 	}
+	if t.exportQueued {
+		select {
+		case db.exportsQueued <- struct{}{}:
+		default:
+		}
+	}
 	return commit
 }
 

@@ -25,7 +25,11 @@
 // vom ...") keeps another document's date out.
 //
 // Each value's confidence (Result.Confidence) comes from what checks it:
-// net + tax = total, an IBAN's mod-97, a VAT id's check digits.
+// net + tax = total, an IBAN's mod-97, a VAT id's check digits. What
+// cannot be right is said in Result.Warnings, in the words of package
+// document that the e-invoice reader uses too: an IBAN that fails mod-97,
+// a seller's VAT id not of its country's shape, a net and tax that do not
+// add up to the total, an issue or due date under its label that is no day.
 //
 // Where a value can be checked, the reading that passes wins: net, tax and
 // total are chosen together and net + tax = total outweighs any label;

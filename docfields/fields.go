@@ -2,6 +2,7 @@ package docfields
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -276,7 +277,8 @@ func (a *analysis) pickVAT() string {
 				recipIDs[v.id] = true
 				continue
 			}
-			if v.misshapen && l.role != rVATID {
+			if v.misshapen && (l.role != rVATID || a.inIBAN(i, v.start, v.end)) {
+				// Digits a label does not name, or an IBAN's.
 				continue
 			}
 			switch {
@@ -314,6 +316,11 @@ func (a *analysis) pickVAT() string {
 		}
 	}
 	return best.id
+}
+
+// inIBAN says whether the span start..end of line i overlaps an IBAN.
+func (a *analysis) inIBAN(i, start, end int) bool {
+	return slices.ContainsFunc(a.ibans[i], func(x ibanTok) bool { return start < x.end && x.start < end })
 }
 
 // vatFirstLabelled outweighs the footer's place (0.3) but not a label

@@ -24,6 +24,10 @@ type Result struct {
 	// real documents (dates, number, total), the class it was looked up
 	// by: what the evaluation counts to calibrate it.
 	Evidence map[string]string
+	// Discount is the discount for early payment the text states.
+	Discount Discount
+	// Warnings say what the page states that cannot be right.
+	Warnings []document.Warning
 }
 
 // Read reads a document's text. Form feeds separate pages.
@@ -61,6 +65,9 @@ type analysis struct {
 	rounding     int64
 	roundingLine int
 	hasRounding  bool
+	// The distinct amounts the page labels net and tax, which the
+	// warnings check the total against when the reader left them out.
+	labelledNet, labelledTax []int64
 }
 
 func analyze(d *doc) *analysis {
@@ -174,6 +181,8 @@ func (a *analysis) result() Result {
 	f.IssuerIBAN = a.pickIBAN()
 	f.IssuerName = a.pickIssuer()
 	r.Confidence, r.Evidence = a.confidence(f)
+	r.Discount = discountOf(a.d.lines, f.IssueDate)
+	r.Warnings = a.warnings(*f)
 	return r
 }
 

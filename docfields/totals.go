@@ -88,6 +88,7 @@ func (a *analysis) pickAmounts() (net, tax, total, cur string) {
 	}
 	c := a.amountCandidates()
 	a.totalFeatures(&c)
+	a.labelledNet, a.labelledTax = labelledAmounts(c.net), labelledAmounts(c.tax)
 	best, other := chooseAmounts(&c)
 	if best.t != nil {
 		a.margins[document.TotalAmount] = margin{best: best.s, other: other}

@@ -21,7 +21,11 @@ import (
 
 // maxScanBytes is the largest PDF whose bytes are searched for embedded
 // files PDFium did not list; an e-invoice's PDF is far smaller.
-const maxScanBytes = 64 << 20
+const maxScanBytes = 32 << 20
+
+// maxDictBytes bounds the dictionary read of one object: a file
+// specification's or a stream's is a few hundred bytes.
+const maxDictBytes = 16 << 10
 
 var (
 	embeddedMarker = []byte("/EmbeddedFile")
@@ -65,7 +69,7 @@ func scanEmbedded(src io.ReaderAt, size, budget int64) []Attachment {
 	if bytes.Contains(data, []byte("/Encrypt")) {
 		return nil
 	}
-	p := pdfObjects{data: data, at: map[int]int{}}
+	p := &pdfObjects{data: data, at: map[int]int{}, work: 4*len(data) + 1<<20}
 	var nums []int
 	for _, m := range reObjHeader.FindAllSubmatchIndex(data, -1) {
 		n, err := strconv.Atoi(string(data[m[2]:m[3]]))
@@ -81,7 +85,7 @@ func scanEmbedded(src io.ReaderAt, size, budget int64) []Attachment {
 	names := p.specNames(nums)
 	var out []Attachment
 	for _, n := range nums {
-		dict := p.dict(n)
+		dict, after := p.dict(n)
 		if !reEmbeddedType.Match(dict) || len(out) == maxAttachments {
 			continue
 		}
@@ -89,7 +93,7 @@ func scanEmbedded(src io.ReaderAt, size, budget int64) []Attachment {
 		if m := reSubtype.FindSubmatch(dict); m != nil {
 			a.MIME = strings.ReplaceAll(string(m[1]), "#2F", "/")
 		}
-		a.Data = p.decode(n, dict, budget)
+		a.Data = p.decode(dict, after, budget)
 		a.Size = int64(len(a.Data))
 		budget -= a.Size
 		out = append(out, a)
@@ -101,24 +105,38 @@ func scanEmbedded(src io.ReaderAt, size, budget int64) []Attachment {
 type pdfObjects struct {
 	data []byte
 	at   map[int]int
+	// work is how many more bytes the dictionaries may take to read: a
+	// few times the file, so that no file of many unclosed dictionaries
+	// costs its size for each.
+	work int
 }
 
-// dict is the dictionary that opens object n's body, or nil.
-func (p pdfObjects) dict(n int) []byte {
+// dict is the dictionary that opens object n's body, or nil, and the
+// offset in the file just after it.
+func (p *pdfObjects) dict(n int) ([]byte, int) {
 	start, ok := p.at[n]
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	body := p.data[start:]
-	i := bytes.Index(body, []byte("<<"))
-	if i < 0 || len(bytes.TrimSpace(body[:i])) > 0 {
-		return nil
+	for start < len(p.data) && isPDFSpace(p.data[start]) {
+		start++
 	}
-	end := dictEnd(body[i:])
+	body := p.data[start:min(len(p.data), start+maxDictBytes)]
+	if !bytes.HasPrefix(body, []byte("<<")) || p.work <= 0 {
+		return nil, 0
+	}
+	end := dictEnd(body)
 	if end < 0 {
-		return nil
+		p.work -= len(body)
+		return nil, 0
 	}
-	return body[i : i+end]
+	p.work -= end
+	return body[:end], start + end
+}
+
+// isPDFSpace says whether c is one of PDF's white-space characters.
+func isPDFSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == 0
 }
 
 // dictEnd is the length of the dictionary that b opens, strings skipped,
@@ -168,10 +186,10 @@ func stringEnd(b []byte, i int) int {
 
 // specNames maps each embedded file's object number to the name its file
 // specification gives it (/UF before /F).
-func (p pdfObjects) specNames(nums []int) map[int]string {
+func (p *pdfObjects) specNames(nums []int) map[int]string {
 	names := map[int]string{}
 	for _, n := range nums {
-		dict := p.dict(n)
+		dict, _ := p.dict(n)
 		ef := bytes.Index(dict, []byte("/EF"))
 		if ef < 0 {
 			continue
@@ -289,11 +307,11 @@ func unescape(b []byte) []byte {
 	return out
 }
 
-// decode is the contents of stream object n with dictionary dict, inflated
-// when Flate-compressed, or nil when it is compressed otherwise, broken, or
-// over budget bytes.
-func (p pdfObjects) decode(n int, dict []byte, budget int64) []byte {
-	raw := p.streamBytes(n, dict)
+// decode is the contents of the stream whose dictionary dict ends at
+// offset after, inflated when Flate-compressed, or nil when it is
+// compressed otherwise, broken, or over budget bytes.
+func (p *pdfObjects) decode(dict []byte, after int, budget int64) []byte {
+	raw := p.streamBytes(dict, after)
 	if raw == nil {
 		return nil
 	}
@@ -315,18 +333,15 @@ func (p pdfObjects) decode(n int, dict []byte, budget int64) []byte {
 	return out
 }
 
-// streamBytes is stream object n's bytes as stored: its /Length of them,
-// the length read from the object it names if indirect, else up to
-// endstream.
-func (p pdfObjects) streamBytes(n int, dict []byte) []byte {
-	body := p.data[p.at[n]:]
-	i := bytes.Index(body, dict) + len(dict)
-	rest := body[i:]
-	k := bytes.Index(rest, []byte("stream"))
-	if k < 0 || len(bytes.TrimSpace(rest[:k])) > 0 {
+// streamBytes is the bytes of the stream whose dictionary dict ends at
+// offset after, as stored: its /Length of them, the length read from the
+// object it names if indirect, else up to endstream.
+func (p *pdfObjects) streamBytes(dict []byte, after int) []byte {
+	rest := bytes.TrimLeftFunc(p.data[after:], func(r rune) bool { return r < 0x80 && isPDFSpace(byte(r)) })
+	if !bytes.HasPrefix(rest, []byte("stream")) {
 		return nil
 	}
-	rest = rest[k+len("stream"):]
+	rest = rest[len("stream"):]
 	rest = bytes.TrimPrefix(bytes.TrimPrefix(rest, []byte("\r")), []byte("\n"))
 	length := -1
 	if m := reLength.FindSubmatch(dict); m != nil {

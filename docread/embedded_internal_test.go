@@ -3,6 +3,7 @@ package docread
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"acctapi/docread/pdftest"
 )
@@ -23,4 +24,18 @@ func FuzzScanEmbedded(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A file of many objects whose dictionaries never close is scanned in
+// time bounded by its size, not its size for each object (the race
+// detector's tenfold slowing is not timed).
+func TestScanEmbeddedHostile(t *testing.T) {
+	data := append([]byte("/EmbeddedFile\n"), bytes.Repeat([]byte("1 0 obj<<"), 3<<20/9)...)
+	start := time.Now()
+	if got := scanEmbedded(bytes.NewReader(data), int64(len(data)), 100); len(got) != 0 {
+		t.Errorf("got %d files from no file", len(got))
+	}
+	if d := time.Since(start); d > 10*time.Second && !raceEnabled {
+		t.Errorf("scanning %d bytes took %s", len(data), d)
+	}
 }

@@ -53,6 +53,21 @@ type Invoice struct {
 	document.Fields
 	Language string // the document's ISO 639-1 language, when it names one
 
+	BuyerName  string // BT-44
+	BuyerVATID string // BT-48 as written, upper-case, no spaces
+	BuyerIBAN  string // BT-91, the account a direct debit draws on
+
+	// The discount for early payment (Skonto): DiscountPercent of the
+	// total, or DiscountAmount, when paid by DiscountDueDate (YYYY-MM-DD).
+	// CII states it in ApplicableTradePaymentDiscountTerms, UBL in
+	// PaymentTerms (SettlementDiscountPercent, SettlementPeriod), and an
+	// XRechnung in the payment terms' text as "#SKONTO#TAGE=14#PROZENT=2.00#";
+	// a period in days runs from the issue date. DiscountDueDate is "" when
+	// no discount is stated.
+	DiscountPercent string
+	DiscountAmount  string
+	DiscountDueDate string
+
 	// Warnings say what the invoice states that cannot be right: an IBAN
 	// whose check digits fail, a VAT id of the wrong shape, net and tax that
 	// do not add up to the total, a date or amount that is none.
@@ -65,15 +80,9 @@ type Invoice struct {
 	Reason  string
 }
 
-// Warning is one thing an invoice states that cannot be right.
-type Warning struct {
-	// Fields are the fields of package document whose values the warning
-	// concerns; a value that is none (not a day, not a decimal) is dropped,
-	// so its field is named but has no value.
-	Fields []string
-	// Message is one plain English sentence, fit to show a person.
-	Message string
-}
+// Warning is what an invoice states that cannot be right, in the words
+// every reader shares.
+type Warning = document.Warning
 
 // Error is why a document was refused: it is not XML, not an e-invoice, or
 // over a limit. Reason is plain English, fit to show a person.

@@ -34,7 +34,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE111111111",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName: "a & b GmbH",
+		BuyerIBAN: "DE22222222222222222222",
+		Language:  "",
 	}},
 	{"cii-multiple-payment-means.xml", Invoice{
 		Syntax:   "CII",
@@ -53,7 +55,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE136695976",
 			IssuerIBAN:     "DE8576040061XXXXXXXXXX",
 		},
-		Language: "",
+		BuyerName: "Theodor Est",
+		Language:  "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE8576040061XXXXXXXXXX fails its check digits: a digit is wrong or missing."},
 		},
@@ -75,7 +78,10 @@ var fileTests = []struct {
 			IssuerVATID:    "DE12345677",
 			IssuerIBAN:     "IT1212341234123412",
 		},
-		Language: "",
+		BuyerName:  "Buyer name",
+		BuyerVATID: "IE394838894",
+		BuyerIBAN:  "DEBITEDACCOUNTIDENTIFIER",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE12345677 does not have the shape of a VAT id of its country."},
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN IT1212341234123412 fails its check digits: a digit is wrong or missing."},
@@ -98,7 +104,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:  "Kunden AG Mitte",
+		BuyerVATID: "DE136695976",
+		Language:   "",
 	}},
 	{"en16931-cii-example5.xml", Invoice{
 		Syntax:   "CII",
@@ -117,7 +125,9 @@ var fileTests = []struct {
 			IssuerVATID:    "NL16356706",
 			IssuerIBAN:     "DK1212341234123412",
 		},
-		Language: "",
+		BuyerName:  "Buyercompany ltd",
+		BuyerVATID: "DK16356607",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id NL16356706 does not have the shape of a VAT id of its country."},
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DK1212341234123412 fails its check digits: a digit is wrong or missing."},
@@ -140,7 +150,8 @@ var fileTests = []struct {
 			IssuerVATID:    "NL809561074B01",
 			IssuerIBAN:     "NL28RBOS0420242228",
 		},
-		Language: "",
+		BuyerName: "Klant",
+		Language:  "",
 	}},
 	{"en16931-cii-huf.xml", Invoice{
 		Syntax:   "CII",
@@ -159,7 +170,9 @@ var fileTests = []struct {
 			IssuerVATID:    "HU30048650",
 			IssuerIBAN:     "DE26330403100827038100",
 		},
-		Language: "",
+		BuyerName:  "HIL Heeresinstandsetzungslogistik GmbH",
+		BuyerVATID: "DE242688168",
+		Language:   "",
 	}},
 	{"en16931-ubl-creditnote.xml", Invoice{
 		Syntax:   "UBL",
@@ -178,7 +191,9 @@ var fileTests = []struct {
 			IssuerVATID:    "BE0000000196",
 			IssuerIBAN:     "BE91000000143476",
 		},
-		Language: "",
+		BuyerName:  "My Customer Company",
+		BuyerVATID: "BE0000000295",
+		Language:   "",
 	}},
 	{"en16931-ubl-example2.xml", Invoice{
 		Syntax:   "UBL",
@@ -197,7 +212,9 @@ var fileTests = []struct {
 			IssuerVATID:    "NO123456789MVA",
 			IssuerIBAN:     "NO9386011117947",
 		},
-		Language: "",
+		BuyerName:  "The Buyercompany",
+		BuyerVATID: "NO987654321MVA",
+		Language:   "",
 	}},
 	{"en16931-ubl-gutschrift.xml", Invoice{
 		Syntax:   "UBL",
@@ -216,7 +233,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:  "Kunden AG Mitte",
+		BuyerVATID: "DE136695976",
+		Language:   "",
 	}},
 	{"facturx-basic.xml", Invoice{
 		Syntax:   "CII",
@@ -235,7 +254,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Mitte",
+		Language:  "",
 	}},
 	{"facturx-extended-horstoeko.xml", Invoice{
 		Syntax:   "CII",
@@ -254,7 +274,11 @@ var fileTests = []struct {
 			IssuerVATID:    "",
 			IssuerIBAN:     "DE5467894567876500",
 		},
-		Language: "",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountAmount:  "9.60",
+		DiscountDueDate: "2018-10-16",
+		Language:        "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE5467894567876500 fails its check digits: a digit is wrong or missing."},
 		},
@@ -276,7 +300,9 @@ var fileTests = []struct {
 			IssuerVATID:    "FR11999999998",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:  "Ma jolie boutique",
+		BuyerVATID: "FR19787878784",
+		Language:   "",
 	}},
 	{"facturx-fr-en16931.xml", Invoice{
 		Syntax:   "CII",
@@ -295,7 +321,9 @@ var fileTests = []struct {
 			IssuerVATID:    "FR44552081317",
 			IssuerIBAN:     "FR7630006000011234567890189",
 		},
-		Language: "",
+		BuyerName:  "Maison de Evenements SAS",
+		BuyerVATID: "FR19787878784",
+		Language:   "",
 	}},
 	{"facturx-fr-minimum.xml", Invoice{
 		Syntax:   "CII",
@@ -314,7 +342,9 @@ var fileTests = []struct {
 			IssuerVATID:    "FR11999999998",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:  "Ma jolie boutique",
+		BuyerVATID: "FR19787878784",
+		Language:   "",
 	}},
 	{"peppol-ubl-creditnote-max.xml", Invoice{
 		Syntax:   "UBL",
@@ -333,7 +363,9 @@ var fileTests = []struct {
 			IssuerVATID:    "SE123456789001",
 			IssuerIBAN:     "SE1212341234123412341234",
 		},
-		Language: "",
+		BuyerName:  "Project services AB",
+		BuyerVATID: "SE123451234501",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN SE1212341234123412341234 fails its check digits: a digit is wrong or missing."},
 		},
@@ -355,7 +387,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DK12345678",
 			IssuerIBAN:     "1234567891234",
 		},
-		Language: "",
+		BuyerName:  "Company B",
+		BuyerVATID: "DK87654321",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The payment account 1234567891234 is not an IBAN."},
 		},
@@ -377,7 +411,10 @@ var fileTests = []struct {
 			IssuerVATID:    "DE12345677",
 			IssuerIBAN:     "IT1212341234123412",
 		},
-		Language: "",
+		BuyerName:  "Buyer name",
+		BuyerVATID: "IE394838894",
+		BuyerIBAN:  "DEBITEDACCOUNTIDENTIFIER",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE12345677 does not have the shape of a VAT id of its country."},
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN IT1212341234123412 fails its check digits: a digit is wrong or missing."},
@@ -400,7 +437,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName: "[Buyer name]",
+		Language:  "",
 	}},
 	{"xrechnung-cii-384-corrected.xml", Invoice{
 		Syntax:   "CII",
@@ -419,7 +457,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName: "[Buyer name]",
+		Language:  "",
 	}},
 	{"xrechnung-cii-389-selfbilled.xml", Invoice{
 		Syntax:   "CII",
@@ -438,7 +477,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName:  "Kunde 1",
+		BuyerVATID: "DE987654321",
+		Language:   "",
 	}},
 	{"xrechnung-ubl-01.01a.xml", Invoice{
 		Syntax:   "UBL",
@@ -457,7 +498,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName: "[Buyer name]",
+		Language:  "",
 	}},
 	{"xrechnung-ubl-389-selfbilled-2.3.xml", Invoice{
 		Syntax:   "UBL",
@@ -476,7 +518,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "1234567890123456789022",
 		},
-		Language: "",
+		BuyerName:  "Kunde 1",
+		BuyerVATID: "DE987654321",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The payment account 1234567890123456789022 is not an IBAN."},
 		},
@@ -498,7 +542,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName:  "Kunde 1",
+		BuyerVATID: "DE987654321",
+		Language:   "",
 	}},
 	{"xrechnung-ubl-creditnote-326.xml", Invoice{
 		Syntax:   "UBL",
@@ -517,7 +563,9 @@ var fileTests = []struct {
 			IssuerVATID:    "",
 			IssuerIBAN:     "DE75512108001245126199",
 		},
-		Language: "",
+		BuyerName:  "[Buyer name]",
+		BuyerVATID: "DE12345ABC",
+		Language:   "",
 	}},
 	{"xrechnung-ubl-creditnote.xml", Invoice{
 		Syntax:   "UBL",
@@ -536,7 +584,9 @@ var fileTests = []struct {
 			IssuerVATID:    "ATU13585627",
 			IssuerIBAN:     "DE84600400710561515801",
 		},
-		Language: "",
+		BuyerName:  "Deutsches Patent - und Markenamt",
+		BuyerVATID: "ATU13585627",
+		Language:   "",
 	}},
 	{"xrechnung-ubl-minimal.xml", Invoice{
 		Syntax:   "UBL",
@@ -555,7 +605,8 @@ var fileTests = []struct {
 			IssuerVATID:    "",
 			IssuerIBAN:     "DE79000000001234567890",
 		},
-		Language: "",
+		BuyerName: "[Buyer name]",
+		Language:  "",
 	}},
 	{"zugferd1-basic.xml", Invoice{
 		Syntax:   "CII",
@@ -574,7 +625,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE08700901001234567890",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Mitte",
+		Language:  "",
 	}},
 	{"zugferd1-comfort.xml", Invoice{
 		Syntax:   "CII",
@@ -593,7 +645,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE08700901001234567890",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Mitte",
+		Language:  "",
 	}},
 	{"zugferd1-extended.xml", Invoice{
 		Syntax:   "CII",
@@ -612,7 +665,10 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountDueDate: "2013-08-20",
+		Language:        "",
 	}},
 	{"zugferd2-381-creditnote.xml", Invoice{
 		Syntax:   "CII",
@@ -631,7 +687,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE0815",
 			IssuerIBAN:     "DE88200800000970375700",
 		},
-		Language: "",
+		BuyerName:  "Franz Müller",
+		BuyerVATID: "DE0815",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerVATID}, Message: "The seller's VAT id DE0815 does not have the shape of a VAT id of its country."},
 		},
@@ -653,7 +711,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Mitte",
+		Language:  "",
 	}},
 	{"zugferd2-default-namespace.xml", Invoice{
 		Syntax:   "CII",
@@ -672,7 +731,9 @@ var fileTests = []struct {
 			IssuerVATID:    "GB999999999",
 			IssuerIBAN:     "DE1212344321987600",
 		},
-		Language: "",
+		BuyerName:  "Metallbau Leipzig GmbH & Co. KG",
+		BuyerVATID: "DE123456789",
+		Language:   "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE1212344321987600 fails its check digits: a digit is wrong or missing."},
 		},
@@ -694,7 +755,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Mitte",
+		BuyerIBAN: "DE21860000000086001055",
+		Language:  "",
 	}},
 	{"zugferd21-basicwl.xml", Invoice{
 		Syntax:   "CII",
@@ -713,7 +776,9 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "FR2012421242124212421242124",
 		},
-		Language: "",
+		BuyerName:  "Ma jolie boutique",
+		BuyerVATID: "FR19787878784",
+		Language:   "",
 	}},
 	{"zugferd21-extended.xml", Invoice{
 		Syntax:   "CII",
@@ -732,7 +797,10 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName:       "MUSTER-KUNDE GMBH",
+		DiscountPercent: "2.00",
+		DiscountDueDate: "2018-08-20",
+		Language:        "",
 	}},
 	{"zugferd21-minimum.xml", Invoice{
 		Syntax:   "CII",
@@ -751,7 +819,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "",
 		},
-		Language: "",
+		BuyerName: "Kunden AG Frankreich",
+		Language:  "",
 	}},
 	{"zugferd22-extended-foreign-currency.xml", Invoice{
 		Syntax:   "CII",
@@ -770,7 +839,8 @@ var fileTests = []struct {
 			IssuerVATID:    "DE123456789",
 			IssuerIBAN:     "DE1212344321987600",
 		},
-		Language: "",
+		BuyerName: "Metallbau Leipzig GmbH & Co. KG",
+		Language:  "",
 		Warnings: []Warning{
 			{Fields: []string{document.IssuerIBAN}, Message: "The IBAN DE1212344321987600 fails its check digits: a digit is wrong or missing."},
 		},
@@ -1240,6 +1310,8 @@ func TestParseUBL(t *testing.T) {
 			IssuerVATID:    "ATU12345678",
 			IssuerIBAN:     "CH9300762011623852957",
 		},
+		BuyerName:  "Buyer AG",
+		BuyerVATID: "DE999999999",
 		Warnings: warned("The net amount 0.5 and the tax 7.70 do not add up to the total 100.",
 			document.NetAmount, document.TaxAmount, document.TotalAmount),
 	})
@@ -1458,6 +1530,60 @@ func BenchmarkParse(b *testing.B) {
 				if _, err := Parse(data); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// TestParsePaymentTerms: the buyer and the discount for early payment, in
+// CII's discount terms, in XRechnung's #SKONTO# line, and in UBL's payment
+// terms.
+func TestParsePaymentTerms(t *testing.T) {
+	cii := func(terms string) string {
+		return `<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+ xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
+ xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
+ <rsm:ExchangedDocument><ram:ID>AR-12</ram:ID><ram:IssueDateTime><udt:DateTimeString format="102">20260301</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
+ <rsm:SupplyChainTradeTransaction>
+  <ram:ApplicableHeaderTradeAgreement>
+   <ram:BuyerTradeParty><ram:Name>Hotel Adler GmbH</ram:Name><ram:SpecifiedTaxRegistration><ram:ID schemeID="VA">DE 811 223 344</ram:ID></ram:SpecifiedTaxRegistration></ram:BuyerTradeParty>
+  </ram:ApplicableHeaderTradeAgreement>
+  <ram:ApplicableHeaderTradeSettlement>
+   <ram:SpecifiedTradeSettlementPaymentMeans><ram:PayerPartyDebtorFinancialAccount><ram:IBANID>DE02 1001 0010 0000 1112 22</ram:IBANID></ram:PayerPartyDebtorFinancialAccount></ram:SpecifiedTradeSettlementPaymentMeans>
+   <ram:SpecifiedTradePaymentTerms>` + terms + `</ram:SpecifiedTradePaymentTerms>
+  </ram:ApplicableHeaderTradeSettlement>
+ </rsm:SupplyChainTradeTransaction>
+</rsm:CrossIndustryInvoice>`
+	}
+	ubl := `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+ xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+ xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+ <cbc:ID>AR-13</cbc:ID><cbc:IssueDate>2026-03-01</cbc:IssueDate>
+ <cac:PaymentTerms><cbc:SettlementDiscountPercent>3</cbc:SettlementDiscountPercent><cac:SettlementPeriod><cbc:EndDate>2026-03-08</cbc:EndDate></cac:SettlementPeriod></cac:PaymentTerms>
+</Invoice>`
+	for _, tc := range []struct {
+		name, xml                                string
+		percent, amount, until, buyer, vat, iban string
+	}{
+		{"CII discount terms in days", cii(`<ram:ApplicableTradePaymentDiscountTerms><ram:BasisPeriodMeasure unitCode="DAY">14</ram:BasisPeriodMeasure><ram:CalculationPercent>2.00</ram:CalculationPercent></ram:ApplicableTradePaymentDiscountTerms>`),
+			"2.00", "", "2026-03-15", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"CII discount amount by a date", cii(`<ram:ApplicableTradePaymentDiscountTerms><ram:BasisDateTime><udt:DateTimeString format="102">20260310</udt:DateTimeString></ram:BasisDateTime><ram:ActualDiscountAmount>12.85</ram:ActualDiscountAmount></ram:ApplicableTradePaymentDiscountTerms>`),
+			"", "12.85", "2026-03-10", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"XRechnung's Skonto line", cii(`<ram:Description>#SKONTO#TAGE=7#PROZENT=3.00#
+</ram:Description>`), "3.00", "", "2026-03-08", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"no discount", cii(`<ram:Description>Zahlbar innerhalb 30 Tagen</ram:Description>`), "", "", "", "Hotel Adler GmbH", "DE811223344", "DE02100100100000111222"},
+		{"UBL payment terms", ubl, "3", "", "2026-03-08", "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse([]byte(tc.xml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DiscountPercent != tc.percent || got.DiscountAmount != tc.amount || got.DiscountDueDate != tc.until {
+				t.Errorf("discount: got %q %q by %q, want %q %q by %q", got.DiscountPercent, got.DiscountAmount, got.DiscountDueDate, tc.percent, tc.amount, tc.until)
+			}
+			if got.BuyerName != tc.buyer || got.BuyerVATID != tc.vat || got.BuyerIBAN != tc.iban {
+				t.Errorf("buyer: got %q %q %q, want %q %q %q", got.BuyerName, got.BuyerVATID, got.BuyerIBAN, tc.buyer, tc.vat, tc.iban)
 			}
 		})
 	}

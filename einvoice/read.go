@@ -29,6 +29,15 @@ const (
 	termSellerTaxScheme    // UBL PartyTaxScheme/TaxScheme/ID
 	termIBAN
 	termLanguage
+	termBuyerName
+	termBuyerTaxID     // CII: a VAT id only with schemeID VA
+	termBuyerCompanyID // UBL PartyTaxScheme/CompanyID of the customer
+	termBuyerIBAN      // the account a direct debit draws on
+	termDiscountPercent
+	termDiscountAmount
+	termDiscountDays // CII BasisPeriodMeasure, in days with unitCode DAY
+	termDiscountDate // the discount's last day
+	termPaymentNote  // free text that may hold XRechnung's #SKONTO# line
 )
 
 // dialect is one syntax's paths, relative to the root and written with
@@ -54,8 +63,10 @@ var (
 // the containers, not of the terms.
 func cii(context, document, transaction, agreement, settlement, summation string) *dialect {
 	seller := transaction + "/" + agreement + "/SellerTradeParty/"
+	buyer := transaction + "/" + agreement + "/BuyerTradeParty/"
 	settle := transaction + "/" + settlement + "/"
 	sum := settle + summation + "/"
+	discount := settle + "SpecifiedTradePaymentTerms/ApplicableTradePaymentDiscountTerms/"
 	return &dialect{
 		syntax:     SyntaxCII,
 		namespaces: ciiNamespaces,
@@ -70,9 +81,17 @@ func cii(context, document, transaction, agreement, settlement, summation string
 			settle + "InvoiceCurrencyCode":             termCurrency,
 			settle + "SpecifiedTradeSettlementPaymentMeans/PayeePartyCreditorFinancialAccount/IBANID": termIBAN,
 			settle + "SpecifiedTradePaymentTerms/DueDateDateTime/DateTimeString":                      termDueDate,
-			sum + "TaxBasisTotalAmount": termNet,
-			sum + "TaxTotalAmount":      termTax,
-			sum + "GrandTotalAmount":    termTotal,
+			settle + "SpecifiedTradePaymentTerms/Description":                                         termPaymentNote,
+			settle + "SpecifiedTradeSettlementPaymentMeans/PayerPartyDebtorFinancialAccount/IBANID":   termBuyerIBAN,
+			buyer + "Name":                            termBuyerName,
+			buyer + "SpecifiedTaxRegistration/ID":     termBuyerTaxID,
+			discount + "CalculationPercent":           termDiscountPercent,
+			discount + "ActualDiscountAmount":         termDiscountAmount,
+			discount + "BasisPeriodMeasure":           termDiscountDays,
+			discount + "BasisDateTime/DateTimeString": termDiscountDate,
+			sum + "TaxBasisTotalAmount":               termNet,
+			sum + "TaxTotalAmount":                    termTax,
+			sum + "GrandTotalAmount":                  termTotal,
 		},
 	}
 }
@@ -101,6 +120,12 @@ var (
 			"AccountingSupplierParty/Party/PartyTaxScheme/TaxScheme/ID":       termSellerTaxScheme,
 			"PaymentMeans/PayeeFinancialAccount/ID":                           termIBAN,
 			"PaymentMeans/PaymentDueDate":                                     termDueDateFallback,
+			"PaymentMeans/PaymentMandate/PayerFinancialAccount/ID":            termBuyerIBAN,
+			"PaymentTerms/Note":                                               termPaymentNote,
+			"PaymentTerms/SettlementDiscountPercent":                          termDiscountPercent,
+			"PaymentTerms/SettlementPeriod/EndDate":                           termDiscountDate,
+			"AccountingCustomerParty/Party/PartyLegalEntity/RegistrationName": termBuyerName,
+			"AccountingCustomerParty/Party/PartyTaxScheme/CompanyID":          termBuyerCompanyID,
 			"TaxTotal/TaxAmount":                                              termTax,
 			"LegalMonetaryTotal/TaxExclusiveAmount":                           termNet,
 			"LegalMonetaryTotal/TaxInclusiveAmount":                           termTotal,
@@ -164,6 +189,7 @@ type reader struct {
 	unread       map[term]string
 	nameFallback string
 	dueFallback  string
+	discountDays string // the discount period, from the issue date
 	companyID    string // of the open UBL PartyTaxScheme
 	taxScheme    string
 }
@@ -208,8 +234,12 @@ func (r *reader) start(t xml.StartElement) error {
 	r.capText, r.capLong = r.capText[:0], false
 	r.capAttr = ""
 	switch tm {
-	case termSellerTaxID:
+	case termSellerTaxID, termBuyerTaxID:
 		r.capAttr = attr(t, "schemeID")
+	case termDiscountDays:
+		r.capAttr = attr(t, "unitCode")
+	case termDiscountDate:
+		r.capAttr = attr(t, "format")
 	case termTax:
 		r.capAttr = attr(t, "currencyID")
 	case termIssueDate, termDueDate:
@@ -335,6 +365,30 @@ func (r *reader) apply(tm term, attr string, raw []byte, long bool) {
 		}
 	case termLanguage:
 		set(&inv.Language, language(s))
+	case termBuyerName:
+		set(&inv.BuyerName, name(s))
+	case termBuyerTaxID:
+		if strings.EqualFold(attr, "VA") {
+			set(&inv.BuyerVATID, written(s))
+		}
+	case termBuyerCompanyID:
+		set(&inv.BuyerVATID, written(s))
+	case termBuyerIBAN:
+		set(&inv.BuyerIBAN, written(s))
+	case termDiscountPercent:
+		set(&inv.DiscountPercent, percent(s))
+	case termDiscountAmount:
+		set(&inv.DiscountAmount, decimal(s))
+	case termDiscountDays:
+		if attr == "" || strings.EqualFold(attr, "DAY") {
+			set(&r.discountDays, days(s))
+		}
+	case termDiscountDate:
+		set(&inv.DiscountDueDate, r.date(s, attr))
+	case termPaymentNote:
+		if d, p, ok := skontoLine(s); ok && r.discountDays == "" && inv.DiscountPercent == "" {
+			r.discountDays, inv.DiscountPercent = d, p
+		}
 	}
 }
 
@@ -358,6 +412,12 @@ func (r *reader) finish() {
 	inv.TaxAmount = pickTax(r.taxes, inv.Currency)
 	inv.Kind = kind(inv.TypeCode, r.creditRoot)
 	inv.IssuerIBAN = r.payeeAccount()
+	if inv.DiscountDueDate == "" {
+		inv.DiscountDueDate = daysAfter(inv.IssueDate, r.discountDays)
+	}
+	if inv.DiscountPercent == "" && inv.DiscountAmount == "" {
+		inv.DiscountDueDate = ""
+	}
 	inv.Warnings = r.warnings()
 }
 

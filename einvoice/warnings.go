@@ -1,7 +1,6 @@
 package einvoice
 
 import (
-	"fmt"
 	"math/big"
 
 	"acctapi/document"
@@ -28,29 +27,25 @@ var unreadTerms = []struct {
 func (r *reader) warnings() []Warning {
 	inv := r.inv
 	var out []Warning
-	warn := func(format string, args []any, fields ...string) {
-		out = append(out, Warning{Fields: fields, Message: fmt.Sprintf(format, args...)})
-	}
 	if v := inv.IssuerVATID; v != "" && !vatIDShaped(v) {
-		warn("The seller's VAT id %s does not have the shape of a VAT id of its country.", []any{v}, document.IssuerVATID)
+		out = append(out, document.VATIDMisshapen(v))
 	}
 	switch v := inv.IssuerIBAN; {
 	case v == "":
 	case !ibanShaped(v):
-		warn("The payment account %s is not an IBAN.", []any{v}, document.IssuerIBAN)
+		out = append(out, document.NotAnIBAN(v))
 	case !ibanChecks(v):
-		warn("The IBAN %s fails its check digits: a digit is wrong or missing.", []any{v}, document.IssuerIBAN)
+		out = append(out, document.IBANCheckFails(v))
 	}
 	if !sums(inv.NetAmount, inv.TaxAmount, inv.TotalAmount) {
-		warn("The net amount %s and the tax %s do not add up to the total %s.",
-			[]any{inv.NetAmount, inv.TaxAmount, inv.TotalAmount}, document.NetAmount, document.TaxAmount, document.TotalAmount)
+		out = append(out, document.SumsDiffer(inv.NetAmount, inv.TaxAmount, inv.TotalAmount))
 	}
 	for _, u := range unreadTerms {
 		text, ok := r.unread[u.term]
 		if !ok || *inv.Field(u.field) != "" {
 			continue
 		}
-		warn("The %s %q is not %s.", []any{u.what, truncate(text, 40), u.isnt}, u.field)
+		out = append(out, document.NotAValue(u.field, u.what, text, u.isnt))
 	}
 	return out
 }
@@ -68,13 +63,4 @@ func sums(net, tax, total string) bool {
 		return true
 	}
 	return n.Add(n, t).Cmp(g) == 0
-}
-
-// truncate cuts s to at most n runes, for quoting in a sentence.
-func truncate(s string, n int) string {
-	runes := []rune(s)
-	if len(runes) <= n {
-		return s
-	}
-	return string(runes[:n]) + "…"
 }

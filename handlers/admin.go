@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -23,6 +24,7 @@ type clientResponse struct {
 	Type           string     `json:"type"`
 	CustomID       *string    `json:"customId"`
 	LegalName      *string    `json:"legalName"`
+	VATIDs         []string   `json:"vatIds"`
 	ArchivedAt     *timestamp `json:"archivedAt"`
 	LedgerClientID *string    `json:"ledgerClientId"`
 	CreatedAt      timestamp  `json:"createdAt"`
@@ -31,7 +33,7 @@ type clientResponse struct {
 
 func newClientResponse(c *db.Client) clientResponse {
 	return clientResponse{
-		ID: c.ID, Name: c.Name, Slug: c.Slug, Type: c.Type, CustomID: c.CustomID, LegalName: c.LegalName,
+		ID: c.ID, Name: c.Name, Slug: c.Slug, Type: c.Type, CustomID: c.CustomID, LegalName: c.LegalName, VATIDs: c.VATIDs,
 		ArchivedAt: timestampPtr(c.ArchivedAt), LedgerClientID: c.LedgerClientID,
 		CreatedAt: timestampOf(c.CreatedAt), UpdatedAt: timestampOf(c.UpdatedAt),
 	}
@@ -78,6 +80,7 @@ func clientFields(body *object, p presence) db.ClientUpdate {
 		Type:      update(body.enum("type", db.ClientTypes, p)),
 		CustomID:  update(body.string("customId", customID)),
 		LegalName: update(body.string("legalName", legalName)),
+		VATIDs:    update(vatIDs(body)),
 	}
 	address, ok := body.object("address", optional)
 	if !ok {
@@ -91,6 +94,29 @@ func clientFields(body *object, p presence) db.ClientUpdate {
 		CountryCode: update(countryCode(address)),
 	}
 	return u
+}
+
+// maxVATIDs bounds a client's VAT ids: one per country it is registered
+// in, and its tax number.
+const maxVATIDs = 30
+
+// vatIDPattern is a VAT id once spaces, dots and dashes are gone: a
+// country's two letters and 2 to 13 letters and digits ("DE123456789",
+// "ATU12345678", "FRXX123456789").
+var vatIDPattern = regexp.MustCompile(`^[A-Z]{2}[0-9A-Z]{2,13}$`)
+
+// vatIDs reads a client's VAT ids, each in upper case without spaces,
+// dots and dashes.
+func vatIDs(body *object) field[[]string] {
+	return body.stringArray("vatIds", optional, 0, maxVATIDs, func(path []any, s string) (string, bool) {
+		id := strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(s))
+		if !vatIDPattern.MatchString(id) {
+			body.v.add(issue{Code: "invalid_string", Path: path, Validation: "regex",
+				Message: "Invalid VAT id: a country's two letters, then 2 to 13 letters and digits"})
+			return "", false
+		}
+		return id, true
+	})
 }
 
 // countryCode reads an ISO 3166-1 alpha-2 country code, in upper case.
@@ -127,8 +153,12 @@ func (h *Handler) createClient(w http.ResponseWriter, r *http.Request, _ httprou
 		return
 	}
 	a := f.Address
+	var vatIDs []string
+	if f.VATIDs.Value != nil {
+		vatIDs = *f.VATIDs.Value
+	}
 	c, err := h.store.CreateClient(r.Context(), stateOf(r).principal.FirmID, db.ClientCreate{
-		Name: *f.Name.Value, Type: *f.Type.Value, CustomID: f.CustomID.Value, LegalName: f.LegalName.Value,
+		Name: *f.Name.Value, Type: *f.Type.Value, CustomID: f.CustomID.Value, LegalName: f.LegalName.Value, VATIDs: vatIDs,
 		Address: db.Address{Line1: a.Line1.Value, Line2: a.Line2.Value, City: a.City.Value,
 			PostalCode: a.PostalCode.Value, CountryCode: a.CountryCode.Value},
 	})

@@ -31,7 +31,7 @@ const (
 
 var (
 	// admClientFields are the fields of a Client, every one always present.
-	admClientFields = []string{"archivedAt", "createdAt", "customId", "id", "ledgerClientId", "legalName", "name", "slug", "type", "updatedAt"}
+	admClientFields = []string{"archivedAt", "createdAt", "customId", "id", "ledgerClientId", "legalName", "name", "slug", "type", "updatedAt", "vatIds"}
 	// admUserFields and admNamedUserFields are the fields of an Accountant
 	// user, without and with the names.
 	admUserFields      = []string{"createdAt", "email", "id", "roles"}
@@ -44,16 +44,17 @@ var (
 
 // admClient is a Client as the API answers it.
 type admClient struct {
-	ID             string  `json:"id"`
-	Name           string  `json:"name"`
-	Slug           string  `json:"slug"`
-	Type           string  `json:"type"`
-	CustomID       *string `json:"customId"`
-	LegalName      *string `json:"legalName"`
-	ArchivedAt     *string `json:"archivedAt"`
-	LedgerClientID *string `json:"ledgerClientId"`
-	CreatedAt      string  `json:"createdAt"`
-	UpdatedAt      string  `json:"updatedAt"`
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	Slug           string   `json:"slug"`
+	Type           string   `json:"type"`
+	CustomID       *string  `json:"customId"`
+	LegalName      *string  `json:"legalName"`
+	VATIDs         []string `json:"vatIds"`
+	ArchivedAt     *string  `json:"archivedAt"`
+	LedgerClientID *string  `json:"ledgerClientId"`
+	CreatedAt      string   `json:"createdAt"`
+	UpdatedAt      string   `json:"updatedAt"`
 }
 
 // admRole is a role of an Accountant user.
@@ -345,7 +346,7 @@ func TestAdminClientsCreate(t *testing.T) {
 
 	t.Run("a new client has every field, null until set", func(t *testing.T) {
 		got := api.admCreateClient(t, api.accountantKey, map[string]any{"name": "Müller & Söhne GmbH", "type": "legal_person"})
-		want := admClient{ID: got.ID, Name: "Müller & Söhne GmbH", Slug: "mueller-soehne-gmbh", Type: "legal_person",
+		want := admClient{ID: got.ID, Name: "Müller & Söhne GmbH", Slug: "mueller-soehne-gmbh", Type: "legal_person", VATIDs: []string{},
 			CreatedAt: now, UpdatedAt: now}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("client: got %+v, want %+v", got, want)
@@ -618,6 +619,9 @@ func TestAdminClientsUpdate(t *testing.T) {
 			}, []string{"Marktplatz 2", "2. OG", "Wien", "1010", "DE"}},
 		{"null clears every address field", map[string]any{"address": map[string]any{"line1": nil, "line2": nil, "city": nil,
 			"postalCode": nil, "countryCode": nil}}, nil, []string{"<nil>", "<nil>", "<nil>", "<nil>", "<nil>"}},
+		{"vatIds, written as people do, stored as the standard writes them", map[string]any{"vatIds": []any{"de 811.223-344", "ATU12345678", "DE811223344"}},
+			func(c *admClient) { c.VATIDs = []string{"DE811223344", "ATU12345678"} }, nil},
+		{"vatIds empty clears them", map[string]any{"vatIds": []any{}}, func(c *admClient) { c.VATIDs = []string{} }, nil},
 		{"an empty address changes nothing", map[string]any{"address": map[string]any{}}, nil, nil},
 		{"an empty body only touches updatedAt", map[string]any{}, nil, nil},
 	}
@@ -675,6 +679,10 @@ func TestAdminClientsUpdate(t *testing.T) {
 			{"country code a number", created.ID, map[string]any{"address": map[string]any{"countryCode": 49}},
 				[]issue{typeIssueAt("string", "number", "address", "countryCode")}},
 			{"address null", created.ID, map[string]any{"address": nil}, []issue{typeIssueAt("object", "null", "address")}},
+			{"a VAT id without its country", created.ID, map[string]any{"vatIds": []any{"DE811223344", "811223344"}},
+				[]issue{{Code: "invalid_string", Path: []any{"vatIds", 1}, Validation: "regex",
+					Message: "Invalid VAT id: a country's two letters, then 2 to 13 letters and digits"}}},
+			{"vatIds a string", created.ID, map[string]any{"vatIds": "DE811223344"}, []issue{typeIssueAt("array", "string", "vatIds")}},
 			{"bad id, bad name and bad country, all at once", "nope", map[string]any{"name": "", "address": map[string]any{"countryCode": "XX"}},
 				[]issue{cuidIssue("params", "id"), cuTooSmall(1, "name"), admCountryIssue()}},
 		}

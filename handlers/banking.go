@@ -86,11 +86,14 @@ type transactionResponse struct {
 }
 
 type transactionMatchResponse struct {
-	FileID  string   `json:"fileId"`
-	State   string   `json:"state"`
-	Score   float64  `json:"score"`
-	Reasons []string `json:"reasons"`
-	Source  string   `json:"source"`
+	FileID         string   `json:"fileId"`
+	FileName       string   `json:"fileName"`
+	DocumentNumber *string  `json:"documentNumber"`
+	TotalAmount    *string  `json:"totalAmount"`
+	State          string   `json:"state"`
+	Score          float64  `json:"score"`
+	Reasons        []string `json:"reasons"`
+	Source         string   `json:"source"`
 }
 
 func newTransactionResponse(t *db.Transaction) transactionResponse {
@@ -100,7 +103,12 @@ func newTransactionResponse(t *db.Transaction) transactionResponse {
 		if reasons == nil {
 			reasons = []string{}
 		}
-		matches[i] = transactionMatchResponse{FileID: m.FileID, State: m.State, Score: m.Score, Reasons: reasons, Source: m.Source}
+		currency := t.Currency
+		if m.Currency != nil {
+			currency = *m.Currency
+		}
+		matches[i] = transactionMatchResponse{FileID: m.FileID, FileName: m.FileName, DocumentNumber: m.DocumentNumber,
+			TotalAmount: amountPtr(m.TotalAmount, currency), State: m.State, Score: m.Score, Reasons: reasons, Source: m.Source}
 	}
 	return transactionResponse{ID: t.ID, AccountID: t.AccountID, StatementID: t.StatementID, BookingDate: t.BookingDate,
 		ValueDate: t.ValueDate, Amount: bankstatement.Amount(t.Amount).Format(t.Currency), Currency: t.Currency,

@@ -306,6 +306,9 @@ func TestTransactions(t *testing.T) {
 			got.Matches[0].State != "confirmed" || *got.Note != "Paid by card" {
 			t.Errorf("PATCH fileIds: got %d %s, want matched by the user", res.status, res.body)
 		}
+		if len(got.Matches) == 1 && (got.Matches[0].FileName != "receipt.pdf" || got.Matches[0].DocumentNumber != nil || got.Matches[0].TotalAmount != nil) {
+			t.Errorf("the match's document: got %+v, want receipt.pdf, unread", got.Matches[0])
+		}
 		if page := api.bkTransactions(t, "?fileId="+receipt.ID); len(page.Data) != 1 || page.Data[0].ID != amazon.ID {
 			t.Errorf("?fileId: got %+v, want the amazon transaction", page.Data)
 		}

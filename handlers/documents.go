@@ -15,6 +15,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"acctapi/auth"
 	"acctapi/db"
 	"acctapi/document"
 )
@@ -29,12 +30,17 @@ type analysisResponse struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *timestamp      `json:"analyzedAt"`
 	Fields     *fieldsResponse `json:"fields"`
+	// Direction is null until the banking worker decided it.
+	Direction *string `json:"direction"`
 	// FieldSources, Confidence and Warnings are never null: a file not yet
 	// read has every field's source "analysis", no confidence and no
 	// warning.
 	FieldSources map[string]string  `json:"fieldSources"`
 	Confidence   map[string]float64 `json:"confidence"`
 	Warnings     []string           `json:"warnings"`
+	// Booking is how the document is booked in the ledger; null until an
+	// export booked it or a person chose its booking.
+	Booking *bookingResponse `json:"booking"`
 }
 
 // fieldsResponse always holds every field name of package document, null
@@ -71,8 +77,8 @@ type einvoiceResponse struct {
 	Profile string `json:"profile"`
 }
 
-func newAnalysisResponse(a db.Analysis) analysisResponse {
-	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language,
+func newAnalysisResponse(a db.Analysis, direction *string) analysisResponse {
+	out := analysisResponse{Status: a.Status, Source: a.Source, Reason: a.Reason, Language: a.Language, Direction: direction,
 		AnalyzedAt: timestampPtr(a.AnalyzedAt), FieldSources: a.FieldSources, Confidence: a.Confidence,
 		Warnings: a.Warnings}
 	if f := a.Fields; f != nil {
@@ -110,7 +116,8 @@ func fileListQuery(values url.Values) (db.FileFilter, db.PageRequest, error) {
 	q := v.query(values)
 	filter := db.FileFilter{
 		WorkspaceID: q.id("workspaceId"), FolderID: q.id("folderId"), TaskID: q.id("taskId"), LabelID: q.id("labelId"),
-		Kind: q.enum("kind", document.Kinds, ""), DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
+		Kind: q.enum("kind", document.Kinds, ""), Direction: q.enum("direction", []string{db.DirectionReceived, db.DirectionIssued}, ""),
+		DocumentDateFrom: q.time("documentDateFrom", fromBound), DocumentDateTo: q.time("documentDateTo", toBound),
 		Query: q.search("q"),
 	}
 	req := pageRequest(q, db.FileSorts)
@@ -184,7 +191,9 @@ func (q *query) search(name string) *db.SearchQuery {
 // updateFile answers PATCH /v1/files/{id}.
 func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	var u db.FileUpdate
+	var booking *db.BookingChoice
 	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		booking = bookingChoice(body)
 		name := body.string("name", fileName)
 		u = db.FileUpdate{
 			Name:         update(name),
@@ -199,7 +208,23 @@ func (h *Handler) updateFile(w http.ResponseWriter, r *http.Request, p httproute
 	if !ok {
 		return
 	}
-	f, err := h.store.UpdateFile(r.Context(), stateOf(r).clientID, id, u)
+	// A booking is the firm's ledger: a key without exports:write (a
+	// client's) may correct the file but not book it.
+	if booking != nil && !stateOf(r).principal.Can(auth.ExportsWrite) {
+		h.fail(w, r, errMissingScope(auth.ExportsWrite))
+		return
+	}
+	clientID := stateOf(r).clientID
+	var f *db.File
+	var err error
+	if booking == nil || len(u.Fields) > 0 || u.Name.Set || u.DocumentDate.Set || u.Kind.Set || u.FolderID.Set || u.TaskID.Set || u.LabelIDs.Set {
+		f, err = h.store.UpdateFile(r.Context(), clientID, id, u)
+	} else {
+		f, err = h.store.FindFile(r.Context(), clientID, id)
+	}
+	if err == nil && booking != nil {
+		f, err = h.setBooking(r.Context(), clientID, f, booking)
+	}
 	respond(h, w, r, http.StatusOK, f, err, newFileResponse)
 }
 

@@ -288,7 +288,15 @@ func TestFileListFilters(t *testing.T) {
 	}
 	kind := "receipt"
 	api.dcAnalyze(t, nil, map[string]db.AnalysisResult{"plain.pdf": {Status: db.AnalysisDone, Kind: &kind}, "filed.pdf": {Status: db.AnalysisDone}})
+	// The banking worker decides a document's direction; here the store is
+	// told it.
+	issued := db.DirectionIssued
+	if err := api.store.RecordPayments(ctx, api.client.ID, []db.PaymentUpdate{{FileID: filed.ID, Payment: db.Payment{Direction: &issued}}}); err != nil {
+		t.Fatal(err)
+	}
 	for query, want := range map[string][]string{
+		"direction=issued":                                      {"filed.pdf"},
+		"direction=received":                                    nil,
 		"folderId=" + folder:                                    {"filed.pdf"},
 		"taskId=" + task.ID:                                     {"filed.pdf"},
 		"labelId=" + label:                                      {"filed.pdf"},
@@ -316,6 +324,7 @@ func TestFileListFilters(t *testing.T) {
 		{"sort=relevance", []any{"query", "sort"}, "custom"},
 		{"sort=title", []any{"query", "sort"}, "invalid_enum_value"},
 		{"kind=letter", []any{"query", "kind"}, "invalid_enum_value"},
+		{"direction=sent", []any{"query", "direction"}, "invalid_enum_value"},
 		{"q=" + url.QueryEscape("--- !!"), []any{"query", "q"}, "custom"},
 		{"q=" + strings.Repeat("a", 501), []any{"query", "q"}, "too_big"},
 		{"q=" + strings.Repeat("a+", 33), []any{"query", "q"}, "custom"},

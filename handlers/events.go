@@ -66,6 +66,8 @@ func eventData(record any) (any, error) {
 		return newTransactionResponse(r), nil
 	case *db.Firm:
 		return newFirmResponse(r), nil
+	case *db.Export:
+		return newExportResponse(r), nil
 	case *db.CollectItemReceived:
 		return collectItemReceivedData{Collect: newCollectResponse(r.Collect), ItemID: r.ItemID, FileID: r.FileID}, nil
 	case *db.CollectItemFileRemoved:

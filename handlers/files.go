@@ -64,15 +64,31 @@ type fileResponse struct {
 	LabelIDs           []string         `json:"labelIds"`
 	Kind               *string          `json:"kind"`
 	Analysis           analysisResponse `json:"analysis"`
+	PaymentStatus      *string          `json:"paymentStatus"`
+	OpenAmount         *string          `json:"openAmount"`
+	// Exports are the exports that booked the file, the oldest first.
+	Exports []fileExportResponse `json:"exports"`
 }
 
 func newFileResponse(f *db.File) fileResponse {
-	return fileResponse{
+	r := fileResponse{
 		ID: f.ID, DocumentDate: timestampOf(f.DocumentDate), DocumentDateSource: f.DocumentDateSource,
 		CreatedAt: timestampOf(f.CreatedAt), UpdatedAt: timestampOf(f.UpdatedAt),
 		Name: f.Name, MimeType: f.MimeType, Size: f.Size, WorkspaceID: f.WorkspaceID, CreatedByID: f.CreatedByID,
-		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis),
+		TaskID: f.TaskID, FolderID: f.FolderID, LabelIDs: f.LabelIDs, Kind: f.Kind, Analysis: newAnalysisResponse(f.Analysis, f.Payment.Direction),
+		PaymentStatus: f.Payment.Status, OpenAmount: amountPtr(f.Payment.OpenAmount, documentCurrency(f)),
+		Exports: newFileExportsResponse(f.Exports),
 	}
+	r.Analysis.Booking = newBookingResponse(f.Booking)
+	return r
+}
+
+// documentCurrency is the currency the file's document states, or "".
+func documentCurrency(f *db.File) string {
+	if c := f.Analysis.Fields.Value(document.Currency); c != nil {
+		return *c
+	}
+	return ""
 }
 
 type fileLinkResponse struct {
@@ -370,17 +386,8 @@ func (h *Handler) localLink(ctx context.Context, id string) (string, error) {
 // link of its own. It streams the bytes, with Range and ETag support, once
 // they are known to match the recorded size and SHA-256.
 func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-	addr := h.limiter.Allow("download-addr:"+h.clientHost(r), downloadAddrLimit, time.Minute)
-	if err := rateLimited(w, addr); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	id, ok := h.pathID(w, r, p)
+	id, ok := h.linkedID(w, r, p)
 	if !ok {
-		return
-	}
-	if err := h.checkLink(w, r, id, addr); err != nil {
-		h.fail(w, r, err)
 		return
 	}
 	f, err := h.store.FindFileForDownload(r.Context(), id)
@@ -394,6 +401,31 @@ func (h *Handler) downloadFile(w http.ResponseWriter, r *http.Request, p httprou
 		h.fail(w, r, db.Errorf(db.ENOTFOUND, "file %s not found", f.ID))
 		return
 	}
+	h.serveStored(w, r, f)
+}
+
+// linkedID checks a download route's limits and its link's signature, and
+// gives the id the link is signed for; false when it answered.
+func (h *Handler) linkedID(w http.ResponseWriter, r *http.Request, p httprouter.Params) (string, bool) {
+	addr := h.limiter.Allow("download-addr:"+h.clientHost(r), downloadAddrLimit, time.Minute)
+	if err := rateLimited(w, addr); err != nil {
+		h.fail(w, r, err)
+		return "", false
+	}
+	id, ok := h.pathID(w, r, p)
+	if !ok {
+		return "", false
+	}
+	if err := h.checkLink(w, r, id, addr); err != nil {
+		h.fail(w, r, err)
+		return "", false
+	}
+	return id, true
+}
+
+// serveStored streams the bytes acctapi keeps for f, once they are known
+// to match its recorded size and SHA-256.
+func (h *Handler) serveStored(w http.ResponseWriter, r *http.Request, f *db.File) {
 	content, err := h.served.OpenFile(f.ID)
 	if err != nil {
 		h.fail(w, r, fmt.Errorf("open the bytes of file %s: %w", f.ID, err))

@@ -37,9 +37,9 @@ import (
 
 // ---- helpers ---------------------------------------------------------------
 
-// flFileFields are the fifteen fields of a file in the API, every one always present.
-var flFileFields = []string{"analysis", "createdAt", "createdById", "documentDate", "documentDateSource", "folderId", "id",
-	"kind", "labelIds", "mimetype", "name", "size", "taskId", "updatedAt", "workspaceId"}
+// flFileFields are the eighteen fields of a file in the API, every one always present.
+var flFileFields = []string{"analysis", "createdAt", "createdById", "documentDate", "documentDateSource", "exports", "folderId", "id",
+	"kind", "labelIds", "mimetype", "name", "openAmount", "paymentStatus", "size", "taskId", "updatedAt", "workspaceId"}
 
 // flFile is a File as the API answers it.
 type flFile struct {
@@ -56,9 +56,18 @@ type flFile struct {
 	FolderID     *string  `json:"folderId"`
 	LabelIDs     []string `json:"labelIds"`
 
-	DocumentDateSource *string    `json:"documentDateSource"`
-	Kind               *string    `json:"kind"`
-	Analysis           flAnalysis `json:"analysis"`
+	DocumentDateSource *string        `json:"documentDateSource"`
+	Kind               *string        `json:"kind"`
+	Analysis           flAnalysis     `json:"analysis"`
+	PaymentStatus      *string        `json:"paymentStatus"`
+	OpenAmount         *string        `json:"openAmount"`
+	Exports            []flFileExport `json:"exports"`
+}
+
+// flFileExport is an export that booked the file.
+type flFileExport struct {
+	ID string `json:"id"`
+	At string `json:"at"`
 }
 
 // flAnalysis is a File's analysis as the API answers it.
@@ -69,10 +78,13 @@ type flAnalysis struct {
 	Language   *string         `json:"language"`
 	AnalyzedAt *string         `json:"analyzedAt"`
 	Fields     json.RawMessage `json:"fields"`
+	Direction  *string         `json:"direction"`
 	// FieldSources, Confidence and Warnings: by field name.
 	FieldSources map[string]string  `json:"fieldSources"`
 	Confidence   map[string]float64 `json:"confidence"`
 	Warnings     []string           `json:"warnings"`
+	// Booking is how the document is booked; null until exported.
+	Booking json.RawMessage `json:"booking"`
 }
 
 // flPending is the analysis of a file not yet read: every field the
@@ -405,6 +417,9 @@ func flSHA256(b []byte) string {
 // flWantFile compares two File answers field by field.
 func flWantFile(t *testing.T, got, want flFile) {
 	t.Helper()
+	if want.Exports == nil {
+		want.Exports = []flFileExport{}
+	}
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
 	if !bytes.Equal(g, w) {

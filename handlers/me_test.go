@@ -36,8 +36,8 @@ func TestMe(t *testing.T) {
 		if got["rateLimitMax"] != float64(600) || got["rateLimitTimeWindow"] != float64(60000) {
 			t.Errorf("rate limit: got %v/%v, want 600/60000", got["rateLimitMax"], got["rateLimitTimeWindow"])
 		}
-		if perms := got["permissions"].([]any); len(perms) != 23 {
-			t.Errorf("permissions: got %d, want 23: %v", len(perms), perms)
+		if perms := got["permissions"].([]any); len(perms) != 25 {
+			t.Errorf("permissions: got %d, want 25: %v", len(perms), perms)
 		}
 		id, _, _ := auth.ParseKey(api.accountantKey)
 		if got["apiKeyId"] != id {

@@ -239,6 +239,12 @@ func whMakeEveryChange(t *testing.T, api *testAPI) ([]whChange, string) {
 	txID := txs["data"].([]any)[0].(map[string]any)["id"].(string)
 	call("confirm the transaction's receipt", []string{db.EventTransactionMatched},
 		request{method: "PATCH", path: "/v1/transactions/" + txID, clientID: clientID, body: map[string]any{"fileIds": []string{res.ID}}}, http.StatusOK)
+	call("set the ledger settings", nil, request{method: "PUT", path: "/v1/ledger-settings", clientID: clientID,
+		body: map[string]any{"chart": "SKR03", "consultantNumber": 29098, "clientNumber": 55003}}, http.StatusOK)
+	call("export March", nil, request{method: "POST", path: "/v1/exports", clientID: clientID,
+		body: map[string]any{"format": "datev", "from": "2026-03-01", "to": "2026-03-31"}}, http.StatusAccepted)
+	api.runExports(t)
+	changes = append(changes, whChange{"write the export", []string{db.EventExportCompleted}})
 	call("delete the task", []string{db.EventTaskDeleted},
 		request{method: "DELETE", path: "/v1/tasks/" + taskID, clientID: clientID}, http.StatusOK)
 	return changes, clientID

@@ -140,3 +140,34 @@ func fold(s string) string {
 	}
 	return b.String()
 }
+
+// instalmentWords say in a remittance that a payment is a part of what a
+// document asks: German, English and French.
+var instalmentWords = map[string]bool{
+	"TEILZAHLUNG": true, "TEILBETRAG": true, "RATE": true, "RATENZAHLUNG": true, "ANZAHLUNG": true,
+	"RESTZAHLUNG": true, "RESTBETRAG": true, "PARTIAL": true, "INSTALMENT": true, "INSTALLMENT": true,
+	"ACOMPTE": true, "PARTIEL": true, "PARTIELLE": true, "ECHEANCE": true,
+}
+
+// saysInstalment reports whether the remittance says the payment is a
+// part payment.
+func saysInstalment(remittance string) bool {
+	return slices.ContainsFunc(tokens(remittance), func(t string) bool { return instalmentWords[t] })
+}
+
+// NumberKey is what a remittance naming the document numbered number must
+// hold, upper-case, for a store to look for it first: the longest run of
+// its letters or digits (the last of equal ones, a serial number's end
+// rather than its year); "" when the number is too short to be looked for.
+func NumberKey(number string) string {
+	key := ""
+	for _, t := range tokens(number) {
+		if len(t) >= len(key) {
+			key = t
+		}
+	}
+	if len(key) < MinNumberLength {
+		return ""
+	}
+	return key
+}

@@ -119,7 +119,7 @@ func generateYear(seed uint64) ([]Document, []yearTx) {
 					case p < 17:
 						addTx(paid, -total, s.supplier, "Danke fuer die Lieferung", d.FileID, "regular, IBAN only", false)
 					case p < 18:
-						addTx(paid, -total/2, s.supplier, mention(d.Number)+" Teilzahlung", "", "partial payment", false)
+						addTx(paid, -total/2, s.supplier, mention(d.Number)+" Teilzahlung", d.FileID, "partial payment", false)
 					}
 				}
 				if r.IntN(20) == 0 {
@@ -158,11 +158,11 @@ type yearFigures struct {
 }
 
 // evaluateYear decides a generated year in one batch, or month by month
-// with the documents matched before taken, as monthly imports would.
+// with what the payments matched before settled, as monthly imports would.
 func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
 	docs, txs := generateYear(seed)
 	ix := newIndex(docs)
-	taken := map[string]bool{}
+	var payments []Payment
 	results := map[string]Result{}
 	for m := time.January; m <= time.December+1; m++ {
 		var batch []Transaction
@@ -171,10 +171,14 @@ func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
 				batch = append(batch, tx.Transaction)
 			}
 		}
-		for _, r := range Decide(batch, docs, taken) {
+		paid := Settle(docs, payments)
+		for i := range docs {
+			docs[i].Paid = paid[docs[i].FileID]
+		}
+		for i, r := range Decide(batch, docs) {
 			results[r.TransactionID] = r
-			if r.Matched != "" {
-				taken[r.Matched] = true
+			if len(r.Matched) > 0 {
+				payments = append(payments, Payment{Transaction: batch[i], FileIDs: r.Matched})
 			}
 		}
 	}
@@ -183,11 +187,12 @@ func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
 		if !ok {
 			t.Fatalf("seed %d: %s was not decided", seed, tx.ID)
 		}
+		matched := strings.Join(res.Matched, "+")
 		c := f.byCase[tx.what]
 		c[0]++
 		isCertain := false
-		for _, d := range ix.byAmount[magnitude(tx.Amount)] {
-			if cand, ok := score(newTx(tx.Transaction), d); ok && cand.Certain && d.FileID == tx.truth {
+		for _, cand := range candidates(newTx(tx.Transaction), ix) {
+			if cand.Certain && cand.FileID == tx.truth {
 				isCertain = true
 			}
 		}
@@ -195,10 +200,10 @@ func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
 			f.certain++
 			c[1]++
 		}
-		if res.Matched != "" {
+		if matched != "" {
 			f.matched++
 			switch {
-			case res.Matched == tx.truth:
+			case matched == tx.truth:
 				f.right++
 				c[2]++
 				if isCertain {
@@ -206,9 +211,9 @@ func evaluateYear(t *testing.T, seed uint64, monthly bool, f *yearFigures) {
 				}
 			case tx.truth == "":
 				f.traps++
-				t.Errorf("seed %d: %s (%s) matched %s", seed, tx.ID, tx.what, res.Matched)
+				t.Errorf("seed %d: %s (%s) matched %s", seed, tx.ID, tx.what, matched)
 			default:
-				t.Errorf("seed %d: %s (%s) matched %s, truth %s", seed, tx.ID, tx.what, res.Matched, tx.truth)
+				t.Errorf("seed %d: %s (%s) matched %s, truth %s", seed, tx.ID, tx.what, matched, tx.truth)
 			}
 		}
 		f.byCase[tx.what] = c

@@ -47,7 +47,8 @@ func openAnalysis(ctx context.Context, cfg *Config, s *Server) (*analysis.Worker
 	// Each lane's workers may read a PDF at once: the OCR lane draws the
 	// pages of scans.
 	opts := docread.Options{Instances: workers + fastWorkers, CacheDir: filepath.Join(cfg.CachePath(), "pdfium")}
-	if compile := cfg.CompilePDFReader; compile != nil {
+	if len(cfg.CompilePDFReaderArgs) > 0 {
+		compile := compileInChild(cfg.CompilePDFReaderArgs)
 		opts.Compile = func(ctx context.Context, dir string) error {
 			err := compile(ctx, dir)
 			if err != nil && ctx.Err() == nil {

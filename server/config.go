@@ -2,7 +2,6 @@ package server
 
 import (
 	"cmp"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -85,11 +84,12 @@ type Config struct {
 	// CacheDir holds what serve may rebuild (the compiled PDF reader); ""
 	// is the data dir's cache/.
 	CacheDir string
-	// CompilePDFReader, when set, compiles the PDF reader into its cache
-	// directory in another process (cmd runs this binary again), so that
-	// the server never holds the compiler's memory; nil compiles in the
+	// CompilePDFReaderArgs, when set, are the arguments that make this
+	// binary compile the PDF reader (CompilePDFReader) into the directory
+	// given after them: serve compiles it in such a child, so that the
+	// server never holds the compiler's memory. nil compiles in the
 	// server's process.
-	CompilePDFReader func(ctx context.Context, cacheDir string) error
+	CompilePDFReaderArgs []string
 	// AnalysisWorkers is how many stored files are read with OCR at once;
 	// 0 means the number of cores.
 	AnalysisWorkers int

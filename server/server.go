@@ -23,6 +23,7 @@ import (
 	"acctapi/db"
 	"acctapi/db/seed"
 	"acctapi/docread"
+	"acctapi/exports"
 	"acctapi/filestore"
 	"acctapi/handlers"
 	"acctapi/mail"
@@ -139,7 +140,10 @@ func Open(ctx context.Context, cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	if err := s.open(ctx, c); err != nil {
-		return nil, errors.Join(err, s.Close())
+		// The start's error is the one to report; closing what it opened
+		// is best effort.
+		s.Close()
+		return nil, err
 	}
 	if cfg.AllowPrivateWebhooks {
 		logger.Warn("webhooks may use http and reach loopback and private addresses (--allow-private-webhooks): for development and tests only")
@@ -229,6 +233,7 @@ func (s *Server) newWorkers(ctx context.Context, c checked) error {
 		return err
 	}
 	bankWorker := banking.New(banking.Options{Store: s.store, Now: cfg.Now, Logger: s.log})
+	exporting := exports.New(exports.Options{Store: s.store, Files: s.files, Now: cfg.Now, Logger: s.log})
 	s.workers = append(s.workers,
 		// A reading cut off by the stop is given back, to be done after
 		// the next start.
@@ -237,6 +242,9 @@ func (s *Server) newWorkers(ctx context.Context, c checked) error {
 		// server already answers; a PDF read meanwhile waits for it.
 		worker{"pdf reader", s.warmReader},
 		worker{"banking", bankWorker.Run},
+		// An export cut off by the stop is queued again, written after
+		// the next start.
+		worker{"exports", exporting.Run},
 	)
 	if bucket, ok := s.files.(*filestore.Bucket); ok {
 		s.workers = append(s.workers, worker{"bucket sweep", func(ctx context.Context) error {

@@ -118,6 +118,12 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 			return nil, fmt.Errorf("seed demo: %s: %w", doc.Name, err)
 		}
 	}
+	// Ledger settings, so that the client's month can be exported to DATEV
+	// (POST /v1/exports with an accountant key).
+	if _, err := store.PutLedgerSettings(ctx, mueller, db.LedgerSettings{Chart: ptr(db.ChartSKR03), ConsultantNumber: ptr(29098),
+		ClientNumber: ptr(55003), FiscalYearStart: "01-01", AccountLength: 4}); err != nil {
+		return nil, fmt.Errorf("seed demo: ledger settings: %w", err)
+	}
 	key, _, err := auth.MintKey(ctx, store, firmID, auth.KeySpec{ClientID: mueller, Name: "demo client key"})
 	if err != nil {
 		return nil, fmt.Errorf("seed demo: %w", err)
@@ -130,6 +136,7 @@ func Demo(ctx context.Context, store *db.DB, files Files, firmID string, now tim
 			collect.Title, collect.ID, len(collect.Items), StatementName),
 		fmt.Sprintf("its workspace %q, and a second client %q with the workspace %q", payrollName, novakName, incomeName),
 		"the accountant users berta.berater@example.com (admin) and carl.kontor@example.com, members of those workspaces",
+		fmt.Sprintf("ledger settings for %q (SKR03, consultant 29098, client 55003), so that its month exports to DATEV", muellerName),
 	}}, nil
 }
 

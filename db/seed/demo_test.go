@@ -52,6 +52,16 @@ func TestDemo(t *testing.T) {
 		}
 	})
 
+	t.Run("ledger settings, so that its month exports", func(t *testing.T) {
+		s, err := d.FindLedgerSettings(ctx, demo.ClientID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if missing := s.Missing(); len(missing) != 0 || *s.Chart != db.ChartSKR03 {
+			t.Errorf("the demo client's ledger settings: chart %v, missing %v; want SKR03 and nothing missing", s.Chart, missing)
+		}
+	})
+
 	t.Run("workspace and members", func(t *testing.T) {
 		if n := count(t, raw, `SELECT count(*) FROM workspaces WHERE id = ? AND client_id = ?`, demo.WorkspaceID, demo.ClientID); n != 1 {
 			t.Errorf("demo workspace of the demo client: got %v, want %v", n, 1)

@@ -1,9 +1,7 @@
-package cmd
+package server
 
 import (
 	"acctapi/server/servertest"
-
-	"acctapi/server"
 
 	"context"
 	"crypto/tls"
@@ -109,7 +107,7 @@ func (p *pebbleProcess) running(t *testing.T) {
 
 // listenerPort returns the port of the API's listener ("api") or of a side
 // listener.
-func listenerPort(t *testing.T, s *server.Server, name string) int {
+func listenerPort(t *testing.T, s *Server, name string) int {
 	t.Helper()
 	addr := map[string]string{"api": s.Addr(), "http": s.HTTPAddr(), "metrics": s.MetricsAddr()}[name]
 	tcp, err := net.ResolveTCPAddr("tcp", addr)
@@ -147,16 +145,16 @@ func TestACMEWithPebble(t *testing.T) {
 
 	// Pebble's own HTTPS listener gets a certificate of a CA made here,
 	// which serve trusts through --acme-ca-root.
-	ca := newTestCert(t, nil, true)
-	listener := newTestCert(t, ca, false, "127.0.0.1", "localhost")
+	ca := servertest.NewCert(t, nil, true)
+	listener := servertest.NewCert(t, ca, false, "127.0.0.1", "localhost")
 	caPath, certPath, keyPath := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "pebble-cert.pem"), filepath.Join(dir, "pebble-key.pem")
-	listener.write(t, certPath, keyPath, time.Now())
-	if err := os.WriteFile(caPath, ca.certPEM, 0o600); err != nil {
+	listener.Write(t, certPath, keyPath, time.Now())
+	if err := os.WriteFile(caPath, ca.CertPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	acmePort, managementPort := freePort(t, false), freePort(t, false)
 
-	cfg, _, stderr := testConfig(filepath.Join(dir, "data"))
+	cfg, stderr := testConfig(filepath.Join(dir, "data"))
 	cfg.TLSDomain = domain
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.ACMEDirectory = fmt.Sprintf("https://127.0.0.1:%d/dir", acmePort)
@@ -194,7 +192,7 @@ func TestACMEWithPebble(t *testing.T) {
 
 	// Pebble's root, from its management interface: the issued chains
 	// must verify against it.
-	pebbleClient := httpsClient(ca.cert)
+	pebbleClient := servertest.HTTPSClient(ca.Cert)
 	var rootPEM []byte
 	waitUntil(t, 20*time.Second, "Pebble's management interface", func() bool {
 		dns.running(t)
@@ -265,7 +263,7 @@ func TestACMEWithPebble(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Host = domain
-	res, err := httpsClient().Do(req)
+	res, err := servertest.HTTPSClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +291,7 @@ func TestACMEWithPebble(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
-	cfg2, _, _ := testConfig(cfg.DataDir)
+	cfg2, _ := testConfig(cfg.DataDir)
 	cfg2.TLSDomain, cfg2.HTTPAddr, cfg2.ACMECARoot = domain, "127.0.0.1:0", caPath
 	cfg2.ACMEDirectory = fmt.Sprintf("https://127.0.0.1:%d/dir", freePort(t, false))
 	r = startServer(t, cfg2)

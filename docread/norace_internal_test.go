@@ -1,0 +1,5 @@
+//go:build !race
+
+package docread
+
+const raceEnabled = false
