@@ -69,7 +69,7 @@ CREATE TABLE bank_statements (
     duplicate_count   INTEGER NOT NULL,
     file_id           TEXT    UNIQUE REFERENCES files (id) ON DELETE SET NULL,
     created_at        INTEGER NOT NULL
-);
+, importing INTEGER NOT NULL DEFAULT 0 CHECK (importing IN (0, 1)));
 
 CREATE TABLE bank_transaction_matches (
     transaction_id TEXT    NOT NULL REFERENCES bank_transactions (id) ON DELETE CASCADE,
@@ -103,9 +103,22 @@ CREATE TABLE bank_transactions (
     decided_by_user   INTEGER NOT NULL DEFAULT 0 CHECK (decided_by_user IN (0, 1)),
     note              TEXT,
     created_at        INTEGER NOT NULL,
-    updated_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL, search_id INTEGER,
     UNIQUE (account_id, dedup_key)
 );
+
+CREATE VIRTUAL TABLE bank_transactions_search USING fts5 (
+    counterparty_name, remittance_info, bank_reference, end_to_end_id,
+    content = 'bank_transactions', content_rowid = 'search_id', tokenize = 'trigram'
+);
+
+CREATE TABLE 'bank_transactions_search_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+CREATE TABLE 'bank_transactions_search_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+CREATE TABLE 'bank_transactions_search_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+
+CREATE TABLE 'bank_transactions_search_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 
 CREATE TABLE booking_lessons (
     firm_id    TEXT    NOT NULL REFERENCES firms (id) ON DELETE CASCADE,
@@ -563,13 +576,19 @@ CREATE INDEX bank_jobs_due ON bank_jobs (claimed_at, next_attempt_at);
 
 CREATE INDEX bank_statements_account_created ON bank_statements (client_id, account_id, created_at, id);
 
+CREATE INDEX bank_statements_account_importing ON bank_statements (account_id) WHERE importing = 1;
+
 CREATE INDEX bank_statements_client_created ON bank_statements (client_id, created_at, id);
+
+CREATE INDEX bank_statements_importing ON bank_statements (id) WHERE importing = 1;
 
 CREATE INDEX bank_transaction_matches_file ON bank_transaction_matches (file_id, state);
 
 CREATE INDEX bank_transactions_client_amount ON bank_transactions (client_id, amount, id);
 
 CREATE INDEX bank_transactions_client_booking ON bank_transactions (client_id, booking_date, id);
+
+CREATE UNIQUE INDEX bank_transactions_search_id ON bank_transactions (search_id);
 
 CREATE INDEX bank_transactions_statement ON bank_transactions (statement_id);
 
@@ -740,6 +759,26 @@ CREATE INDEX webhooks_firm_updated ON webhooks (firm_id, updated_at, id);
 CREATE INDEX workspace_members_user ON workspace_members (user_id);
 
 CREATE INDEX workspaces_client_created ON workspaces (client_id, created_at, id);
+
+CREATE TRIGGER bank_transactions_search_delete AFTER DELETE ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (bank_transactions_search, rowid, counterparty_name, remittance_info,
+        bank_reference, end_to_end_id)
+    VALUES ('delete', old.search_id, old.counterparty_name, old.remittance_info, old.bank_reference, old.end_to_end_id);
+END;
+
+CREATE TRIGGER bank_transactions_search_insert AFTER INSERT ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (rowid, counterparty_name, remittance_info, bank_reference, end_to_end_id)
+    VALUES (new.search_id, new.counterparty_name, new.remittance_info, new.bank_reference, new.end_to_end_id);
+END;
+
+CREATE TRIGGER bank_transactions_search_update AFTER UPDATE OF search_id, counterparty_name, remittance_info,
+    bank_reference, end_to_end_id ON bank_transactions BEGIN
+    INSERT INTO bank_transactions_search (bank_transactions_search, rowid, counterparty_name, remittance_info,
+        bank_reference, end_to_end_id)
+    VALUES ('delete', old.search_id, old.counterparty_name, old.remittance_info, old.bank_reference, old.end_to_end_id);
+    INSERT INTO bank_transactions_search (rowid, counterparty_name, remittance_info, bank_reference, end_to_end_id)
+    VALUES (new.search_id, new.counterparty_name, new.remittance_info, new.bank_reference, new.end_to_end_id);
+END;
 
 CREATE TRIGGER collect_sessions_cancel_reminders AFTER UPDATE OF revoked_at ON collect_sessions
 WHEN NEW.revoked_at IS NOT NULL

@@ -286,8 +286,8 @@ func inBatches[T any](items []T, write func([]T) error) error {
 }
 
 // recordBatch is how many transactions' matches, or documents' states, one
-// write records.
-const recordBatch = 500
+// write records: a few milliseconds of the writer, as an import's batch.
+const recordBatch = 100
 
 func samePayment(a, b db.Payment) bool {
 	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }

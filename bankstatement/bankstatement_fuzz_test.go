@@ -3,6 +3,7 @@ package bankstatement
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{1:F01COBADEFFAXXX0000000000}{2:I940COBADEFFXXXXN}{4:\n" + mt940Sample + "-}"))
 	f.Add([]byte(""))
 	f.Add([]byte(`<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"/>`))
+	files, err := filepath.Glob(filepath.Join("testdata", "*.*"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		f.Add(mustReadTestdata(f, filepath.Base(name)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sts, err := Parse(data)
 		if err != nil {
@@ -29,6 +37,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("got no statements and no error")
 		}
 		for _, s := range sts {
+			if s.Currency == "" || s.Account.IBAN == "" && s.Account.Number == "" || s.From.IsZero() || s.To.Before(s.From) {
+				t.Fatalf("statement %q of %q, %v to %v", s.ID, s.Currency, s.From, s.To)
+			}
 			if s.Format != FormatCAMT053 && s.Format != FormatMT940 {
 				t.Fatalf("got format %q", s.Format)
 			}
@@ -49,8 +60,11 @@ func FuzzParse(f *testing.F) {
 				if e.CounterpartyIBAN != "" && validIBAN(e.CounterpartyIBAN) != e.CounterpartyIBAN {
 					t.Fatalf("counterparty IBAN %q is not a valid compact IBAN", e.CounterpartyIBAN)
 				}
-				if e.RemittanceInfo != strings.TrimSpace(e.RemittanceInfo) || e.BookingDate.IsZero() {
+				if e.RemittanceInfo != strings.TrimSpace(e.RemittanceInfo) || e.BookingDate.IsZero() || e.Currency != s.Currency {
 					t.Fatalf("entry %+v", e)
+				}
+				if clean(e.CounterpartyName, MaxName) != e.CounterpartyName || clean(e.RemittanceInfo, MaxRemittance) != e.RemittanceInfo {
+					t.Fatalf("entry %+v keeps text a person should not see", e)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package bankstatement
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -37,10 +38,13 @@ type camtTx struct {
 	currency, indicator string
 	bankRef, endToEnd   string
 	creditor, debtor    string
-	creditorIBAN        string
-	debtorIBAN          string
-	remittance          []string
-	info                string
+	// ultCreditor and ultDebtor name the parties on whose behalf they
+	// paid or were paid, used where Cdtr or Dbtr has no name.
+	ultCreditor, ultDebtor string
+	creditorIBAN           string
+	debtorIBAN             string
+	remittance             []string
+	info                   string
 }
 
 // camtBalance is one Bal as read.
@@ -75,7 +79,12 @@ type camtReader struct {
 	entryNo    int
 	total      int
 	maxEntries int
-	firstCcy   string
+	// ccy is the statement's currency: its account's, else its first
+	// balance's or entry's; ccyFrom says which.
+	ccy, ccyFrom string
+	// from and to are FrToDt as written: its date-times are placed in the
+	// bank's day once the account is known.
+	from, to string
 }
 
 func parseCAMT(data []byte, maxEntries int) ([]Statement, error) {
@@ -199,6 +208,7 @@ func (r *camtReader) start(t xml.StartElement) error {
 		r.st = &r.sts[len(r.sts)-1]
 		r.opening, r.prcd = nil, nil
 		r.entryNo = 0
+		r.ccy, r.ccyFrom, r.from, r.to = "", "", "", ""
 	case r.stmt > 0 && depth == r.stmt+1 && t.Name.Local == "Bal":
 		r.bal = depth
 		r.b = camtBalance{}
@@ -249,7 +259,9 @@ func (r *camtReader) end() (bool, error) {
 		r.flushBalance()
 	case r.stmt:
 		r.stmt = 0
-		r.flushStatement()
+		if err := r.flushStatement(); err != nil {
+			return false, err
+		}
 	}
 	r.path = r.path[:r.stack[depth-1]]
 	r.stack = r.stack[:depth-1]
@@ -282,9 +294,9 @@ func (r *camtReader) statementLeaf(p, s string) error {
 	case "Id":
 		st.ID = s
 	case "FrToDt/FrDtTm":
-		st.From, err = r.date(s, "the statement's start (FrToDt/FrDtTm)")
+		r.from = s
 	case "FrToDt/ToDtTm":
-		st.To, err = r.date(s, "the statement's end (FrToDt/ToDtTm)")
+		r.to = s
 	case "Acct/Id/IBAN":
 		st.Account.IBAN = compact(s)
 	case "Acct/Id/Othr/Id":
@@ -296,8 +308,9 @@ func (r *camtReader) statementLeaf(p, s string) error {
 		}
 	case "Acct/Ccy":
 		st.Account.Currency = strings.ToUpper(s)
+		r.ccy, r.ccyFrom = st.Account.Currency, "its account (Acct/Ccy)"
 	case "Acct/Ownr/Nm":
-		st.Account.OwnerName = collapse(s)
+		st.Account.OwnerName = clean(s, MaxName)
 	case "Acct/Svcr/FinInstnId/BIC", "Acct/Svcr/FinInstnId/BICFI":
 		st.Account.BIC = compact(s)
 	}
@@ -311,7 +324,10 @@ func (r *camtReader) balanceLeaf(p, s string) error {
 		r.b.code = strings.ToUpper(s)
 	case "Amt":
 		r.b.amount, err = r.amount(s, "a balance")
-		r.b.hasAmount, r.b.currency = err == nil, r.attrCcy
+		r.b.hasAmount = err == nil
+		if err == nil {
+			err = r.currency(r.attrCcy, "a balance")
+		}
 	case "CdtDbtInd":
 		r.b.indicator = s
 	case "Dt/Dt", "Dt/DtTm":
@@ -327,6 +343,9 @@ func (r *camtReader) entryLeaf(p, s string) error {
 	case "Amt":
 		e.amount, err = r.amount(s, "entry %d")
 		e.hasAmount, e.currency = err == nil, r.attrCcy
+		if err == nil {
+			err = r.currency(r.attrCcy, "entry %d")
+		}
 	case "CdtDbtInd":
 		e.indicator = s
 	case "Sts", "Sts/Cd":
@@ -364,6 +383,10 @@ func (r *camtReader) txLeaf(p, s string) error {
 		t.creditor = s
 	case "RltdPties/Dbtr/Nm", "RltdPties/Dbtr/Pty/Nm":
 		t.debtor = s
+	case "RltdPties/UltmtCdtr/Nm", "RltdPties/UltmtCdtr/Pty/Nm":
+		t.ultCreditor = s
+	case "RltdPties/UltmtDbtr/Nm", "RltdPties/UltmtDbtr/Pty/Nm":
+		t.ultDebtor = s
 	case "RltdPties/CdtrAcct/Id/IBAN":
 		t.creditorIBAN = s
 	case "RltdPties/DbtrAcct/Id/IBAN":
@@ -388,11 +411,30 @@ func (r *camtReader) amount(s, what string) (Amount, error) {
 	return a, nil
 }
 
-// date reads a CAMT date or date-time as the day written; what is as for
-// amount.
+// currency checks that an amount's currency is the statement's: one
+// currency in all its balances and entries, and its account's. what is as
+// for amount.
+func (r *camtReader) currency(ccy, what string) error {
+	switch {
+	case ccy == "":
+		return nil
+	case r.ccy == "":
+		r.ccy, r.ccyFrom = ccy, r.name(what)
+	case ccy != r.ccy:
+		return refuse("statement %q mixes currencies: %s is in %s, but %s is in %s", r.st.ID, r.name(what), ccy, r.ccyFrom, r.ccy)
+	}
+	return nil
+}
+
+// date reads a CAMT date or date-time as the bank's day: the day written,
+// and for a time in UTC ("Z") the day it is where the account is kept
+// (bankDay); what is as for amount.
 func (r *camtReader) date(s, what string) (time.Time, error) {
 	if len(s) >= 10 {
 		if t, err := time.Parse(time.DateOnly, s[:10]); err == nil && (len(s) == 10 || s[10] == 'T' || s[10] == '+' || s[10] == 'Z' || s[10] == '-') {
+			if utc, err := time.Parse(time.RFC3339Nano, s); err == nil && strings.HasSuffix(s, "Z") {
+				return bankDay(utc, r.st.Account.IBAN), nil
+			}
 			return t, nil
 		}
 	}
@@ -434,9 +476,6 @@ func (r *camtReader) flushBalance() {
 	default:
 		return
 	}
-	if r.firstCcy == "" {
-		r.firstCcy = b.currency
-	}
 }
 
 // flushEntry turns the Ntry just read into entries: one per TxDtls when
@@ -456,7 +495,7 @@ func (r *camtReader) flushEntry() error {
 		return refuse("entry %d of statement %q says neither credit nor debit (CdtDbtInd)", r.entryNo, r.st.ID)
 	}
 	if e.currency == "" {
-		e.currency = r.st.Account.Currency
+		e.currency = r.ccy
 	}
 	if r.split(total) {
 		for k, t := range e.txs {
@@ -521,11 +560,13 @@ func (r *camtReader) entry(amount Amount, currency string, txs []camtTx) Entry {
 				out.BankReference = t.bankRef
 			}
 			out.EndToEndID = t.endToEnd
+			name := cmp.Or(clean(t.debtor, MaxName), clean(t.ultDebtor, MaxName))
+			out.CounterpartyIBAN = t.debtorIBAN
 			if amount < 0 {
-				out.CounterpartyName, out.CounterpartyIBAN = collapse(t.creditor), t.creditorIBAN
-			} else {
-				out.CounterpartyName, out.CounterpartyIBAN = collapse(t.debtor), t.debtorIBAN
+				name = cmp.Or(clean(t.creditor, MaxName), clean(t.ultCreditor, MaxName))
+				out.CounterpartyIBAN = t.creditorIBAN
 			}
+			out.CounterpartyName = name
 		}
 		rem = append(rem, t.remittance...)
 		if len(t.remittance) == 0 && t.info != "" {
@@ -535,7 +576,7 @@ func (r *camtReader) entry(amount Amount, currency string, txs []camtTx) Entry {
 	if len(rem) == 0 && e.info != "" {
 		rem = append(rem, e.info)
 	}
-	out.RemittanceInfo = collapse(strings.Join(rem, " "))
+	out.RemittanceInfo = clean(strings.Join(rem, " "), MaxRemittance)
 	out.CounterpartyIBAN = validIBAN(out.CounterpartyIBAN)
 	if out.ValueDate.IsZero() {
 		out.ValueDate = out.BookingDate
@@ -554,31 +595,44 @@ func (r *camtReader) add(e Entry) error {
 	if e.BookingDate.IsZero() {
 		return refuse("entry %d of statement %q has no booking date", r.entryNo, r.st.ID)
 	}
-	if r.firstCcy == "" {
-		r.firstCcy = e.Currency
-	}
 	r.st.Entries = append(r.st.Entries, e)
 	return nil
 }
 
-func (r *camtReader) flushStatement() {
+func (r *camtReader) flushStatement() error {
 	st := r.st
+	if st.Account.IBAN == "" && st.Account.Number == "" {
+		return refuse("statement %q names no account (Acct/Id)", st.ID)
+	}
+	if r.ccy == "" {
+		return refuse("statement %q states no currency: neither its account (Acct/Ccy) nor its amounts (Ccy) name one", st.ID)
+	}
+	var err error
+	if r.from != "" {
+		if st.From, err = r.date(r.from, "the statement's start (FrToDt/FrDtTm)"); err != nil {
+			return err
+		}
+	}
+	if r.to != "" {
+		if st.To, err = r.date(r.to, "the statement's end (FrToDt/ToDtTm)"); err != nil {
+			return err
+		}
+	}
 	st.Opening = r.opening
 	if st.Opening == nil {
 		st.Opening = r.prcd
 	}
-	st.Currency = st.Account.Currency
-	if st.Currency == "" {
-		st.Currency = r.firstCcy
-		st.Account.Currency = r.firstCcy
-	}
+	st.Currency, st.Account.Currency = r.ccy, r.ccy
 	for i := range st.Entries {
 		if st.Entries[i].Currency == "" {
 			st.Entries[i].Currency = st.Currency
 		}
 	}
 	st.fillPeriod()
-	r.firstCcy = ""
+	if st.From.IsZero() {
+		return refuse("statement %q states no period: no FrToDt, no balance date and no entry", st.ID)
+	}
+	return nil
 }
 
 // fillPeriod takes the period a statement does not state from its
@@ -604,6 +658,13 @@ func (s *Statement) fillPeriod() {
 	}
 	if s.To.IsZero() {
 		s.To = last
+	}
+	// A statement of one balance covers the day of that balance.
+	if s.To.IsZero() || s.To.Before(s.From) {
+		s.To = s.From
+	}
+	if s.From.IsZero() {
+		s.From = s.To
 	}
 }
 

@@ -39,6 +39,10 @@ func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, refuse("the file is neither CAMT.053 XML nor MT940 text: it holds binary data")
 	}
+	if bytes.HasPrefix(data, []byte("{1:")) && (bytes.Contains(data[:min(len(data), 64)], []byte("{2:I942")) ||
+		bytes.Contains(data[:min(len(data), 64)], []byte("{2:O942"))) {
+		return nil, errMT942
+	}
 	head, body, ok := mt940Start(data)
 	if !ok {
 		return nil, refuse("the file is neither CAMT.053 XML nor MT940 text (no :20: line at its start)")
@@ -54,21 +58,26 @@ func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 		st    *Statement
 		tref  string
 		total int
+		// details are the :86: fields of each entry of st.
+		details [][]field
+		all     [][][]field
+		// entryDetails says the field before was an entry's :61: or :86:.
+		entryDetails bool
 	)
-	prev := ""
 	for _, f := range fields {
-		tag := prev
-		prev = f.tag
 		if f.tag == "" {
-			st = nil
+			st, entryDetails = nil, false
 			continue
 		}
 		if f.tag == "20" || st == nil {
 			sts = append(sts, Statement{Format: FormatMT940})
 			st = &sts[len(sts)-1]
+			all = append(all, nil)
 			tref = ""
 		}
 		v := strings.TrimSpace(strings.Join(f.lines, "\n"))
+		follows := entryDetails
+		entryDetails = false
 		switch f.tag {
 		case "20":
 			tref = v
@@ -79,20 +88,21 @@ func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 			if v != "" {
 				st.ID = tref + "/" + v
 			}
-		case "60F", "60M":
+		case "34F", "13D", "90C", "90D":
+			return nil, errMT942
+		case "60F", "60M", "62F", "62M":
 			b, ccy, err := mt940Balance(v, f)
 			if err != nil {
 				return nil, err
 			}
-			st.Opening, st.Currency = b, ccy
-		case "62F", "62M":
-			b, ccy, err := mt940Balance(v, f)
-			if err != nil {
-				return nil, err
+			if st.Currency != "" && ccy != st.Currency {
+				return nil, refuse("the balance :%s: on line %d is in %s, but the statement's other balances are in %s", f.tag, f.line, ccy, st.Currency)
 			}
-			st.Closing = b
-			if st.Currency == "" {
-				st.Currency = ccy
+			st.Currency = ccy
+			if f.tag[:2] == "60" {
+				st.Opening = b
+			} else {
+				st.Closing = b
 			}
 		case "61":
 			e, err := mt940Entry(f)
@@ -104,11 +114,16 @@ func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 				return nil, refuse("the file has more than %d entries", maxEntries)
 			}
 			st.Entries = append(st.Entries, e)
+			all[len(all)-1] = append(all[len(all)-1], nil)
+			entryDetails = true
 		case "86":
-			// Details follow their :61:; after the closing balance they
-			// are the statement's, not an entry's.
-			if n := len(st.Entries); n > 0 && tag == "61" {
-				mt940Details(&st.Entries[n-1], f.lines)
+			// Details follow their :61:, on one :86: or on several (older
+			// Dutch files write one :86: a line); after the closing
+			// balance they are the statement's, not an entry's.
+			if follows {
+				details = all[len(all)-1]
+				details[len(details)-1] = append(details[len(details)-1], f)
+				entryDetails = true
 			}
 		}
 	}
@@ -117,30 +132,45 @@ func parseMT940(data []byte, maxEntries int) ([]Statement, error) {
 		if st.Opening == nil && st.Closing == nil && len(st.Entries) == 0 {
 			return nil, refuse("statement %d of the MT940 file has no balance (:60F:) and no entry (:61:)", i+1)
 		}
-		if st.Account.Currency == "" {
-			st.Account.Currency = st.Currency
+		if st.Account.IBAN == "" && st.Account.Number == "" {
+			return nil, refuse("statement %s of the MT940 file names no account (:25:)", st.name(i, len(sts)))
 		}
+		if st.Currency == "" {
+			return nil, refuse("statement %s of the MT940 file states no currency: it has no balance (:60F:, :62F:)", st.name(i, len(sts)))
+		}
+		if st.Account.Currency != "" && st.Account.Currency != st.Currency {
+			return nil, refuse("statement %s of the MT940 file names an account in %s (:25:), but its balances are in %s",
+				st.name(i, len(sts)), st.Account.Currency, st.Currency)
+		}
+		st.Account.Currency = st.Currency
 		for j := range st.Entries {
 			st.Entries[j].Currency = st.Currency
+			mt940Details(&st.Entries[j], all[i][j])
 		}
 		st.fillPeriod()
 	}
 	return sts, nil
 }
 
+// errMT942 refuses the interim report: its entries are the day's so far,
+// which the day's statement books again.
+var errMT942 = refuse("the file is an MT942 interim report, not an MT940 statement; import the day's MT940 or camt.053 statement instead")
+
 // splitFields cuts the text into tags; a line that does not start a tag
-// continues the one before. A line "-" (or "-}") ends a statement and
-// gives an empty field.
+// continues the one before. A line "-" (or "-}") ends a message and gives
+// an empty field; inside :86: text a "-" line is text unless a new message
+// (":20:", a SWIFT block) or the end of the file follows it.
 func splitFields(s string, lineNo int) []field {
+	lines := strings.Split(s, "\n")
 	var out []field
 	open := false
-	for line := range strings.Lines(s) {
-		line = strings.TrimRight(line, "\r\n")
+	for i, line := range lines {
+		line = strings.TrimRight(line, "\r")
 		trimmed := strings.TrimSpace(line)
-		n := lineNo
-		lineNo++
+		n := lineNo + i
 		switch {
-		case trimmed == "-" || strings.HasPrefix(trimmed, "-}"):
+		case strings.HasPrefix(trimmed, "-}"),
+			trimmed == "-" && (!open || out[len(out)-1].tag != "86" || messageEnds(lines[i+1:])):
 			out = append(out, field{line: n})
 			open = false
 			continue
@@ -160,6 +190,19 @@ func splitFields(s string, lineNo int) []field {
 		}
 	}
 	return out
+}
+
+// messageEnds reports whether the lines after a "-" start a new message:
+// nothing but blank lines, or a :20: or SWIFT block first.
+func messageEnds(rest []string) bool {
+	for _, line := range rest {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		return strings.HasPrefix(line, ":20:") || strings.HasPrefix(line, "{")
+	}
+	return true
 }
 
 // mt940Tags are the tags of MT940 and of the MT942 interim report.
@@ -353,20 +396,52 @@ func absDays(a, b time.Time) time.Duration {
 // the ?2x subfields.
 var sepaKeywords = []string{"EREF+", "KREF+", "MREF+", "CRED+", "DEBT+", "COAM+", "OAMT+", "SVWZ+", "ABWA+", "ABWE+", "IBAN+", "BIC+"}
 
-// mt940Details reads :86: into the entry. Structured details start with a
-// three-digit transaction code and a separator (usually '?'); then ?20-?29
-// and ?60-?63 are the remittance, ?31 the counterparty's IBAN, ?32-?33 its
-// name. The lines are joined as they are, since a line may be wrapped in
-// the middle of a word; so are the subfields, except that a space goes
-// before a subfield starting with a SEPA keyword ("SVWZ+").
-func mt940Details(e *Entry, lines []string) {
-	s := strings.Join(lines, "")
-	if len(s) < 4 || !allDigits(s[:3]) || isAlnum(s[3]) || s[3] == ' ' {
-		e.RemittanceInfo = collapse(s)
+// The widths MT940 fills before it wraps: a line of text (SWIFT's 65x),
+// and a remittance subfield (?20 to ?29 of the German format, 27
+// characters).
+const (
+	lineWidth     = 65
+	subfieldWidth = 27
+)
+
+// mt940Details reads the :86: fields of an entry into it. Structured
+// details start with a three-digit transaction code and a separator
+// (usually '?'); then ?20-?29 and ?60-?63 are the remittance, ?31 the
+// counterparty's IBAN, ?32-?33 its name. Their lines are joined as they
+// are: a bank breaks them anywhere, even inside a subfield's code. A bank
+// fills a subfield before it starts the next, so a full one (27
+// characters) goes on in the next without a space, and a shorter one ended
+// at a space the bank left out; so with the name's ?32 and ?33. Text without subfields wraps the same way
+// at a line's 65 characters. Further :86: fields add lines of their own.
+func mt940Details(e *Entry, fields []field) {
+	if len(fields) == 0 {
 		return
 	}
+	var rem []string
+	lines := fields[0].lines
+	first := strings.TrimLeft(lines[0], " ")
+	if len(first) < 4 || !allDigits(first[:3]) || isAlnum(first[3]) || first[3] == ' ' {
+		rem = append(rem, joinWrapped(lines))
+	} else {
+		rem = append(rem, mt940Subfields(e, first+strings.Join(lines[1:], "")))
+	}
+	for _, f := range fields[1:] {
+		rem = append(rem, joinWrapped(f.lines))
+	}
+	e.RemittanceInfo = clean(strings.Join(rem, " "), MaxRemittance)
+	if ref := sepaPart(e.RemittanceInfo, "EREF+"); ref != "" && !strings.EqualFold(ref, "NOTPROVIDED") {
+		// A SEPA end-to-end id has at most 35 characters; text after them
+		// is not the id.
+		e.EndToEndID = strings.TrimSpace(ref[:min(len(ref), 35)])
+	}
+}
+
+// mt940Subfields reads structured details, s from the transaction code on,
+// into the entry's counterparty, and returns the remittance.
+func mt940Subfields(e *Entry, s string) string {
 	sep := s[3]
 	var rem, name strings.Builder
+	full, nameFull := true, true
 	for part := range strings.SplitSeq(s[4:], string(sep)) {
 		if len(part) < 2 || !allDigits(part[:2]) {
 			continue
@@ -374,23 +449,37 @@ func mt940Details(e *Entry, lines []string) {
 		code, text := part[:2], part[2:]
 		switch {
 		case code >= "20" && code <= "29" || code >= "60" && code <= "63":
-			if rem.Len() > 0 && hasKeyword(text) {
+			if rem.Len() > 0 && (!full || hasKeyword(text)) {
 				rem.WriteByte(' ')
 			}
 			rem.WriteString(text)
+			full = utf8.RuneCountInString(text) >= subfieldWidth
 		case code == "31":
 			e.CounterpartyIBAN = validIBAN(text)
 		case code == "32" || code == "33":
+			if name.Len() > 0 && !nameFull {
+				name.WriteByte(' ')
+			}
 			name.WriteString(text)
+			nameFull = utf8.RuneCountInString(text) >= subfieldWidth
 		}
 	}
-	e.RemittanceInfo = collapse(rem.String())
-	e.CounterpartyName = collapse(name.String())
-	if ref := sepaPart(e.RemittanceInfo, "EREF+"); ref != "" && !strings.EqualFold(ref, "NOTPROVIDED") {
-		// A SEPA end-to-end id has at most 35 characters; text after them
-		// is not the id.
-		e.EndToEndID = strings.TrimSpace(ref[:min(len(ref), 35)])
+	e.CounterpartyName = clean(name.String(), MaxName)
+	return rem.String()
+}
+
+// joinWrapped joins the lines of a text field: a full line was wrapped
+// where it reached the width and goes on in the next; a shorter one ended
+// at a space.
+func joinWrapped(lines []string) string {
+	var b strings.Builder
+	for i, line := range lines {
+		b.WriteString(line)
+		if i < len(lines)-1 && utf8.RuneCountInString(line) < lineWidth {
+			b.WriteByte(' ')
+		}
 	}
+	return b.String()
 }
 
 func isAlnum(c byte) bool {

@@ -17,8 +17,8 @@ const mt940Sample = `:20:STARTUMS
 ZZZ09999999999?23SVWZ+Order 302-1234567 Amazo
 n Marketplace?30BYLADEM1001?31LU89751000135104200E?32Amazon EU S.a r.l.
 :61:260315C1000,00NTRFNONREF
-:86:166?00GUTSCHRIFT?20SVWZ+Rechnung RE-2026-0
-?21017 Zahlung für März?30DEUTDEFF?31DE75512108001245126199?32Müller & Söhne K?33G
+:86:166?00GUTSCHRIFT?20SVWZ+Rechnung Nr. RE-2026-0
+?21017 Zahlung für März?30DEUTDEFF?31DE75512108001245126199?32Müller & Söhne Großhandel G?33mbH
 :62F:C260331EUR2950,01
 -
 :20:STARTUMS
@@ -76,8 +76,8 @@ func TestParseMT940(t *testing.T) {
 					RemittanceInfo: "EREF+E2E-1 MREF+M-77 CRED+DE98ZZZ09999999999 SVWZ+Order 302-1234567 Amazon Marketplace",
 					EndToEndID:     "E2E-1", BankReference: "BANKREF1"},
 				{BookingDate: day(2026, 3, 15), ValueDate: day(2026, 3, 15), Amount: 100000000, Currency: "EUR",
-					CounterpartyName: "Müller & Söhne KG", CounterpartyIBAN: "DE75512108001245126199",
-					RemittanceInfo: "SVWZ+Rechnung RE-2026-0017 Zahlung für März"},
+					CounterpartyName: "Müller & Söhne Großhandel GmbH", CounterpartyIBAN: "DE75512108001245126199",
+					RemittanceInfo: "SVWZ+Rechnung Nr. RE-2026-0017 Zahlung für März"},
 			}
 			for i, w := range want {
 				if s.Entries[i] != w {

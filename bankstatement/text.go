@@ -3,11 +3,43 @@ package bankstatement
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
+)
+
+// The longest texts kept, in characters: the SEPA limits (a name 70, a
+// remittance 140) with room for banks that join several.
+const (
+	MaxName       = 140
+	MaxRemittance = 1000
 )
 
 // collapse trims s and turns every run of white space into one space.
 func collapse(s string) string {
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// clean is s as a person may see it: control and format characters (ESC,
+// the bidi overrides and isolates, zero-width spaces) removed, white space
+// collapsed, and at most max characters kept; the rest is dropped.
+func clean(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.Is(unicode.Cc, r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, s)
+	s = collapse(s)
+	n := 0
+	for i := range s {
+		if n == max {
+			return strings.TrimSpace(s[:i])
+		}
+		n++
+	}
+	return s
 }
 
 // compact upper-cases s and drops its white space, as IBANs and BICs are

@@ -5625,7 +5625,7 @@ type ListTransactionsParams struct {
 	// FileId Only transactions this file is matched to, confirmed or suggested.
 	FileId *Cuid `form:"fileId,omitempty" json:"fileId,omitempty"`
 
-	// Q Only transactions whose counterparty name, remittance information, bank reference or end-to-end id holds this text (ASCII case ignored).
+	// Q Only transactions whose counterparty name, remittance information, bank reference or end-to-end id holds this text, in any case: through a full-text index of trigrams from three characters on; one or two characters read every transaction of the client.
 	Q     *string                      `form:"q,omitempty" json:"q,omitempty"`
 	Sort  *ListTransactionsParamsSort  `form:"sort,omitempty" json:"sort,omitempty"`
 	Order *ListTransactionsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
@@ -6872,7 +6872,7 @@ type ClientInterface interface {
 
 	// ImportBankStatementWithBody Import a bank statement
 	//
-	// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+	// Needs banking:write. The file is read whole, checked, and imported, or refused with nothing changed: over 20 MiB is 413; a file that is not CAMT.053 or MT940 (an MT942 interim report, a camt.052 or camt.054 among them), a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, no entry and no balance, no account (an MT940 without :25:), no currency or more than one (in its balances and entries), a currency other than its account's, or entries that disagree with the transactions imported before from the bank (the same bank reference with another date, amount or counterparty; a transaction of its days with one of those changed) is 422 with the reason, naming the entries (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId). A file with no new entry imports nothing: 200 with the statement imported before that holds its entries, no event, no file kept.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7339,7 +7339,7 @@ type ClientInterface interface {
 
 	// UpdateTransactionWithBody Decide a bank transaction
 	//
-	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7348,7 +7348,7 @@ type ClientInterface interface {
 
 	// UpdateTransaction Decide a bank transaction
 	//
-	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7879,7 +7879,7 @@ func (c *Client) ListBankStatements(ctx context.Context, params *ListBankStateme
 
 // ImportBankStatementWithBody Import a bank statement
 //
-// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+// Needs banking:write. The file is read whole, checked, and imported, or refused with nothing changed: over 20 MiB is 413; a file that is not CAMT.053 or MT940 (an MT942 interim report, a camt.052 or camt.054 among them), a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, no entry and no balance, no account (an MT940 without :25:), no currency or more than one (in its balances and entries), a currency other than its account's, or entries that disagree with the transactions imported before from the bank (the same bank reference with another date, amount or counterparty; a transaction of its days with one of those changed) is 422 with the reason, naming the entries (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId). A file with no new entry imports nothing: 200 with the statement imported before that holds its entries, no event, no file kept.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8936,7 +8936,7 @@ func (c *Client) GetTransaction(ctx context.Context, id Id, params *GetTransacti
 
 // UpdateTransactionWithBody Decide a bank transaction
 //
-// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8955,7 +8955,7 @@ func (c *Client) UpdateTransactionWithBody(ctx context.Context, id Id, params *U
 
 // UpdateTransaction Decide a bank transaction
 //
-// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15009,7 +15009,7 @@ type ClientWithResponsesInterface interface {
 
 	// ImportBankStatementWithBodyWithResponse Import a bank statement
 	//
-	// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+	// Needs banking:write. The file is read whole, checked, and imported, or refused with nothing changed: over 20 MiB is 413; a file that is not CAMT.053 or MT940 (an MT942 interim report, a camt.052 or camt.054 among them), a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, no entry and no balance, no account (an MT940 without :25:), no currency or more than one (in its balances and entries), a currency other than its account's, or entries that disagree with the transactions imported before from the bank (the same bank reference with another date, amount or counterparty; a transaction of its days with one of those changed) is 422 with the reason, naming the entries (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId). A file with no new entry imports nothing: 200 with the statement imported before that holds its entries, no event, no file kept.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15540,7 +15540,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateTransactionWithBodyWithResponse Decide a bank transaction
 	//
-	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15549,7 +15549,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateTransactionWithResponse Decide a bank transaction
 	//
-	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+	// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17409,6 +17409,15 @@ func (r ListBankStatementsResponse) ContentType() string {
 	return ""
 }
 
+// ImportBankStatementResponse200Headers the declared response headers of an HTTP 200 response for ImportBankStatement
+type ImportBankStatementResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
 // ImportBankStatementResponse201Headers the declared response headers of an HTTP 201 response for ImportBankStatement
 type ImportBankStatementResponse201Headers struct {
 	IdempotentReplayed *string
@@ -17440,6 +17449,8 @@ type ImportBankStatementResponse503Headers struct {
 type ImportBankStatementResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BankStatement
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *BankStatement
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -17466,6 +17477,8 @@ type ImportBankStatementResponse struct {
 	JSON503 *ServiceUnavailable
 	// JSON507 the response for an HTTP 507 `application/json` response
 	JSON507 *InsufficientStorage
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ImportBankStatementResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *ImportBankStatementResponse201Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
@@ -17474,6 +17487,11 @@ type ImportBankStatementResponse struct {
 	Headers429 *ImportBankStatementResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ImportBankStatementResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportBankStatementResponse) GetJSON200() *BankStatement {
+	return r.JSON200
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -27466,7 +27484,7 @@ func (c *ClientWithResponses) ListBankStatementsWithResponse(ctx context.Context
 
 // ImportBankStatementWithBodyWithResponse Import a bank statement
 //
-// Needs banking:write. The file is read whole and imported in one transaction, or refused with nothing changed: over 20 MiB is 413; not CAMT.053 or MT940, a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, or no entry and no balance is 422 with the reason (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId).
+// Needs banking:write. The file is read whole, checked, and imported, or refused with nothing changed: over 20 MiB is 413; a file that is not CAMT.053 or MT940 (an MT942 interim report, a camt.052 or camt.054 among them), a DOCTYPE, over 100,000 entries, balances that do not add up (opening plus entries is not closing), several accounts in one file, no entry and no balance, no account (an MT940 without :25:), no currency or more than one (in its balances and entries), a currency other than its account's, or entries that disagree with the transactions imported before from the bank (the same bank reference with another date, amount or counterparty; a transaction of its days with one of those changed) is 422 with the reason, naming the entries (path ["file"]). The account is created on its first statement; only entries not seen before become transactions, and are matched in the background. Fires bank_statement.imported (and file.created with workspaceId). A file with no new entry imports nothing: 200 with the statement imported before that holds its entries, no event, no file kept.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28351,7 +28369,7 @@ func (c *ClientWithResponses) GetTransactionWithResponse(ctx context.Context, id
 
 // UpdateTransactionWithBodyWithResponse Decide a bank transaction
 //
-// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28366,7 +28384,7 @@ func (c *ClientWithResponses) UpdateTransactionWithBodyWithResponse(ctx context.
 
 // UpdateTransactionWithResponse Decide a bank transaction
 //
-// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched.
+// Needs banking:write. A person's decision: fileIds (files of the client, else 404) are confirmed with source user, ignored says none is needed; matching never changes what a person decided. note is free text. Fires transaction.matched when the transaction becomes matched. Any other key is refused with 422 (unrecognized_keys at its path) and nothing changes.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30911,6 +30929,13 @@ func ParseImportBankStatementResponse(rsp *http.Response) (*ImportBankStatementR
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BankStatement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest BankStatement
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31005,6 +31030,44 @@ func ParseImportBankStatementResponse(rsp *http.Response) (*ImportBankStatementR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ImportBankStatementResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers ImportBankStatementResponse201Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {

@@ -175,8 +175,8 @@ type AnalysisResult struct {
 // FinishAnalysis records what reading the job's file found, ends the job
 // and emits file.analyzed, in one transaction. The kind, the document date
 // and the fields change only where no person set them. A file read to the
-// end is queued for matching, and its statement, if any, is imported (see
-// ImportStatement) when none was imported from the file before. ok is
+// end is queued for matching, and its statement, if any, is imported after
+// it (see ImportStatementFile) when none was imported from the file before. ok is
 // false, and nothing is written, when the job was queued again or ended
 // meanwhile: the newer job reads the file again.
 func (db *DB) FinishAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResult) (f *File, ok bool, err error) {
@@ -264,13 +264,19 @@ func (db *DB) recordAnalysis(ctx context.Context, j *AnalysisJob, r AnalysisResu
 		if r.Status != AnalysisDone {
 			return nil
 		}
-		if r.Statement != nil {
-			if err := db.importStatementOnce(ctx, tx, j.ClientID, j.FileID, *r.Statement); err != nil {
-				return err
-			}
-		}
 		return queueBankJob(ctx, tx, j.ClientID, BankJobFile, j.FileID, now)
 	})
+	if err != nil || !ok || r.Status != AnalysisDone || r.Statement == nil {
+		return f, ok, err
+	}
+	// The statement is imported after the reading, in the import's own
+	// writes (a large one in many): a file imported before, gone, or
+	// refused (its currency or entries disagree with its account's) stays
+	// an ordinary file.
+	_, err = db.ImportStatementFile(ctx, j.ClientID, j.FileID, *r.Statement)
+	if code := ErrorCode(err); code == ECONFLICT || code == ENOTFOUND || code == EINVALID {
+		err = nil
+	}
 	return f, ok, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Bank statements: the client's accounts, the statements imported for them,
@@ -67,6 +68,9 @@ type BankStatement struct {
 	DuplicateCount   int
 	FileID           *string
 	CreatedAt        time.Time
+	// Known says an import found every entry of its file known: this is
+	// the statement imported before, and nothing was written.
+	Known bool
 }
 
 // Transaction is an entry of a bank statement.
@@ -159,90 +163,6 @@ func (e EntryImport) dedupKey() string {
 		str(e.CounterpartyName), str(e.CounterpartyIBAN), str(e.RemittanceInfo)}, "\x1f")
 }
 
-// ImportStatement imports a statement for the client in one transaction:
-// its account is created on its first statement, and its balance follows
-// the newest closing balance; only entries not seen before on the account
-// become transactions. With file, the statement's bytes are recorded as a
-// File of the given workspace, of kind bank_statement, in the same
-// transaction. The transactions are queued for matching, and
-// bank_statement.imported is emitted. Returns ENOTFOUND for the file's
-// workspace.
-func (db *DB) ImportStatement(ctx context.Context, clientID string, in StatementImport, file *FileCreate) (*BankStatement, error) {
-	return write(ctx, db, func(ctx context.Context, tx *txn) (*BankStatement, error) {
-		var fileID *string
-		if file != nil {
-			f, err := db.createFile(ctx, tx, clientID, *file)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE files SET kind = 'bank_statement', kind_source = 'user'
-				WHERE client_id = ? AND id = ?`, clientID, f.ID); err != nil {
-				return nil, fmt.Errorf("import statement: %w", err)
-			}
-			fileID = &f.ID
-		}
-		return db.importStatement(ctx, tx, clientID, in, fileID)
-	})
-}
-
-// importStatement is ImportStatement in the caller's transaction, for a
-// statement read from the file fileID, if any.
-func (db *DB) importStatement(ctx context.Context, tx *txn, clientID string, in StatementImport, fileID *string) (*BankStatement, error) {
-	now := db.now().UTC().Truncate(time.Second)
-	account, err := db.findOrCreateAccount(ctx, tx, clientID, in, now)
-	if err != nil {
-		return nil, err
-	}
-	s := &BankStatement{ID: NewID(), ClientID: clientID, AccountID: account.ID, Format: in.Format, From: in.From, To: in.To,
-		Currency: in.Currency, OpeningBalance: in.OpeningBalance, ClosingBalance: in.ClosingBalance, FileID: fileID, CreatedAt: now}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO bank_statements (id, client_id, account_id, format, from_date, to_date,
-		currency, opening_balance, closing_balance, transaction_count, duplicate_count, file_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`, s.ID, clientID, account.ID, s.Format, s.From, s.To, s.Currency,
-		s.OpeningBalance, s.ClosingBalance, s.FileID, unix(now)); err != nil {
-		return nil, fmt.Errorf("import statement: %w", err)
-	}
-	// An entry's rank among its equals of this statement is part of its
-	// key, so that equal entries of one day stay apart and a statement
-	// imported again finds each of them known.
-	seen := map[string]int{}
-	for _, e := range in.Entries {
-		key := e.dedupKey()
-		seen[key]++
-		key += "\x1f" + strconv.Itoa(seen[key])
-		res, err := tx.ExecContext(ctx, `INSERT INTO bank_transactions (id, client_id, account_id, statement_id,
-			booking_date, value_date, amount, currency, counterparty_name, counterparty_iban, remittance_info,
-			end_to_end_id, bank_reference, dedup_key, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unmatched', ?, ?)
-			ON CONFLICT (account_id, dedup_key) DO NOTHING`,
-			NewID(), clientID, account.ID, s.ID, e.BookingDate, e.ValueDate, e.Amount, e.Currency, e.CounterpartyName,
-			e.CounterpartyIBAN, e.RemittanceInfo, e.EndToEndID, e.BankReference, key, unix(now), unix(now))
-		if err != nil {
-			return nil, fmt.Errorf("import statement: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			s.TransactionCount++
-		} else {
-			s.DuplicateCount++
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE bank_statements SET transaction_count = ?, duplicate_count = ?
-		WHERE client_id = ? AND id = ?`, s.TransactionCount, s.DuplicateCount, clientID, s.ID); err != nil {
-		return nil, fmt.Errorf("import statement: %w", err)
-	}
-	if in.ClosingBalance != nil && (account.BalanceDate == nil || *account.BalanceDate <= in.To) {
-		if _, err := tx.ExecContext(ctx, `UPDATE bank_accounts SET balance = ?, balance_date = ?, updated_at = ?
-			WHERE client_id = ? AND id = ?`, *in.ClosingBalance, in.To, unix(now), clientID, account.ID); err != nil {
-			return nil, fmt.Errorf("import statement: %w", err)
-		}
-	}
-	if s.TransactionCount > 0 {
-		if err := queueBankJob(ctx, tx, clientID, BankJobStatement, s.ID, now); err != nil {
-			return nil, err
-		}
-	}
-	return s, db.emit(ctx, tx, event{typ: EventBankStatementImported, clientID: &clientID, record: s})
-}
-
 // findOrCreateAccount returns the client's account the statement names,
 // created when this is its first statement.
 func (db *DB) findOrCreateAccount(ctx context.Context, tx *txn, clientID string, in StatementImport, now time.Time) (*BankAccount, error) {
@@ -333,18 +253,30 @@ func scanTransaction(row scanner) (*Transaction, error) {
 	return &t, nil
 }
 
-// loadMatches fills the matches of the client's transactions, in one
-// query: confirmed first, then by score.
+// loadMatches fills the matches of the client's transactions, a query per
+// inBatch of them: confirmed first, then by score.
 func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transaction) error {
-	if len(txs) == 0 {
-		return nil
-	}
 	byID := make(map[string]*Transaction, len(txs))
-	args := []any{clientID}
 	for _, t := range txs {
 		byID[t.ID] = t
-		args = append(args, t.ID)
 	}
+	for start := 0; start < len(txs); start += inBatch {
+		batch := txs[start:min(start+inBatch, len(txs))]
+		args := make([]any, 0, len(batch)+1)
+		args = append(args, clientID)
+		for _, t := range batch {
+			args = append(args, t.ID)
+		}
+		if err := loadMatchBatch(ctx, tx, byID, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadMatchBatch fills the matches of the transactions args names after
+// its client.
+func loadMatchBatch(ctx context.Context, tx *txn, byID map[string]*Transaction, args []any) error {
 	rows, err := tx.QueryContext(ctx, `SELECT m.transaction_id, m.file_id, m.state, m.score, m.reasons, m.source, f.name,
 		CASE WHEN json_type(f.user_fields, '$.documentNumber') IS NOT NULL THEN json_extract(f.user_fields, '$.documentNumber')
 			ELSE json_extract(f.analysis_fields, '$.documentNumber') END,
@@ -352,7 +284,7 @@ func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transacti
 		CASE WHEN json_type(f.user_fields, '$.currency') IS NOT NULL THEN json_extract(f.user_fields, '$.currency')
 			ELSE json_extract(f.analysis_fields, '$.currency') END
 		FROM bank_transaction_matches m JOIN files f ON f.client_id = m.client_id AND f.id = m.file_id
-		WHERE m.client_id = ? AND m.transaction_id IN (`+placeholders(len(txs))+`)
+		WHERE m.client_id = ? AND m.transaction_id IN (`+placeholders(len(args)-1)+`)
 		ORDER BY m.transaction_id, m.position`, args...)
 	if err != nil {
 		return fmt.Errorf("transaction matches: %w", err)
@@ -378,7 +310,8 @@ func loadMatches(ctx context.Context, tx *txn, clientID string, txs []*Transacti
 
 // FindBankAccount returns the client's bank account. Returns ENOTFOUND.
 func (db *DB) FindBankAccount(ctx context.Context, clientID, id string) (*BankAccount, error) {
-	a, err := scanAccount(db.queryRow(ctx, `SELECT `+accountColumns+` FROM bank_accounts WHERE client_id = ? AND id = ?`, clientID, id))
+	a, err := scanAccount(db.queryRow(ctx, `SELECT `+accountColumns+` FROM bank_accounts WHERE client_id = ? AND id = ?
+		AND `+visibleAccount, clientID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "bank account %s not found", id)
 	}
@@ -392,7 +325,7 @@ var BankAccountSorts = []string{"createdAt"}
 // EINVALIDCURSOR.
 func (db *DB) ListBankAccounts(ctx context.Context, clientID string, req PageRequest) (*Page[*BankAccount], error) {
 	l := list{table: "bank_accounts", columns: accountColumns, tenant: condition{"client_id = ?", []any{clientID}},
-		sorts: map[string]sortKey{"createdAt": column("created_at")}}
+		filters: []condition{{visibleAccount, nil}}, sorts: map[string]sortKey{"createdAt": column("created_at")}}
 	return readPage(ctx, db, l, req, func(s scanner) (*BankAccount, string, error) {
 		a, err := scanAccount(s)
 		if err != nil {
@@ -404,7 +337,8 @@ func (db *DB) ListBankAccounts(ctx context.Context, clientID string, req PageReq
 
 // FindBankStatement returns the client's bank statement. Returns ENOTFOUND.
 func (db *DB) FindBankStatement(ctx context.Context, clientID, id string) (*BankStatement, error) {
-	s, err := scanStatement(db.queryRow(ctx, `SELECT `+statementColumns+` FROM bank_statements WHERE client_id = ? AND id = ?`, clientID, id))
+	s, err := scanStatement(db.queryRow(ctx, `SELECT `+statementColumns+` FROM bank_statements WHERE client_id = ? AND id = ?
+		AND `+visibleStatement, clientID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "bank statement %s not found", id)
 	}
@@ -418,9 +352,9 @@ var BankStatementSorts = []string{"createdAt"}
 // one account when accountID is not "". Returns EINVALIDCURSOR.
 func (db *DB) ListBankStatements(ctx context.Context, clientID, accountID string, req PageRequest) (*Page[*BankStatement], error) {
 	l := list{table: "bank_statements", columns: statementColumns, tenant: condition{"client_id = ?", []any{clientID}},
-		sorts: map[string]sortKey{"createdAt": column("created_at")}}
+		filters: []condition{{visibleStatement, nil}}, sorts: map[string]sortKey{"createdAt": column("created_at")}}
 	if accountID != "" {
-		l.filters = []condition{{"account_id = ?", []any{accountID}}}
+		l.filters = append(l.filters, condition{"account_id = ?", []any{accountID}})
 	}
 	return readPage(ctx, db, l, req, func(s scanner) (*BankStatement, string, error) {
 		st, err := scanStatement(s)
@@ -444,7 +378,7 @@ func (db *DB) FindTransaction(ctx context.Context, clientID, id string) (*Transa
 
 func findTransactionTx(ctx context.Context, tx *txn, clientID, id string) (*Transaction, error) {
 	t, err := scanTransaction(tx.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
-		WHERE client_id = ? AND id = ?`, clientID, id))
+		WHERE client_id = ? AND id = ? AND `+visibleTransaction, clientID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "transaction %s not found", id)
 	}
@@ -467,7 +401,8 @@ type TransactionFilter struct {
 	// suggested.
 	FileID string
 	// Query keeps the transactions whose counterparty, remittance or
-	// reference holds it, ignoring ASCII case.
+	// reference holds it, ignoring case: through the full-text index of
+	// trigrams when it has three characters or more.
 	Query string
 }
 
@@ -482,7 +417,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // ListTransactions returns a page of the client's transactions with their
 // matches. Returns EINVALIDCURSOR.
 func (db *DB) ListTransactions(ctx context.Context, clientID string, f TransactionFilter, req PageRequest) (*Page[*Transaction], error) {
-	var filters []condition
+	filters := []condition{{visibleTransaction, nil}}
 	add := func(value, sql string) {
 		if value != "" {
 			filters = append(filters, condition{sql, []any{value}})
@@ -500,12 +435,21 @@ func (db *DB) ListTransactions(ctx context.Context, clientID string, f Transacti
 	case "out":
 		filters = append(filters, condition{"amount < 0", nil})
 	}
-	if f.Query != "" {
+	tenant := condition{"client_id = ?", []any{clientID}}
+	switch {
+	case utf8.RuneCountInString(f.Query) >= 3:
+		// The index's few rows are the way in: the unary + keeps SQLite
+		// from walking the client's rows by date and testing each.
+		tenant.sql = "+client_id = ?"
+		filters = append(filters, condition{`search_id IN (SELECT rowid FROM bank_transactions_search
+			WHERE bank_transactions_search MATCH ?)`, []any{`"` + strings.ReplaceAll(f.Query, `"`, `""`) + `"`}})
+	case f.Query != "":
+		// Shorter than a trigram: the index cannot answer it.
 		like := "%" + likeEscaper.Replace(f.Query) + "%"
 		filters = append(filters, condition{`(counterparty_name LIKE ? ESCAPE '\' OR remittance_info LIKE ? ESCAPE '\'
 			OR bank_reference LIKE ? ESCAPE '\' OR end_to_end_id LIKE ? ESCAPE '\')`, []any{like, like, like, like}})
 	}
-	l := list{table: "bank_transactions", columns: transactionColumns, tenant: condition{"client_id = ?", []any{clientID}},
+	l := list{table: "bank_transactions", columns: transactionColumns, tenant: tenant,
 		filters: filters, sorts: transactionSortKeys}
 	tx, err := db.beginRead(ctx)
 	if err != nil {
@@ -684,8 +628,9 @@ func findTransactionRow(ctx context.Context, tx *txn, clientID, id string) error
 
 // confirmCollected confirms a file uploaded to a collect item for the
 // item's transaction, in the upload's transaction: the uploader's document
-// explains it, in place of what matching found. Emits transaction.matched
-// when it becomes matched.
+// explains it, in place of what matching found. A transaction a person
+// ignored stays ignored, with the document beside it. Emits
+// transaction.matched when it becomes matched.
 func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transactionID, fileID string, now time.Time) error {
 	t, err := findTransactionTx(ctx, tx, clientID, transactionID)
 	if err != nil {
@@ -704,12 +649,12 @@ func (db *DB) confirmCollected(ctx context.Context, tx *txn, clientID, transacti
 	if err := reloadMatches(ctx, tx, clientID, t); err != nil {
 		return err
 	}
-	t.Status, t.DecidedByUser, t.UpdatedAt = TransactionMatched, true, now
+	t.Status, t.DecidedByUser, t.UpdatedAt = statusOf(t.Matches, was == TransactionIgnored), true, now
 	if _, err := tx.ExecContext(ctx, `UPDATE bank_transactions SET status = ?, decided_by_user = 1, updated_at = ?
 		WHERE client_id = ? AND id = ?`, t.Status, unix(now), clientID, transactionID); err != nil {
 		return fmt.Errorf("confirm collected file: %w", err)
 	}
-	if was == TransactionMatched {
+	if was == TransactionMatched || t.Status != TransactionMatched {
 		return nil
 	}
 	return db.emit(ctx, tx, event{typ: EventTransactionMatched, clientID: &clientID, record: t})
@@ -785,7 +730,7 @@ func (db *DB) MissingReceipts(ctx context.Context, clientID string, f MissingRec
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
 		WHERE client_id = ? AND account_id = ? AND booking_date BETWEEN ? AND ? AND amount < 0
-		AND status IN ('unmatched', 'suggested') ORDER BY booking_date, id LIMIT ?`,
+		AND status IN ('unmatched', 'suggested') AND `+visibleTransaction+` ORDER BY booking_date, id LIMIT ?`,
 		clientID, f.AccountID, f.BookingDateFrom, f.BookingDateTo, limit+1)
 	if err != nil {
 		return nil, fmt.Errorf("missing receipts: %w", err)

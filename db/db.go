@@ -98,6 +98,9 @@ type DB struct {
 	analysesQueued chan struct{}
 	// bankJobsQueued wakes the banking worker (see BankJobsQueued).
 	bankJobsQueued chan struct{}
+	// importLocks has the statement imports of an account run one at a
+	// time (see importStatement).
+	importLocks keyedLocks
 	// exportsQueued wakes the export worker (see ExportsQueued).
 	exportsQueued chan struct{}
 

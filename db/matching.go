@@ -71,7 +71,7 @@ func (db *DB) TransactionsToMatch(ctx context.Context, j *BankJob, near MatchNea
 			ORDER BY booking_date, id`, j.ClientID, j.TargetID)
 	case BankJobClient:
 		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
-			WHERE client_id = ? AND decided_by_user = 0 AND status IN ('unmatched', 'suggested')
+			WHERE client_id = ? AND decided_by_user = 0 AND status IN ('unmatched', 'suggested') AND `+visibleTransaction+`
 			ORDER BY booking_date, id`, j.ClientID)
 	default:
 		var signed []int64
@@ -80,7 +80,7 @@ func (db *DB) TransactionsToMatch(ctx context.Context, j *BankJob, near MatchNea
 		}
 		amounts, _ := json.Marshal(append(signed, 0))
 		rows, err = tx.QueryContext(ctx, `SELECT `+transactionColumns+` FROM bank_transactions
-			WHERE client_id = ? AND decided_by_user = 0 AND (
+			WHERE client_id = ? AND decided_by_user = 0 AND `+visibleTransaction+` AND (
 			  (status IN ('unmatched', 'suggested') AND (amount IN (SELECT value FROM json_each(?))
 			    OR (? != '' AND instr(upper(coalesce(remittance_info, '')), ?) > 0)))
 			  OR id IN (SELECT transaction_id FROM bank_transaction_matches WHERE client_id = ? AND file_id = ? AND source = 'auto'))
@@ -341,20 +341,4 @@ func (db *DB) RecordMatches(ctx context.Context, clientID string, decisions []Ma
 		}
 		return nil
 	})
-}
-
-// importStatementOnce imports a statement read from the client's stored
-// file, as ImportStatement does, in the caller's transaction, unless one
-// was imported from the file before.
-func (db *DB) importStatementOnce(ctx context.Context, tx *txn, clientID, fileID string, in StatementImport) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM bank_statements WHERE client_id = ? AND file_id = ?`, clientID, fileID).Scan(&one)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("import statement: %w", err)
-	}
-	_, err = db.importStatement(ctx, tx, clientID, in, &fileID)
-	return err
 }

@@ -126,12 +126,33 @@ func amountPtr(units *int64, currency string) *string {
 	return &s
 }
 
+// maxStatementImports is how many statement imports parse and import
+// their files at once; the others wait their turn with their file read. A
+// parse and import hold several times the file's size, which this bounds;
+// their writes take turns in the single writer anyway.
+const maxStatementImports = 1
+
+// statementImportTime bounds a statement import's wait for its turn, its
+// parse and import, and its answer, once its file is read.
+const statementImportTime = 5 * time.Minute
+
 // importStatement answers POST /v1/bank-statements: the file is read,
-// checked and imported in one go, or refused whole.
+// checked and imported, or refused whole.
 func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	up, err := h.readInMemory(w, r, bankstatement.MaxSize)
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	// The upload's deadlines followed its bytes; with the file read, the
+	// turn, parse and import have the time a request has.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(statementImportTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(statementImportTime))
+	select {
+	case h.statementImports <- struct{}{}:
+		defer func() { <-h.statementImports }()
+	case <-r.Context().Done():
 		return
 	}
 	var v validator
@@ -153,7 +174,7 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 	var s *db.BankStatement
 	if !workspaceID.Set {
 		s, err = h.store.ImportStatement(r.Context(), clientID, *in, nil)
-		respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+		respond(h, w, r, importedStatus(s), s, err, newBankStatementResponse)
 		return
 	}
 	// The statement is kept as a File of the workspace too, recorded in
@@ -166,9 +187,28 @@ func (h *Handler) importStatement(w http.ResponseWriter, r *http.Request, _ http
 	err = h.keep(r, up, name, func(file db.FileCreate) (err error) {
 		file.WorkspaceID = workspaceID.Value
 		s, err = h.store.ImportStatement(r.Context(), clientID, *in, &file)
+		if err == nil && s.Known {
+			// Nothing was imported, so no file was recorded: its bytes go.
+			return errStatementKnown
+		}
 		return err
 	})
-	respond(h, w, r, http.StatusCreated, s, err, newBankStatementResponse)
+	if errors.Is(err, errStatementKnown) {
+		err = nil
+	}
+	respond(h, w, r, importedStatus(s), s, err, newBankStatementResponse)
+}
+
+// errStatementKnown tells keep that an import recorded no file.
+var errStatementKnown = errors.New("every entry of the statement was imported before")
+
+// importedStatus is 201 for a statement imported, 200 for the one a file
+// with no new entry repeats.
+func importedStatus(s *db.BankStatement) int {
+	if s != nil && s.Known {
+		return http.StatusOK
+	}
+	return http.StatusCreated
 }
 
 // statementRefused answers a file that is not a statement the API imports,
@@ -277,6 +317,7 @@ var transactionNote = stringRule{presence: nullable, text: true, max: 2000}
 func (h *Handler) updateTransaction(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 	var u db.TransactionUpdate
 	id, ok := h.readIDAndBody(w, r, p, func(body *object) {
+		body.only("fileIds", "ignored", "note")
 		u = db.TransactionUpdate{
 			FileIDs: update(body.ids("fileIds", optional)),
 			Ignored: update(body.bool("ignored", optional)),

@@ -137,9 +137,18 @@ func TestImportStatement(t *testing.T) {
 	})
 
 	t.Run("again", func(t *testing.T) {
-		again := api.bkMustImport(t, bkMT940(bkIBAN, "2000.00", bkMarch...))
-		if again.TransactionCount != 0 || again.DuplicateCount != 3 || again.AccountID != s.AccountID {
-			t.Errorf("same file again: got %d new, %d known, want 0, 3 on the same account", again.TransactionCount, again.DuplicateCount)
+		events := api.sqlColumn(t, `SELECT id FROM webhook_events WHERE type = 'bank_statement.imported'`)
+		res := api.bkImport(t, api.accountantKey, api.client.ID, "", bkMT940(bkIBAN, "2000.00", bkMarch...))
+		var again bankStatementResponse
+		res.decode(t, &again)
+		if res.status != http.StatusOK || again.ID != s.ID || again.TransactionCount != 3 {
+			t.Errorf("same file again: got %d %s, want 200 with the statement imported before", res.status, res.body)
+		}
+		if got := api.sqlColumn(t, `SELECT id FROM webhook_events WHERE type = 'bank_statement.imported'`); len(got) != len(events) {
+			t.Errorf("same file again: got %d bank_statement.imported events, want %d as before", len(got), len(events))
+		}
+		if got := api.sqlColumn(t, `SELECT id FROM bank_statements`); len(got) != 1 {
+			t.Errorf("same file again: got %d statements, want 1", len(got))
 		}
 		overlap := api.bkMustImport(t, bkMT940(bkIBAN, "3950.01", bkMarch[0], bkEntry{date: "2026-03-20", amount: "-5.00", name: "Bank", text: "Fee"}))
 		if overlap.TransactionCount != 1 || overlap.DuplicateCount != 1 {

@@ -71,6 +71,9 @@ type Handler struct {
 	// uploads counts the uploads running, which uploadLimits bound.
 	uploads      uploadSlots
 	uploadLimits uploadLimits
+	// statementImports holds a place for each statement import reading or
+	// importing its file (see importStatement).
+	statementImports chan struct{}
 	// collectBudget bounds what uploads through links may add.
 	collectBudget db.CollectBudget
 
@@ -126,6 +129,7 @@ func New(cfg Config) (*Handler, error) {
 		baseURL: cfg.BaseURL, files: cfg.Files, signer: cfg.Signer, maxUpload: cfg.MaxUploadBytes,
 		allowPrivateWebhooks: cfg.AllowPrivateWebhooks, mail: cfg.Mail, trustedProxies: cfg.TrustedProxies,
 		hsts: cfg.HTTPS, observer: cfg.Observer, now: cfg.Now, uploadLimits: defaultUploadLimits, collectBudget: db.DefaultCollectBudget,
+		statementImports: make(chan struct{}, maxStatementImports),
 	}
 	if h.now == nil {
 		h.now = time.Now

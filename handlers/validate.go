@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,6 +122,17 @@ func (v *validator) object(raw json.RawMessage, path []any) *object {
 		v.add(typeIssue(path, "object", "unknown"))
 	}
 	return o
+}
+
+// only records an issue for each key of the object that is none of names:
+// for a body whose unknown keys would otherwise change nothing unseen.
+func (o *object) only(names ...string) {
+	for _, key := range slices.Sorted(maps.Keys(o.fields)) {
+		if !slices.Contains(names, key) {
+			o.v.add(issue{Code: "unrecognized_keys", Path: o.at(key),
+				Message: fmt.Sprintf("Unrecognized key '%s': the keys are %s", key, strings.Join(names, ", "))})
+		}
+	}
 }
 
 func (o *object) at(name string) []any {
