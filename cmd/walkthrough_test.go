@@ -138,7 +138,8 @@ func TestGettingStartedWalkthrough(t *testing.T) {
 		"\n422\n", `{"status":"SUBMITTED"}`, `"name":"statement.pdf"`, `"createdById":null`,
 		`"kind":"invoice"`, `["invoice.txt"]`, `"documentDateSource":"user"`, `"documentNumber":"2026-3117"`,
 		`["2026-09-28","-428.40","Kassentechnik Nord GmbH","matched"]`, `["2026-08-03","-538.30","Stadtwerke Berlin","unmatched"]`,
-		`"reasons":["amount","documentNumber","name","date"]`, `{"format":"camt.053","from":"2026-07-01","to":"2026-09-30"`,
+		`{"documentNumber":"2026-3117","totalAmount":"428.40","state":"confirmed","reasons":["amount","documentNumber","name","date"]}`,
+		`{"format":"camt.053","from":"2026-07-01","to":"2026-09-30","transactionCount":3}`,
 		`{"status":"ignored","note":"customer payment, booked with the sales"}`, `["03.08.2026 · Stadtwerke Berlin · −538,30 EUR"]`,
 	} {
 		if !strings.Contains(strings.ToLower(out), strings.ToLower(want)) {
