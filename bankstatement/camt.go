@@ -52,7 +52,6 @@ type camtBalance struct {
 	code      string
 	amount    Amount
 	hasAmount bool
-	currency  string
 	indicator string
 	date      time.Time
 }

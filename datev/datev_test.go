@@ -262,7 +262,8 @@ func TestRateKey(t *testing.T) {
 }
 
 func TestGUIDIsStable(t *testing.T) {
-	if datev.GUID("a") != datev.GUID("a") || datev.GUID("a") == datev.GUID("b") || len(datev.GUID("a")) != 36 {
-		t.Errorf("GUID: %s %s", datev.GUID("a"), datev.GUID("b"))
+	first, again, other := datev.GUID("a"), datev.GUID("a"), datev.GUID("b")
+	if first != again || first == other || len(first) != 36 {
+		t.Errorf("GUID: %s, again %s, of another %s", first, again, other)
 	}
 }

@@ -452,7 +452,7 @@ func checkRow(l string, e *Export) (*Row, []error) {
 // the header gives.
 func inPeriod(ddmm string, from, to time.Time) error {
 	if len(ddmm) != 4 || !digitsRE.MatchString(ddmm) {
-		return fmt.Errorf("Belegdatum %q is not DDMM", ddmm)
+		return fmt.Errorf("the Belegdatum %q is not DDMM", ddmm)
 	}
 	for _, year := range []int{from.Year(), to.Year()} {
 		d, err := time.Parse("020120060", ddmm+strconv.Itoa(year)+"0")
@@ -460,7 +460,7 @@ func inPeriod(ddmm string, from, to time.Time) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("Belegdatum %q is not a day of the period %s to %s", ddmm, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	return fmt.Errorf("the Belegdatum %q is not a day of the period %s to %s", ddmm, from.Format(time.DateOnly), to.Format(time.DateOnly))
 }
 
 type archiveXML struct {

@@ -78,10 +78,10 @@ func (r *Running) Stop() error {
 		case err := <-r.Done:
 			r.err = err
 		case <-time.After(stopWithin):
-			r.err = fmt.Errorf("Run did not return within %v of its context being cancelled", stopWithin)
+			r.err = fmt.Errorf("the server's Run did not return within %v of its context being cancelled", stopWithin)
 		}
 		if err := r.close(); err != nil {
-			r.err = errors.Join(r.err, fmt.Errorf("Close: %w", err))
+			r.err = errors.Join(r.err, fmt.Errorf("close the server: %w", err))
 		}
 	})
 	return r.err
