@@ -1756,6 +1756,7 @@ const (
 	WebhookEventFilterCollectItemReceived    WebhookEventFilter = "collect.item_received"
 	WebhookEventFilterCollectSubmitted       WebhookEventFilter = "collect.submitted"
 	WebhookEventFilterCollectUpdated         WebhookEventFilter = "collect.updated"
+	WebhookEventFilterExportCompleted        WebhookEventFilter = "export.completed"
 	WebhookEventFilterFileAnalyzed           WebhookEventFilter = "file.analyzed"
 	WebhookEventFilterFileCreated            WebhookEventFilter = "file.created"
 	WebhookEventFilterFileUpdated            WebhookEventFilter = "file.updated"
@@ -1796,6 +1797,8 @@ func (e WebhookEventFilter) Valid() bool {
 	case WebhookEventFilterCollectSubmitted:
 		return true
 	case WebhookEventFilterCollectUpdated:
+		return true
+	case WebhookEventFilterExportCompleted:
 		return true
 	case WebhookEventFilterFileAnalyzed:
 		return true

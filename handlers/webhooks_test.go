@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -491,6 +492,25 @@ func TestWebhookCatalogueDocumented(t *testing.T) {
 	}
 	if len(oas.Webhooks) != len(db.EventTypes) {
 		t.Errorf("the OpenAPI document describes %d event types, want %d", len(oas.Webhooks), len(db.EventTypes))
+	}
+	// The schemas a subscription's events are checked against name every
+	// type, so that no answer holds one the document does not allow.
+	var enums struct {
+		Components struct {
+			Schemas struct {
+				Type   struct{ Enum []string } `json:"WebhookEventType"`
+				Filter struct{ Enum []string } `json:"WebhookEventFilter"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPISource, &enums); err != nil {
+		t.Fatal(err)
+	}
+	if got := enums.Components.Schemas.Type.Enum; !slices.Equal(got, db.EventTypes) {
+		t.Errorf("WebhookEventType: got %v, want %v", got, db.EventTypes)
+	}
+	if got, want := enums.Components.Schemas.Filter.Enum, append([]string{db.AllEvents}, db.EventTypes...); !slices.Equal(got, want) {
+		t.Errorf("WebhookEventFilter: got %v, want %v", got, want)
 	}
 	for _, typ := range db.EventTypes {
 		example := oas.Webhooks[typ].Post.RequestBody.Content["application/json"].Example
