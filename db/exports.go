@@ -257,14 +257,11 @@ type ExportPayment struct {
 	Amount int64
 }
 
-// ExportBatch is what an export reads of a client: its settings, its
-// names, and the documents of the period.
+// ExportBatch is what an export reads of a client: its settings and the
+// documents of the period.
 type ExportBatch struct {
-	Settings *LedgerSettings
-	// ClientNames are the client's name and legal name: a document issued
-	// by one of them is the client's own.
-	ClientNames []string
-	Documents   []*ExportDocument
+	Settings  *LedgerSettings
+	Documents []*ExportDocument
 }
 
 // ExportDocuments reads the export's batch: the client's invoices, credit
@@ -280,18 +277,13 @@ func (db *DB) ExportDocuments(ctx context.Context, e *Export) (*ExportBatch, err
 	if b.Settings, err = findLedgerSettings(ctx, tx, e.ClientID); err != nil {
 		return nil, err
 	}
-	var name string
-	var legal sql.NullString
-	err = tx.QueryRowContext(ctx, `SELECT name, legal_name FROM clients WHERE id = ?`, e.ClientID).Scan(&name, &legal)
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM clients WHERE id = ?`, e.ClientID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENOTFOUND, "client %s not found", e.ClientID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("export documents: %w", err)
-	}
-	b.ClientNames = []string{name}
-	if legal.Valid {
-		b.ClientNames = append(b.ClientNames, legal.String)
 	}
 	from, past := unix(e.From), unix(e.To.AddDate(0, 0, 1))
 	rows, err := tx.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE client_id = ? AND document_date >= ?

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"acctapi/db"
 	"acctapi/docfields"
 	"acctapi/document"
+	"acctapi/matching"
 )
 
 // Document is a document the export books: its rows, and its file as the
@@ -67,21 +67,20 @@ func hashKey(s string) string {
 }
 
 // Plan books each document of the batch, or skips it with its reason (the
-// client's IBANs say which documents it issued itself): the
+// client's identity says which documents it issued itself): the
 // rows by VAT rate, the accounts from a person's choice, the firm's lesson
 // for the supplier, or the chart, and the tax keys of the chart.
-func Plan(batch *db.ExportBatch, ibans []string, lessons map[string]db.BookingLesson) *Booked {
+func Plan(batch *db.ExportBatch, id matching.Identity, lessons map[string]db.BookingLesson) *Booked {
 	b := &Booked{Skipped: []db.SkippedFile{}, Changed: []string{}}
 	s := batch.Settings
 	chart := datev.Charts[*s.Chart]
-	own := ownKeys(batch.ClientNames)
 	for _, d := range batch.Documents {
 		f := d.File
 		sum := fingerprint(f)
 		if n := len(f.Exports); n > 0 && f.Exports[n-1].Fingerprint != sum {
 			b.Changed = append(b.Changed, f.ID)
 		}
-		doc, reason := book(f, d.Payments, batch, ibans, own, chart, lessons)
+		doc, reason := book(f, d.Payments, batch, id, chart, lessons)
 		if reason != "" {
 			b.Skipped = append(b.Skipped, db.SkippedFile{FileID: f.ID, Reason: reason})
 			continue
@@ -98,7 +97,7 @@ func Plan(batch *db.ExportBatch, ibans []string, lessons map[string]db.BookingLe
 }
 
 // book plans one document's rows; a reason when it cannot be booked.
-func book(f *db.File, payments []db.ExportPayment, batch *db.ExportBatch, ibans []string, own map[string]bool, chart datev.Chart,
+func book(f *db.File, payments []db.ExportPayment, batch *db.ExportBatch, id matching.Identity, chart datev.Chart,
 	lessons map[string]db.BookingLesson) (*Document, string) {
 	if f.Analysis.Fields == nil {
 		return nil, reasonUnread
@@ -118,11 +117,7 @@ func book(f *db.File, payments []db.ExportPayment, batch *db.ExportBatch, ibans 
 	if c := fields[document.Currency]; c != "" && c != "EUR" {
 		return nil, fmt.Sprintf("the document is in %s: a foreign currency is exported once exchange rates are supported", c)
 	}
-	issued := issuedByClient(fields, ibans, own)
-	if d := f.Payment.Direction; d != nil {
-		// The banking worker's decision weighs the client's VAT ids too.
-		issued = *d == db.DirectionIssued
-	}
+	issued := directionOf(f, fields, id) == matching.Issued
 	party := counterpartyOf(f, payments, issued)
 	if !issued && len(party.Keys()) == 0 {
 		return nil, reasonSupplier
@@ -235,26 +230,14 @@ func find(role, name, vatID, iban string) db.CounterpartyFind {
 	return f
 }
 
-// ownKeys are the name keys of the client itself, as a document's issuer
-// is keyed.
-func ownKeys(names []string) map[string]bool {
-	own := map[string]bool{}
-	for _, n := range names {
-		for _, k := range docfields.SupplierKeys(map[string]string{document.IssuerName: n}) {
-			own[k] = true
-		}
+// directionOf is the banking worker's decision where it has made one, else
+// the same rule on the document's reading: received or issued.
+func directionOf(f *db.File, fields map[string]string, id matching.Identity) string {
+	if d := f.Payment.Direction; d != nil {
+		return *d
 	}
-	return own
-}
-
-// issuedByClient reports whether the document was issued by the client:
-// its issuer is the client by name or by one of the client's IBANs.
-func issuedByClient(fields map[string]string, ibans []string, own map[string]bool) bool {
-	if iban := fields[document.IssuerIBAN]; iban != "" && slices.Contains(ibans, iban) {
-		return true
-	}
-	name := map[string]string{document.IssuerName: fields[document.IssuerName]}
-	return slices.ContainsFunc(docfields.SupplierKeys(name), func(k string) bool { return own[k] })
+	return matching.DirectionOf(matching.Document{IssuerName: fields[document.IssuerName],
+		IssuerVATID: fields[document.IssuerVATID], IssuerIBAN: fields[document.IssuerIBAN]}, id)
 }
 
 // Finds are the counterparties of the booked documents, in order, for the

@@ -22,6 +22,7 @@ import (
 	"acctapi/db"
 	"acctapi/filestore"
 	"acctapi/jobs"
+	"acctapi/matching"
 )
 
 const (
@@ -167,7 +168,7 @@ func (w *Worker) export(ctx context.Context, e *db.Export) error {
 	if err != nil {
 		return err
 	}
-	plan := Plan(batch, identity.IBANs, lessons)
+	plan := Plan(batch, matching.Identity{VATIDs: identity.VATIDs, Names: identity.Names, IBANs: identity.IBANs}, lessons)
 	counterparties, err := w.store.ResolveCounterparties(ctx, e.ClientID, plan.Finds())
 	if err != nil {
 		return err
