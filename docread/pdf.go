@@ -215,6 +215,14 @@ func (r *Reader) acquire(ctx context.Context) (pdfium.Pool, error) {
 // A first start compiles PDFium for seconds: that wait is the caller's, not
 // the document's, so it comes before a document's time limit starts.
 func (r *Reader) awaitEngine(ctx context.Context) error {
+	r.mu.Lock()
+	loaded := r.engine != nil
+	r.mu.Unlock()
+	if loaded {
+		// The common case: no count taken and given back, no idle timer
+		// set again for nothing.
+		return nil
+	}
 	if _, err := r.acquire(ctx); err != nil {
 		return err
 	}
