@@ -452,6 +452,8 @@ func TestCollectUpdate(t *testing.T) {
 		{"title empty", map[string]any{"title": ""}, []string{"title"}},
 		{"message not a string", map[string]any{"message": 3}, []string{"message"}},
 		{"due date malformed", map[string]any{"dueDate": "2026-02-30T00:00:00Z"}, []string{"dueDate"}},
+		{"locale not one of ours", map[string]any{"locale": "fr"}, []string{"locale"}},
+		{"locale null", map[string]any{"locale": nil}, []string{"locale"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if paths := issuePaths(t, api.clDo(f, "PATCH", path, tt.body)); !slices.Equal(paths, tt.paths) {
